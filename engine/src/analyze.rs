@@ -1,0 +1,455 @@
+//! From a tool call to classified actions: the front door of the engine.
+//!
+//! Shell commands go through the shell analysis and the knowledge tables; structured tools
+//! (Read, Edit, WebFetch, MCP, Cursor's tools, …) through [`crate::tools`]. Either way every
+//! path is resolved and placed here, the capability is corrected by where its paths lie, and
+//! anything not accounted for makes the action not understood.
+
+use crate::knowledge::{self, Invocation, Judgement};
+use crate::model::{Access, Action, ActionFlags, Capability as C, Exposure, Reach, Reversibility, Scale, Target};
+use crate::paths::{self, Zone, place, resolve};
+pub use crate::paths::Roots;
+use crate::shell::lex::Word;
+use crate::shell::parse::parse;
+use crate::shell::unwrap::{Effective, Wrapper, unwrap};
+use crate::signature::{normalize_arg, path_placeholder, redact_text};
+
+/// One tool call as the agent made it. The tool name is the agent's own; the input is its JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The agent's tool name (`Bash`, `Read`, `run_terminal_cmd`, `mcp__github__create_issue`).
+    pub tool: String,
+    /// The tool's input.
+    pub input: serde_json::Value,
+    /// The working directory the call runs in (the project root when unknown).
+    pub cwd: Option<String>,
+}
+
+impl ToolCall {
+    /// A shell command, as Claude Code's Bash tool would send it.
+    pub fn shell(command: &str, cwd: Option<&str>) -> ToolCall {
+        ToolCall {
+            tool: "Bash".to_string(),
+            input: serde_json::json!({ "command": command }),
+            cwd: cwd.map(str::to_string),
+        }
+    }
+}
+
+/// What a tool call does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// Its actions, in the order they would run.
+    pub actions: Vec<Action>,
+    /// Everything was accounted for: parsed, every program known, every path placed.
+    pub understood: bool,
+    /// What was not (parse problems and each action's unknowns).
+    pub problems: Vec<String>,
+    /// The command a network fetch pipes into a shell or interpreter.
+    pub piped_from_network: bool,
+}
+
+/// Analyses one tool call relative to `roots`.
+pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
+    let cwd = call
+        .cwd
+        .as_deref()
+        .map(paths::normalize)
+        .unwrap_or_else(|| roots.project.clone());
+    let mut analysis = match crate::tools::shell_command(call) {
+        Some(shell) => {
+            let mut a = analyze_shell(&shell.command, &cwd, roots);
+            if shell.unsandboxed {
+                for action in &mut a.actions {
+                    action.signature = format!("unsandboxed {}", action.signature);
+                    action.blast.reach = action.blast.reach.max(Reach::Machine);
+                    action.understood = false;
+                    action.unknowns.push("runs outside the sandbox".to_string());
+                }
+            }
+            if shell.background {
+                for action in &mut a.actions {
+                    action.flags.background = true;
+                }
+            }
+            a
+        }
+        None => {
+            let action = crate::tools::structured(call, &cwd, roots);
+            Analysis {
+                actions: vec![action],
+                understood: true,
+                problems: Vec::new(),
+                piped_from_network: false,
+            }
+        }
+    };
+    for action in &analysis.actions {
+        analysis
+            .problems
+            .extend(action.unknowns.iter().cloned());
+    }
+    analysis.understood = analysis.problems.is_empty();
+    analysis
+}
+
+const FETCHERS: &[&str] = &["curl", "wget", "aria2c", "http", "https", "xh", "fetch", "nc", "ncat", "socat"];
+const DECODERS: &[&str] = &["base64", "base32", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "cat", "echo", "printf"];
+const CODE_RUNNERS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "busybox", "fish", "python", "python3", "python2",
+    "node", "perl", "ruby", "php", "lua", "pwsh", "powershell", "eval", "source", ".", "deno", "bun",
+];
+
+/// Analyses shell text run in `cwd`.
+pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
+    let script = parse(command, 0);
+    let mut problems = script.problems.clone();
+    let effectives: Vec<Vec<Effective>> = script.commands.iter().map(unwrap).collect();
+    // Network bytes flowing into something that runs code, possibly through a decoder.
+    let fed_from_network: Vec<bool> = {
+        let mut fed = vec![false; effectives.len()];
+        for (i, command) in script.commands.iter().enumerate() {
+            let upstream_fed = command.context.piped_from.and_then(|p| {
+                let from_network = effectives.get(p)?.iter().any(|e| FETCHERS.contains(&e.program.as_str()));
+                let relayed = fed.get(p).copied().unwrap_or(false)
+                    && effectives.get(p)?.iter().any(|e| DECODERS.contains(&e.program.as_str()));
+                Some(from_network || relayed)
+            });
+            if let Some(slot) = fed.get_mut(i) {
+                *slot = upstream_fed.unwrap_or(false);
+            }
+        }
+        fed
+    };
+    let mut piped_from_network = false;
+    let mut cwd_now: Option<String> = Some(cwd.to_string());
+    let mut actions = Vec::new();
+    for (index, group) in effectives.iter().enumerate() {
+        let fed = fed_from_network.get(index).copied().unwrap_or(false);
+        for effective in group {
+            let runs_code = CODE_RUNNERS.contains(&effective.program.as_str())
+                || effective.wrappers.contains(&Wrapper::ShellEval);
+            let piped = fed && runs_code && effective.args.iter().all(|w| w.text.starts_with('-') || effective.program == "eval");
+            piped_from_network |= piped;
+            if matches!(effective.program.as_str(), "cd" | "pushd" | "popd") {
+                let ctx = effective.context;
+                let target = effective.args.iter().find(|w| !w.text.starts_with('-') || w.text == "-");
+                let next = match (effective.program.as_str(), target) {
+                    ("popd", _) => None,
+                    (_, None) => Some(roots.home.clone()),
+                    (_, Some(w)) if w.text == "-" => None,
+                    (_, Some(w)) => resolve(&w.text, cwd_now.as_deref(), roots),
+                };
+                if ctx.isolated || ctx.conditional || ctx.in_loop || ctx.background {
+                    // A `cd` whose effect depends on control flow: later relative paths are
+                    // ambiguous. (Inside a subshell it does not leak, but we do not track scopes.)
+                    cwd_now = None;
+                } else {
+                    cwd_now = next;
+                }
+            }
+            actions.push(classify_effective(effective, cwd_now.as_deref(), roots, piped));
+        }
+    }
+    if actions.is_empty() {
+        if problems.is_empty() && command.trim().is_empty() {
+            problems.push("an empty command".to_string());
+        }
+        let mut action = unknown_action(command, "nothing the engine could analyse");
+        action.unknowns.clone_from(&problems);
+        actions.push(action);
+        return Analysis { actions, understood: false, problems, piped_from_network };
+    }
+    if !problems.is_empty() {
+        for action in &mut actions {
+            action.understood = false;
+        }
+        if let Some(first) = actions.first_mut() {
+            first.unknowns.extend(problems.iter().cloned());
+        }
+    }
+    Analysis { actions, understood: problems.is_empty(), problems: Vec::new(), piped_from_network }
+}
+
+fn unknown_action(text: &str, why: &str) -> Action {
+    Action {
+        capability: C::ExecUnknown,
+        blast: C::ExecUnknown.default_blast(),
+        signature: "<unparsed>".to_string(),
+        display: redact_text(text),
+        targets: Vec::new(),
+        understood: false,
+        unknowns: vec![why.to_string()],
+        flags: ActionFlags::default(),
+    }
+}
+
+/// Classifies one effective command run in `cwd` (`None` when the directory is unknown).
+fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, piped_from_network: bool) -> Action {
+    let local_cwd: Option<String> = match &effective.chdir {
+        Some(dir) => resolve(&dir.text, cwd, roots),
+        None => cwd.map(str::to_string),
+    };
+    let cwd = local_cwd.as_deref();
+    let mut judgement = if let Some(why) = &effective.opaque {
+        let base = if effective.program.is_empty() || effective.program.contains(crate::shell::UNRESOLVED) {
+            None
+        } else {
+            knowledge::judge(&Invocation { program: &effective.program, args: &effective.args, config_keys: &effective.config_keys })
+        };
+        let mut j = Judgement::opaque(C::ExecUnknown, why);
+        if let Some(base) = base {
+            j.targets = base.targets;
+            j.persistence = base.persistence;
+        }
+        j
+    } else if effective.program.is_empty() {
+        if effective.redirects.iter().any(|r| r.writes()) {
+            Judgement::new(C::FsWriteWorkspace)
+        } else {
+            Judgement::new(C::Meta)
+        }
+    } else {
+        let invocation = Invocation { program: &effective.program, args: &effective.args, config_keys: &effective.config_keys };
+        match knowledge::judge(&invocation) {
+            Some(j) => j,
+            None if effective.program_path.contains('/') => {
+                let mut j = Judgement::opaque(C::ExecUnknown, "runs a program or script the engine has not read");
+                j.targets.push((Word::plain(&effective.program_path), Access::Execute));
+                j
+            }
+            None => Judgement::opaque(C::ExecUnknown, &format!("`{}` is a program the engine does not know", effective.program)),
+        }
+    };
+    let mut unknowns: Vec<String> = judgement.opaque.iter().cloned().collect();
+    let mut flags = ActionFlags {
+        piped_from_network,
+        persistence: judgement.persistence,
+        in_loop: effective.context.in_loop,
+        background: effective.context.background,
+        ..ActionFlags::default()
+    };
+    for wrapper in &effective.wrappers {
+        match wrapper {
+            Wrapper::Privilege => {
+                flags.privilege = true;
+                judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
+                judgement.blast.reversibility = judgement.blast.reversibility.max(Reversibility::Hard);
+            }
+            Wrapper::FetchRun => flags.fetch_run = true,
+            _ => {}
+        }
+    }
+    if judgement.capability == C::ExecRemote {
+        flags.remote = true;
+    }
+    if effective.context.in_loop {
+        judgement.blast.scale = Scale::Sweeping;
+    }
+    if piped_from_network {
+        judgement.blast.reversibility = Reversibility::Irreversible;
+        judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
+        unknowns.push("runs code fetched from the network".to_string());
+    }
+    // Redirections are reads and writes like any other.
+    let mut redirect_signature = Vec::new();
+    for redirect in &effective.redirects {
+        if !redirect.is_file {
+            redirect_signature.push(redirect.op.clone());
+            continue;
+        }
+        let target = redirect.target.text.as_str();
+        if matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty") || target.starts_with("/dev/fd/") && target.len() <= 10 && target.chars().skip(8).all(|c| c.is_ascii_digit()) {
+            redirect_signature.push(format!("{}{}", redirect.op, target));
+            continue;
+        }
+        if target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/") {
+            judgement.capability = C::NetSend;
+            judgement.blast.at_least(C::NetSend.default_blast());
+            redirect_signature.push(format!("{}<net:socket>", redirect.op));
+            continue;
+        }
+        let access = if redirect.op.contains('>') { Access::Write } else { Access::Read };
+        if access == Access::Write && judgement.capability.is_read_only() {
+            judgement.capability = C::FsWriteWorkspace;
+            judgement.blast.at_least(C::FsWriteWorkspace.default_blast());
+        }
+        judgement.targets.push((redirect.target.clone(), access));
+        redirect_signature.push(format!("{}{}", redirect.op, normalize_arg(target, cwd, roots)));
+    }
+    // Arguments from elsewhere: the paths are unknown, and a writer or deleter of unknown paths
+    // is not understood.
+    if effective.args_unknown {
+        judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
+        judgement.blast.scale = judgement.blast.scale.max(Scale::Many);
+        if effective.walked_paths.is_empty() {
+            if matches!(judgement.capability, C::FsDelete | C::FsWriteWorkspace | C::FsWriteOutside) {
+                unknowns.push("writes or deletes paths it reads from its input".to_string());
+            }
+        } else {
+            let access = match judgement.capability {
+                C::FsDelete => Access::Delete,
+                c if c.is_read_only() => Access::Read,
+                _ => Access::Write,
+            };
+            for walked in &effective.walked_paths {
+                judgement.targets.push((walked.clone(), access));
+            }
+            judgement.recursive = true;
+        }
+    }
+    let targets = place_targets(&mut judgement, cwd, roots, &mut unknowns, &mut flags);
+    let signature = shell_signature(effective, cwd, roots, &redirect_signature);
+    let display = redact_text(&effective_text(effective));
+    Action {
+        capability: judgement.capability,
+        blast: judgement.blast,
+        signature,
+        display,
+        targets,
+        understood: unknowns.is_empty(),
+        unknowns,
+        flags,
+    }
+}
+
+/// Resolves and places every path target, and corrects the capability by where they lie.
+pub(crate) fn place_targets(
+    judgement: &mut Judgement,
+    cwd: Option<&str>,
+    roots: &Roots,
+    unknowns: &mut Vec<String>,
+    flags: &mut ActionFlags,
+) -> Vec<Target> {
+    let mut targets = Vec::new();
+    for (word, access) in &judgement.targets {
+        let resolved = resolve(&word.text, cwd, roots);
+        let placement = place(resolved.as_deref(), roots);
+        let path = resolved.clone().unwrap_or_else(|| word.raw.clone());
+        if word.glob && placement.zone != Zone::Workspace {
+            judgement.blast.scale = judgement.blast.scale.max(Scale::Many);
+        }
+        match placement.zone {
+            Zone::Unresolved => unknowns.push(format!("`{}` is a path the engine cannot resolve", redact_text(&word.raw))),
+            Zone::Workspace => {}
+            _ => {
+                judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
+                match access {
+                    Access::Read => {
+                        if judgement.capability == C::FsReadWorkspace {
+                            judgement.capability = C::FsReadOutside;
+                        }
+                    }
+                    Access::Write | Access::Delete => {
+                        if matches!(judgement.capability, C::FsWriteWorkspace | C::FsReadWorkspace | C::FsReadOutside) {
+                            judgement.capability = C::FsWriteOutside;
+                        }
+                        judgement.blast.reversibility = judgement.blast.reversibility.max(Reversibility::Hard);
+                    }
+                    Access::Execute => unknowns.push("runs code from outside the project".to_string()),
+                }
+            }
+        }
+        let sweeps_secrets = judgement.recursive
+            && *access == Access::Read
+            && resolved.as_deref().is_some_and(|r| paths::is_sweep_of_secrets(r, roots));
+        if placement.secret || sweeps_secrets {
+            judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
+            if judgement.capability.is_read_only() || judgement.capability == C::FsWriteWorkspace && *access == Access::Read {
+                judgement.capability = C::SecretRead;
+                judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
+            }
+        }
+        if placement.persistence && *access != Access::Read {
+            flags.persistence = true;
+        }
+        targets.push(Target { path, access: *access, placement });
+    }
+    targets
+}
+
+fn effective_text(effective: &Effective) -> String {
+    let mut parts: Vec<String> = effective
+        .assignments
+        .iter()
+        .map(|(name, value)| format!("{name}={}", value.raw))
+        .collect();
+    if !effective.program.is_empty() {
+        parts.push(if effective.program_path.is_empty() { effective.program.clone() } else { effective.program_path.clone() });
+    }
+    parts.extend(effective.args.iter().map(|w| w.raw.clone()));
+    for redirect in &effective.redirects {
+        if redirect.op.starts_with("<<") && redirect.op != "<<<" {
+            parts.push(redirect.op.clone());
+        } else {
+            parts.push(format!("{}{}", redirect.op, redirect.target.raw));
+        }
+    }
+    parts.join(" ")
+}
+
+/// Program, normalised positionals in order, sorted flags, then risk-bearing context.
+fn shell_signature(effective: &Effective, cwd: Option<&str>, roots: &Roots, redirects: &[String]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut assignments: Vec<String> = effective
+        .assignments
+        .iter()
+        .map(|(name, value)| format!("{name}={}", normalize_arg(&value.text, cwd, roots)))
+        .collect();
+    assignments.sort();
+    parts.extend(assignments);
+    for wrapper in &effective.wrappers {
+        match wrapper {
+            Wrapper::Privilege => parts.push("[privileged]".to_string()),
+            Wrapper::StdinArgs => parts.push("[args-from-input]".to_string()),
+            Wrapper::FindExec => parts.push("[find-exec]".to_string()),
+            Wrapper::FetchRun => parts.push("[fetch-run]".to_string()),
+            _ => {}
+        }
+    }
+    if effective.chdir.is_some() {
+        let dir = effective.chdir.as_ref().map(|d| normalize_arg(&d.text, cwd, roots)).unwrap_or_default();
+        parts.push(format!("[in:{dir}]"));
+    }
+    if effective.program.contains(crate::shell::UNRESOLVED) {
+        parts.push("<dynamic>".to_string());
+    } else if !effective.program.is_empty() {
+        parts.push(effective.program.clone());
+    }
+    for key in &effective.config_keys {
+        parts.push(format!("-c {key}"));
+    }
+    let mut flags: Vec<String> = Vec::new();
+    let mut after_dashes = false;
+    for word in &effective.args {
+        let text = word.text.as_str();
+        if !after_dashes && text == "--" {
+            after_dashes = true;
+            continue;
+        }
+        if !after_dashes && text.starts_with('-') && text.len() > 1 {
+            match text.split_once('=') {
+                Some((flag, value)) => flags.push(format!("{flag}={}", normalize_arg(value, cwd, roots))),
+                None => flags.push(match crate::signature::redact_token(text) {
+                    Some(marker) => marker.to_string(),
+                    None if text.contains(crate::shell::UNRESOLVED) => "<dynamic>".to_string(),
+                    None => text.to_string(),
+                }),
+            }
+        } else {
+            parts.push(normalize_arg(text, cwd, roots));
+        }
+    }
+    flags.sort();
+    parts.extend(flags);
+    let mut redirects = redirects.to_vec();
+    redirects.sort();
+    parts.extend(redirects);
+    parts.join(" ")
+}
+
+/// The placeholder for a structured tool's path argument.
+pub(crate) fn path_signature(raw: &str, cwd: Option<&str>, roots: &Roots) -> String {
+    let resolved = resolve(raw, cwd, roots);
+    path_placeholder(&place(resolved.as_deref(), roots))
+}

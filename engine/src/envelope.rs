@@ -1,0 +1,479 @@
+//! Envelope learning: what a project has shown to be routine, and whether that is enough.
+//!
+//! Evidence is stored as integer counts per signature, per UTC day and per tier, so folding is
+//! exactly order-independent (addition commutes; floats are only made at query time) and the
+//! half-life is a query-time parameter rather than baked into the stored numbers. Approvals
+//! decay; denials never do. Evidence earned at a tier counts only for decisions at or below
+//! that tier. Session counts use a bottom-k sketch of session hashes, also order-independent.
+
+use std::collections::BTreeMap;
+
+use crate::analyze::Analysis;
+use crate::model::{Action, Capability};
+
+/// How the envelope knows about a signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Evidence {
+    /// A human was asked and said yes (and the call then ran).
+    Confirmed,
+    /// A human approved it in bulk, on purpose.
+    Granted,
+    /// It ran and nobody was asked.
+    Observed,
+    /// A human said no.
+    Denied,
+}
+
+impl Evidence {
+    /// The lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Evidence::Confirmed => "confirmed",
+            Evidence::Granted => "granted",
+            Evidence::Observed => "observed",
+            Evidence::Denied => "denied",
+        }
+    }
+}
+
+/// The thresholds a setting uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// Required Wilson lower bound of the approval rate for tiers 0, 1 and 2.
+    pub confidence_by_tier: [f64; 3],
+    /// The one-sided z of the Wilson bound (1.645: 95% one-sided).
+    pub z: f64,
+    /// Distinct sessions the approvals must come from.
+    pub min_sessions: u32,
+    /// Distinct UTC days the approvals must come from.
+    pub min_days: u32,
+    /// A floor under every tier's required confidence.
+    pub min_approval: f64,
+    /// Decayed sightings the observation route needs.
+    pub min_observed: f64,
+    /// Tiers above this are never promoted.
+    pub max_tier: u8,
+    /// Half-life of approvals and observations, in days.
+    pub half_life_days: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Thresholds {
+        Thresholds {
+            confidence_by_tier: [0.6, 0.6, 0.8],
+            z: 1.645,
+            min_sessions: 2,
+            min_days: 2,
+            min_approval: 0.6,
+            min_observed: 8.0,
+            max_tier: 2,
+            half_life_days: 90.0,
+        }
+    }
+}
+
+impl Thresholds {
+    /// The confidence a tier needs; infinite above `max_tier`. Past the table each tier keeps a
+    /// quarter of the remaining doubt.
+    pub fn required_confidence(&self, tier: u8) -> f64 {
+        if tier > self.max_tier {
+            return f64::INFINITY;
+        }
+        let table = match self.confidence_by_tier.get(usize::from(tier)) {
+            Some(c) => *c,
+            None => {
+                let last = self.confidence_by_tier.last().copied().unwrap_or(0.8);
+                let steps = i32::from(tier) - 2;
+                1.0 - (1.0 - last) / 4f64.powi(steps)
+            }
+        };
+        table.max(self.min_approval)
+    }
+
+    /// Clean-record approvals needed for a confidence: `n / (n + z²) ≥ c`.
+    pub fn approvals_needed(&self, confidence: f64) -> u32 {
+        if !confidence.is_finite() || confidence >= 1.0 {
+            return u32::MAX;
+        }
+        let z2 = self.z * self.z;
+        let needed = (confidence * z2 / (1.0 - confidence) - 1e-9).ceil();
+        if needed <= 0.0 { 0 } else { needed as u32 }
+    }
+}
+
+/// The Wilson score lower bound of `successes` out of `trials`, clamped at 0.
+pub fn wilson_lower_bound(successes: f64, trials: f64, z: f64) -> f64 {
+    if trials <= 0.0 {
+        return 0.0;
+    }
+    let p = (successes / trials).clamp(0.0, 1.0);
+    let z2 = z * z;
+    let centre = p + z2 / (2.0 * trials);
+    let margin = z * (p * (1.0 - p) / trials + z2 / (4.0 * trials * trials)).sqrt();
+    ((centre - margin) / (1.0 + z2 / trials)).max(0.0)
+}
+
+/// Microseconds in a day.
+pub const DAY_US: i64 = 86_400_000_000;
+
+/// Evidence older than this many days before the newest is dropped: at a 90-day half-life it
+/// weighs under 1/10,000, and dropping by a horizon keeps the fold order-independent.
+pub const HORIZON_DAYS: i64 = 4 * 365;
+
+/// How many session hashes the bottom-k sketches keep; gates ask for far fewer.
+const SESSION_SKETCH: usize = 32;
+
+/// The UTC day index of a timestamp in microseconds.
+pub fn day_of(at_us: i64) -> i64 {
+    at_us.div_euclid(DAY_US)
+}
+
+/// A stable 64-bit hash (FNV-1a): session ids are never stored raw.
+pub fn stable_hash(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// The smallest `SESSION_SKETCH` distinct hashes seen: a count that is exact up to the sketch
+/// size and does not depend on arrival order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionSketch(Vec<u64>);
+
+impl SessionSketch {
+    fn insert(&mut self, hash: u64) {
+        if let Err(at) = self.0.binary_search(&hash) {
+            self.0.insert(at, hash);
+            self.0.truncate(SESSION_SKETCH);
+        }
+    }
+
+    /// Distinct sessions, exact up to the sketch size.
+    pub fn count(&self) -> u32 {
+        u32::try_from(self.0.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The hashes kept, smallest first.
+    pub fn hashes(&self) -> &[u64] {
+        &self.0
+    }
+
+    /// Rebuilds a sketch from stored hashes.
+    pub fn from_hashes(hashes: impl IntoIterator<Item = u64>) -> SessionSketch {
+        let mut sketch = SessionSketch::default();
+        for h in hashes {
+            sketch.insert(h);
+        }
+        sketch
+    }
+}
+
+/// Counts for one signature on one day at one tier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DayCounts {
+    /// Human approvals.
+    pub confirmed: u32,
+    /// Runs nobody was asked about.
+    pub observed: u32,
+}
+
+/// What has been learned about one signature.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SignatureStats {
+    /// Counts by (UTC day, tier).
+    pub by_day_tier: BTreeMap<(i64, u8), DayCounts>,
+    /// Human refusals, never decayed.
+    pub denied: u32,
+    /// The highest tier a bulk grant covers, if granted.
+    pub granted_tier: Option<u8>,
+    /// Sessions the approvals came from.
+    pub approval_sessions: SessionSketch,
+    /// Sessions it was seen in at all.
+    pub seen_sessions: SessionSketch,
+    /// Sightings, undecayed.
+    pub total_seen: u64,
+    /// First and last sighting (µs).
+    pub first_seen_us: i64,
+    /// Last sighting (µs).
+    pub last_seen_us: i64,
+    /// The highest tier it was seen at.
+    pub worst_tier: u8,
+}
+
+/// What the envelope knows about a signature at a tier and a time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Familiarity {
+    /// Decayed approvals at or above the tier.
+    pub confirmed: f64,
+    /// Decayed sightings (observed and confirmed) at or above the tier.
+    pub seen: f64,
+    /// Refusals.
+    pub denied: u32,
+    /// Distinct days with an approval at or above the tier.
+    pub approval_days: u32,
+    /// Distinct sessions with an approval.
+    pub approval_sessions: u32,
+    /// Distinct sessions it was seen in.
+    pub sessions: u32,
+    /// The Wilson lower bound of the approval rate.
+    pub approval_bound: f64,
+    /// Granted in bulk at or above this tier.
+    pub granted: bool,
+    /// Never seen before.
+    pub novel: bool,
+}
+
+/// Why learning did or did not promote.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Promotion {
+    /// Granted in bulk.
+    Granted,
+    /// Enough human approvals, on enough days and sessions.
+    Confirmed,
+    /// Harmless, and seen often enough.
+    Observed,
+    /// Above the highest promotable tier.
+    BlastTooHigh,
+    /// A human refused it once.
+    PreviouslyDenied,
+    /// More approvals needed.
+    NeedsApprovals {
+        /// How many more (clean record).
+        more: u32,
+        /// On how many more days.
+        more_days: u32,
+    },
+    /// Enough approvals, too few days.
+    NeedsDays {
+        /// How many more.
+        more: u32,
+    },
+    /// Enough approvals, too few sessions.
+    NeedsSessions {
+        /// How many more.
+        more: u32,
+    },
+}
+
+impl Promotion {
+    /// Promoted.
+    pub fn allows(self) -> bool {
+        matches!(self, Promotion::Granted | Promotion::Confirmed | Promotion::Observed)
+    }
+}
+
+/// Per project: signature statistics, capability transitions and an event count.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Envelope {
+    /// Statistics by signature.
+    pub signatures: BTreeMap<String, SignatureStats>,
+    /// `previous capability > capability` counts within sessions.
+    pub transitions: BTreeMap<(Capability, Capability), u64>,
+    /// Actions folded in.
+    pub events: u64,
+}
+
+impl Envelope {
+    /// Folds one action's evidence in.
+    pub fn learn(&mut self, action: &Action, evidence: Evidence, at_us: i64, session: &str, previous: Option<Capability>) {
+        self.learn_signature(&action.signature, action.tier(), evidence, at_us, session);
+        if let Some(prev) = previous {
+            *self.transitions.entry((prev, action.capability)).or_insert(0) += 1;
+        }
+    }
+
+    /// Folds one event in. A refusal is attributed only to the riskiest action, so a refused
+    /// `cd x && rm -rf y` does not put `cd` on the permanent deny list.
+    pub fn learn_event(&mut self, analysis: &Analysis, evidence: Evidence, at_us: i64, session: &str, previous: Option<Capability>) {
+        if evidence == Evidence::Denied {
+            if let Some(worst) = riskiest(&analysis.actions) {
+                self.learn(worst, evidence, at_us, session, previous);
+            }
+            return;
+        }
+        let mut prev = previous;
+        for action in &analysis.actions {
+            self.learn(action, evidence, at_us, session, prev);
+            prev = Some(action.capability);
+        }
+    }
+
+    /// Folds evidence for a signature seen at `tier`.
+    pub fn learn_signature(&mut self, signature: &str, tier: u8, evidence: Evidence, at_us: i64, session: &str) {
+        self.events += 1;
+        let stats = self.signatures.entry(signature.to_string()).or_default();
+        let day = day_of(at_us);
+        let session_hash = stable_hash(session);
+        if stats.total_seen == 0 {
+            stats.first_seen_us = at_us;
+            stats.last_seen_us = at_us;
+        }
+        stats.total_seen += 1;
+        stats.first_seen_us = stats.first_seen_us.min(at_us);
+        stats.last_seen_us = stats.last_seen_us.max(at_us);
+        stats.worst_tier = stats.worst_tier.max(tier);
+        stats.seen_sessions.insert(session_hash);
+        let newest_day = day_of(stats.last_seen_us);
+        let counts = match evidence {
+            Evidence::Denied => {
+                stats.denied = stats.denied.saturating_add(1);
+                return;
+            }
+            Evidence::Granted => {
+                stats.granted_tier = Some(stats.granted_tier.map_or(tier, |t| t.max(tier)));
+                return;
+            }
+            Evidence::Confirmed | Evidence::Observed => {
+                if day < newest_day - HORIZON_DAYS {
+                    return;
+                }
+                stats.by_day_tier.entry((day, tier)).or_default()
+            }
+        };
+        if evidence == Evidence::Confirmed {
+            counts.confirmed = counts.confirmed.saturating_add(1);
+            stats.approval_sessions.insert(session_hash);
+        } else {
+            counts.observed = counts.observed.saturating_add(1);
+        }
+        stats.by_day_tier.retain(|(d, _), _| *d >= newest_day - HORIZON_DAYS);
+    }
+
+    /// What is known about `signature` for a decision at `tier` at `now_us`.
+    pub fn familiarity(&self, signature: &str, tier: u8, now_us: i64, thresholds: &Thresholds) -> Familiarity {
+        let Some(stats) = self.signatures.get(signature) else {
+            return Familiarity { confirmed: 0.0, seen: 0.0, denied: 0, approval_days: 0, approval_sessions: 0, sessions: 0, approval_bound: 0.0, granted: false, novel: true };
+        };
+        let today = day_of(now_us);
+        let mut confirmed = 0.0;
+        let mut seen = 0.0;
+        let mut days: Vec<i64> = Vec::new();
+        for ((day, bucket_tier), counts) in &stats.by_day_tier {
+            if *bucket_tier < tier {
+                continue;
+            }
+            let age = (today - day) as f64;
+            let weight = if age <= 0.0 || !age.is_finite() || thresholds.half_life_days <= 0.0 {
+                1.0
+            } else {
+                0.5f64.powf(age / thresholds.half_life_days)
+            };
+            confirmed += weight * f64::from(counts.confirmed);
+            seen += weight * f64::from(counts.confirmed + counts.observed);
+            if counts.confirmed > 0 && days.last() != Some(day) {
+                days.push(*day);
+            }
+        }
+        days.dedup();
+        let denied = stats.denied;
+        Familiarity {
+            confirmed,
+            seen,
+            denied,
+            approval_days: u32::try_from(days.len()).unwrap_or(u32::MAX),
+            approval_sessions: stats.approval_sessions.count(),
+            sessions: stats.seen_sessions.count(),
+            approval_bound: wilson_lower_bound(confirmed, confirmed + f64::from(denied), thresholds.z),
+            granted: stats.granted_tier.is_some_and(|t| t >= tier),
+            novel: false,
+        }
+    }
+
+    /// Transitions seen from `previous` to `capability`.
+    pub fn transition_seen(&self, previous: Capability, capability: Capability) -> bool {
+        self.transitions.contains_key(&(previous, capability))
+    }
+
+    /// Signatures seen exactly once, for the Good-Turing novelty rate.
+    pub fn hapax(&self) -> usize {
+        self.signatures.values().filter(|s| s.total_seen == 1).count()
+    }
+}
+
+/// The riskiest of several actions: highest tier, then the lexically first signature.
+pub fn riskiest(actions: &[Action]) -> Option<&Action> {
+    actions.iter().min_by(|a, b| b.tier().cmp(&a.tier()).then_with(|| a.signature.cmp(&b.signature)))
+}
+
+/// Whether learning promotes an action with familiarity `fam` at `tier`.
+pub fn can_promote(fam: &Familiarity, tier: u8, harmless: bool, thresholds: &Thresholds) -> Promotion {
+    if tier > thresholds.max_tier {
+        return Promotion::BlastTooHigh;
+    }
+    if fam.denied > 0 {
+        return Promotion::PreviouslyDenied;
+    }
+    if fam.granted {
+        return Promotion::Granted;
+    }
+    let required = thresholds.required_confidence(tier);
+    let needed = thresholds.approvals_needed(required);
+    let have = fam.confirmed.round() as u32;
+    let more_days = thresholds.min_days.saturating_sub(fam.approval_days);
+    let human_gap = if fam.confirmed <= 0.0 || fam.approval_bound < required {
+        Promotion::NeedsApprovals { more: needed.saturating_sub(have).max(1), more_days }
+    } else if more_days > 0 {
+        Promotion::NeedsDays { more: more_days }
+    } else if fam.approval_sessions < thresholds.min_sessions {
+        Promotion::NeedsSessions { more: thresholds.min_sessions - fam.approval_sessions }
+    } else {
+        return Promotion::Confirmed;
+    };
+    if harmless && fam.seen >= thresholds.min_observed && fam.sessions >= thresholds.min_sessions {
+        return Promotion::Observed;
+    }
+    human_gap
+}
+
+/// Session-scoped facts that turn an allow into an ask: a credential read followed by a
+/// network send, a publish or an MCP call; fetched code followed by unknown code.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SessionState {
+    /// Secrets were read in this session.
+    pub read_secrets: bool,
+    /// Files outside the project were read.
+    pub read_outside: bool,
+    /// Something talked to the network.
+    pub network_egress: bool,
+    /// Packages were installed (code fetched).
+    pub fetched_code: bool,
+    /// The last action's capability.
+    pub last_capability: Option<Capability>,
+    /// Actions so far in the session.
+    pub actions: u32,
+}
+
+impl SessionState {
+    /// Updates the session with an event that ran.
+    pub fn record(&mut self, analysis: &Analysis) {
+        for action in &analysis.actions {
+            match action.capability {
+                Capability::SecretRead => self.read_secrets = true,
+                Capability::FsReadOutside => self.read_outside = true,
+                Capability::NetFetch | Capability::NetSend => self.network_egress = true,
+                Capability::ExecPkg => self.fetched_code = true,
+                _ => {}
+            }
+            if action.blast.exposure == crate::model::Exposure::ReadsSecrets {
+                self.read_secrets = true;
+            }
+            self.last_capability = Some(action.capability);
+            self.actions = self.actions.saturating_add(1);
+        }
+    }
+
+    /// The concern an action raises given this session's history, if any.
+    pub fn concern(&self, action: &Action) -> Option<&'static str> {
+        use Capability as C;
+        match action.capability {
+            C::NetSend | C::NetFetch if self.read_secrets => Some("secrets were read earlier in this session, and this talks to the network"),
+            C::ExecVcsPublish | C::ExecPkgPublish if self.read_secrets => Some("secrets were read earlier in this session, and this publishes"),
+            C::McpCall if self.read_secrets => Some("secrets were read earlier in this session, and this calls an MCP server"),
+            C::ExecUnknown | C::ExecInterpreter if self.fetched_code => Some("packages were installed earlier in this session, and this runs code the engine has not read"),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,459 @@
+//! Files and text: readers, searchers, printers, writers, deleters, archivers, and the shell's
+//! own harmless builtins.
+//!
+//! The special cases are the tools that look read-only and are not: `sed -i`, `sort -o`,
+//! `tee`, `dd of=`, `find -delete`, `tar -x`, and recursive searches of credential trees.
+
+use super::{Invocation, Judgement};
+use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility, Scale};
+
+pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
+    (
+        &[
+            "cat", "head", "tail", "less", "more", "bat", "batcat", "wc", "file", "stat", "md5sum",
+            "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "od", "xxd", "hexdump",
+            "strings", "nl", "tac", "cut", "uniq", "column", "paste", "readlink", "realpath",
+            "fold", "fmt", "expand", "unexpand", "rev", "iconv", "base64", "base32", "jq", "yq",
+            "zcat", "zless", "bzcat", "xzcat", "view", "type", "look", "join", "csvlook", "mdcat",
+            "glow", "pr", "numfmt",
+        ],
+        reader,
+    ),
+    (&["diff", "cmp", "comm", "colordiff", "difft", "delta", "sdiff"], reader),
+    (&["sort"], sort),
+    (&["ls", "tree", "du", "exa", "eza", "lsd", "dir", "vdir"], lister),
+    (
+        &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep", "ugrep"],
+        searcher,
+    ),
+    (&["fd", "fdfind", "locate", "mlocate", "plocate"], finder),
+    (&["find"], find),
+    (
+        &[
+            "echo", "printf", "true", "false", "pwd", "which", "whereis", "whoami", "date",
+            "uname", "hostname", "id", "groups", "test", "[", "[[", "sleep", "seq", "yes",
+            "clear", "cd", "pushd", "popd", "dirs", "basename", "dirname", "tty", "arch",
+            "nproc", "uptime", "cal", "expr", "bc", "dc", "factor", "hash", "wait", "jobs",
+            "shift", "set", "unset", "shopt", "local", "declare", "typeset", "readonly", "read",
+            "getopts", "let", "return", "exit", "break", "continue", ":", "tput", "stty",
+            "command", "alias", "unalias", "history", "help", "man", "info", "tldr", "apropos",
+            "whatis", "locale", "df", "free", "lscpu", "lsblk", "vmstat", "iostat", "getconf",
+            "mktemp", "tr", "awk-version",
+        ],
+        inspect,
+    ),
+    (&["export"], export),
+    (&["env", "printenv", "set-env"], print_env),
+    (&["touch", "mkdir", "mkfifo"], writer_all),
+    (&["tee"], tee),
+    (&["truncate", "shred"], truncate),
+    (&["cp", "install", "ditto"], copy),
+    (&["mv", "rename"], move_files),
+    (&["ln", "link"], link),
+    (&["rm", "rmdir", "unlink", "trash", "trash-put", "gio-trash"], delete),
+    (&["chmod", "chown", "chgrp", "chattr", "setfacl", "xattr"], permissions),
+    (&["sed", "gsed"], sed),
+    (&["perl-rename"], move_files),
+    (&["dd"], dd),
+    (&["tar", "bsdtar", "gtar"], tar),
+    (&["zip", "7z", "7za", "rar"], zip),
+    (&["unzip", "unrar", "gunzip", "bunzip2", "unxz", "uncompress", "unzstd"], extract),
+    (&["gzip", "bzip2", "xz", "zstd", "lz4", "brotli"], compress),
+    (&["patch"], patch),
+    (&["split", "csplit"], split),
+    (&["vim", "vi", "nvim", "nano", "emacs", "code", "subl", "ed", "ex", "pico", "micro"], editor),
+    (&["open", "xdg-open", "start"], open),
+];
+
+fn reader(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-n", "-c", "-f", "--lines", "--bytes", "-d", "-s", "-w", "-t", "-k", "-l", "--arg", "--argjson"];
+    let mut positionals = inv.positionals(&valued);
+    if inv.program == "jq" || inv.program == "yq" {
+        // The first positional is the filter expression.
+        if !positionals.is_empty() && !inv.has_any(&["-f", "--from-file"]) {
+            positionals.remove(0);
+        }
+    }
+    if inv.program == "base64" && inv.has_any(&["-o", "--output"]) {
+        return Judgement::new(C::FsWriteWorkspace)
+            .with_paths(inv.value(&["-o", "--output"]), Access::Write);
+    }
+    Judgement::new(C::FsReadWorkspace).with_paths(positionals, Access::Read)
+}
+
+fn sort(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-k", "-t", "-o", "--output", "-S", "-T", "--key", "--field-separator"];
+    let j = Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(&valued), Access::Read);
+    match inv.any_value(&["-o", "--output"]) {
+        Some(out) => {
+            let mut j = j;
+            j.capability = C::FsWriteWorkspace;
+            j.blast = C::FsWriteWorkspace.default_blast();
+            j.targets.push((out, Access::Write));
+            j
+        }
+        None => j,
+    }
+}
+
+fn lister(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-I", "-L", "--ignore", "-d", "--max-depth", "-P"];
+    let recursive = inv.has_any(&["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
+    let positionals = inv.positionals(&valued);
+    let j = Judgement::new(C::FsReadWorkspace).recursive(recursive);
+    if positionals.is_empty() {
+        return j;
+    }
+    j.with_paths(positionals, Access::Read)
+}
+
+fn searcher(inv: &Invocation<'_>) -> Judgement {
+    let valued = [
+        "-e", "-f", "-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not",
+        "--max-count", "--context", "--regexp", "--file", "--include", "--exclude",
+        "--exclude-dir", "-d", "--max-depth", "-j", "--threads", "-M", "--max-columns",
+        "-E", "--encoding", "--color", "--colors", "-r", "--replace",
+    ];
+    let mut valued_here: Vec<&str> = valued.to_vec();
+    // grep's -r takes no value; ripgrep's -r is --replace.
+    if inv.program != "rg" {
+        valued_here.retain(|f| *f != "-r" && *f != "-E" && *f != "-t" && *f != "-T");
+    }
+    let mut positionals = inv.positionals(&valued_here);
+    let pattern_given = inv.has_any(&["-e", "--regexp", "-f", "--file"]);
+    if !pattern_given && !positionals.is_empty() {
+        positionals.remove(0);
+    }
+    let recursive = matches!(inv.program, "rg" | "ag" | "ack" | "ugrep")
+        || inv.has_any(&["-r", "-R", "--recursive", "--dereference-recursive"]);
+    let mut j = Judgement::new(C::FsReadWorkspace).recursive(recursive);
+    if let Some(file) = inv.any_value(&["-f", "--file"]) {
+        j.targets.push((file, Access::Read));
+    }
+    j.with_paths(positionals, Access::Read)
+}
+
+fn finder(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-e", "--extension", "-t", "--type", "-d", "--max-depth", "-E", "--exclude", "-x", "-X", "--exec", "--exec-batch"];
+    if inv.has_any(&["-x", "--exec", "-X", "--exec-batch"]) {
+        return Judgement::opaque(C::ExecUnknown, "fd runs a command on every match");
+    }
+    let positionals = inv.positionals(&valued);
+    Judgement::new(C::FsReadWorkspace)
+        .recursive(true)
+        .with_paths(positionals.get(1..).unwrap_or(&[]).iter().copied(), Access::Read)
+}
+
+fn find(inv: &Invocation<'_>) -> Judgement {
+    let roots: Vec<_> = inv
+        .args
+        .iter()
+        .take_while(|w| !w.text.starts_with('-') && w.text != "(" && w.text != "!")
+        .collect();
+    let mut j = if inv.has("-delete") {
+        Judgement::new(C::FsDelete).scale(Scale::Many).with_paths(roots.iter().copied(), Access::Delete)
+    } else {
+        Judgement::new(C::FsReadWorkspace).with_paths(roots.iter().copied(), Access::Read)
+    };
+    j = j.recursive(true);
+    if roots.is_empty() {
+        j.targets.push((crate::shell::lex::Word::plain("."), Access::Read));
+    }
+    for flag in ["-fprint", "-fprint0", "-fprintf", "-fls"] {
+        if let Some(out) = inv.value(&[flag]) {
+            j.targets.push((out.clone(), Access::Write));
+            j.capability = C::FsWriteWorkspace;
+        }
+    }
+    j
+}
+
+fn inspect(_inv: &Invocation<'_>) -> Judgement {
+    Judgement::new(C::ExecInspect).reach(Reach::None)
+}
+
+fn export(inv: &Invocation<'_>) -> Judgement {
+    // `export NAME=value`: a hijacking name changes what later commands run.
+    for word in inv.args {
+        if let Some((name, _)) = word.text.split_once('=') {
+            if crate::shell::unwrap::is_hijack(name) {
+                return Judgement::opaque(
+                    C::ExecUnknown,
+                    &format!("`export {name}=` changes which program later commands run"),
+                );
+            }
+        }
+    }
+    Judgement::new(C::Meta)
+}
+
+fn print_env(_inv: &Invocation<'_>) -> Judgement {
+    // The environment routinely holds tokens.
+    Judgement::new(C::ExecInspect).exposure(Exposure::ReadsSecrets)
+}
+
+fn writer_all(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-m", "--mode", "-t", "-d", "-r", "--reference"];
+    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&valued), Access::Write)
+}
+
+fn tee(inv: &Invocation<'_>) -> Judgement {
+    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&[]), Access::Write)
+}
+
+fn truncate(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-s", "--size", "-r", "--reference", "-n", "--iterations"];
+    Judgement::new(C::FsWriteWorkspace)
+        .reversibility(Reversibility::Hard)
+        .with_paths(inv.positionals(&valued), Access::Write)
+}
+
+fn copy(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "-g", "--owner", "--group"];
+    let positionals = inv.positionals(&valued);
+    let recursive = inv.has_any(&["-r", "-R", "-a", "--recursive", "--archive"]);
+    let mut j = Judgement::new(C::FsWriteWorkspace).recursive(recursive);
+    let target = inv.any_value(&["-t", "--target-directory"]);
+    let (sources, dest) = match (&target, positionals.split_last()) {
+        (Some(_), _) => (positionals.as_slice(), None),
+        (None, Some((last, rest))) => (rest, Some(*last)),
+        (None, None) => (positionals.as_slice(), None),
+    };
+    j = j.with_paths(sources.iter().copied(), Access::Read);
+    if let Some(dest) = target.as_ref().or(dest) {
+        j.targets.push((dest.clone(), Access::Write));
+    }
+    j
+}
+
+fn move_files(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-t", "--target-directory", "-S", "--suffix"];
+    let positionals = inv.positionals(&valued);
+    let mut j = Judgement::new(C::FsWriteWorkspace);
+    let target = inv.any_value(&["-t", "--target-directory"]);
+    let (sources, dest) = match (&target, positionals.split_last()) {
+        (Some(_), _) => (positionals.as_slice(), None),
+        (None, Some((last, rest))) => (rest, Some(*last)),
+        (None, None) => (positionals.as_slice(), None),
+    };
+    // Moving a file away removes it from where it was.
+    j = j.with_paths(sources.iter().copied(), Access::Delete);
+    if let Some(dest) = target.as_ref().or(dest) {
+        j.targets.push((dest.clone(), Access::Write));
+    }
+    j
+}
+
+fn link(inv: &Invocation<'_>) -> Judgement {
+    let positionals = inv.positionals(&["-t", "--target-directory", "-S"]);
+    let mut j = Judgement::new(C::FsWriteWorkspace);
+    if let Some((link, targets)) = positionals.split_last() {
+        // The link's target counts as written: a link into `/etc` lets later "workspace"
+        // writes land there.
+        j = j.with_paths(targets.iter().copied(), Access::Write);
+        if !targets.is_empty() {
+            j.targets.push(((*link).clone(), Access::Write));
+        }
+    }
+    j
+}
+
+fn delete(inv: &Invocation<'_>) -> Judgement {
+    let recursive = inv.has_any(&["-r", "-R", "--recursive"]);
+    let mut j = Judgement::new(C::FsDelete).recursive(recursive);
+    if recursive || inv.has_any(&["-f", "--force"]) {
+        j = j.scale(Scale::Many);
+    }
+    j.with_paths(inv.positionals(&[]), Access::Delete)
+}
+
+fn permissions(inv: &Invocation<'_>) -> Judgement {
+    let positionals = inv.positionals(&["--reference"]);
+    let recursive = inv.has_any(&["-R", "--recursive"]);
+    let paths = if inv.program == "xattr" {
+        positionals.as_slice()
+    } else {
+        positionals.get(1..).unwrap_or(&[])
+    };
+    let mut j = Judgement::new(C::FsWriteWorkspace).recursive(recursive);
+    if inv.program == "chown" || inv.program == "chgrp" {
+        j = j.reversibility(Reversibility::Hard);
+    }
+    j.with_paths(paths.iter().copied(), Access::Write)
+}
+
+fn sed(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-e", "-f", "--expression", "--file", "-l"];
+    let mut positionals = inv.positionals(&valued);
+    if !inv.has_any(&["-e", "--expression", "-f", "--file"]) && !positionals.is_empty() {
+        let script = positionals.remove(0);
+        // `w file` and `e` commands write files or run programs.
+        if sed_script_escapes(&script.text) {
+            return Judgement::opaque(C::ExecUnknown, "the sed program writes files or runs commands");
+        }
+    }
+    for script in inv.args.iter().filter(|w| w.text.contains('\n')) {
+        if sed_script_escapes(&script.text) {
+            return Judgement::opaque(C::ExecUnknown, "the sed program writes files or runs commands");
+        }
+    }
+    let in_place = inv.has_any(&["-i", "--in-place"])
+        || inv.args.iter().any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
+    if in_place {
+        Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write)
+    } else {
+        Judgement::new(C::FsReadWorkspace).with_paths(positionals, Access::Read)
+    }
+}
+
+fn sed_script_escapes(script: &str) -> bool {
+    script.split([';', '\n']).any(|cmd| {
+        let c = cmd.trim_start();
+        let c = c.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == ',' || ch == '$');
+        c.starts_with('w') || c.starts_with('e') || c.starts_with('W') || {
+            // `s/a/b/w file` and `s/a/b/e`
+            c.starts_with('s') && c.len() > 1 && {
+                let delim = c.chars().nth(1).unwrap_or('/');
+                let flags = c.rsplit(delim).next().unwrap_or("");
+                flags.contains('w') || flags.contains('e')
+            }
+        }
+    })
+}
+
+fn dd(inv: &Invocation<'_>) -> Judgement {
+    let mut j = Judgement::new(C::FsReadWorkspace);
+    for word in inv.args {
+        if let Some(path) = word.text.strip_prefix("if=") {
+            let mut w = word.clone();
+            w.text = path.to_string();
+            j.targets.push((w, Access::Read));
+        }
+        if let Some(path) = word.text.strip_prefix("of=") {
+            let mut w = word.clone();
+            w.text = path.to_string();
+            j.targets.push((w, Access::Write));
+            j.capability = C::FsWriteWorkspace;
+            j.blast = C::FsWriteWorkspace.default_blast();
+            j = j.reversibility(Reversibility::Hard);
+        }
+    }
+    j
+}
+
+fn tar(inv: &Invocation<'_>) -> Judgement {
+    let first = inv.args.first().map(|w| w.text.as_str()).unwrap_or("");
+    let bundled = !first.starts_with('-') && !first.is_empty();
+    let has = |letter: char, long: &str| {
+        inv.has(&format!("-{letter}")) || inv.has(long) || (bundled && first.contains(letter))
+    };
+    if inv.has_any(&["--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script", "--new-volume-script", "-F"]) {
+        return Judgement::opaque(C::ExecUnknown, "tar runs another program");
+    }
+    let valued = ["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "--exclude", "-b", "-H", "--format"];
+    let mut positionals = inv.positionals(&valued);
+    if bundled && !positionals.is_empty() {
+        positionals.remove(0);
+    }
+    let archive = inv.any_value(&["-f", "--file"]).or_else(|| {
+        if bundled && first.contains('f') {
+            positionals.first().map(|w| (*w).clone())
+        } else {
+            None
+        }
+    });
+    if bundled && first.contains('f') && !positionals.is_empty() {
+        positionals.remove(0);
+    }
+    let dir = inv.any_value(&["-C", "--directory"]);
+    if has('x', "--extract") || has('x', "--get") {
+        // The archive decides which files change (and may hold `..` entries).
+        let mut j = Judgement::opaque(C::FsWriteWorkspace, "archive extraction writes whatever the archive holds");
+        j = j.scale(Scale::Many);
+        if let Some(a) = archive {
+            j.targets.push((a, Access::Read));
+        }
+        if let Some(d) = dir {
+            j.targets.push((d, Access::Write));
+        }
+        return j;
+    }
+    if has('c', "--create") || has('r', "--append") || has('u', "--update") {
+        let mut j = Judgement::new(C::FsWriteWorkspace)
+            .recursive(true)
+            .with_paths(positionals, Access::Read);
+        if let Some(a) = archive {
+            j.targets.push((a, Access::Write));
+        }
+        return j;
+    }
+    let mut j = Judgement::new(C::FsReadWorkspace);
+    if let Some(a) = archive {
+        j.targets.push((a, Access::Read));
+    }
+    j
+}
+
+fn zip(inv: &Invocation<'_>) -> Judgement {
+    let positionals = inv.positionals(&["-x", "-i", "-P", "--password", "-o"]);
+    if inv.program != "zip" && matches!(positionals.first().map(|w| w.text.as_str()), Some("x" | "e")) {
+        return Judgement::opaque(C::FsWriteWorkspace, "archive extraction writes whatever the archive holds");
+    }
+    let mut j = Judgement::new(C::FsWriteWorkspace).recursive(inv.has_any(&["-r", "--recurse-paths"]) || inv.program != "zip");
+    let skip = usize::from(inv.program != "zip");
+    let mut words = positionals.into_iter().skip(skip);
+    if let Some(archive) = words.next() {
+        j.targets.push((archive.clone(), Access::Write));
+    }
+    j.with_paths(words, Access::Read)
+}
+
+fn extract(inv: &Invocation<'_>) -> Judgement {
+    if inv.has_any(&["-l", "-t", "--list", "--test"]) {
+        return Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(&["-d", "-x"]), Access::Read);
+    }
+    if matches!(inv.program, "gunzip" | "bunzip2" | "unxz" | "uncompress" | "unzstd") {
+        return Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&["-S"]), Access::Write);
+    }
+    let mut j = Judgement::opaque(C::FsWriteWorkspace, "archive extraction writes whatever the archive holds")
+        .scale(Scale::Many);
+    j = j.with_paths(inv.positionals(&["-d", "-x", "-P"]), Access::Read);
+    if let Some(d) = inv.any_value(&["-d"]) {
+        j.targets.push((d, Access::Write));
+    }
+    j
+}
+
+fn compress(inv: &Invocation<'_>) -> Judgement {
+    if inv.has_any(&["-c", "--stdout", "-l", "--list", "-t", "--test"]) {
+        return Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(&["-S"]), Access::Read);
+    }
+    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&["-S", "-o"]), Access::Write)
+}
+
+fn patch(inv: &Invocation<'_>) -> Judgement {
+    if inv.has_any(&["--dry-run", "-C", "--check"]) {
+        return Judgement::new(C::FsReadWorkspace);
+    }
+    Judgement::opaque(C::FsWriteWorkspace, "the patch decides which files change")
+}
+
+fn split(inv: &Invocation<'_>) -> Judgement {
+    let positionals = inv.positionals(&["-l", "-b", "-n", "-a", "-C", "-f"]);
+    let mut j = Judgement::new(C::FsWriteWorkspace);
+    if let Some(input) = positionals.first() {
+        j.targets.push(((*input).clone(), Access::Read));
+    }
+    j
+}
+
+fn editor(inv: &Invocation<'_>) -> Judgement {
+    // An interactive editor; in an agent's shell it blocks or runs its own commands.
+    Judgement::opaque(C::FsWriteWorkspace, "an interactive editor can run anything")
+        .with_paths(inv.positionals(&[]), Access::Write)
+}
+
+fn open(inv: &Invocation<'_>) -> Judgement {
+    Judgement::opaque(C::ExecUnknown, "opens a file or URL with whatever program is registered")
+        .with_paths(inv.positionals(&["-a", "-b"]), Access::Read)
+}

@@ -1,0 +1,292 @@
+//! Version control: git, gh, glab, hg, svn, jj.
+//!
+//! Reads vs writes vs publishes; force-push (but not `--force-with-lease`) and history rewrites
+//! are hard to undo; `git -c` keys that execute code make the command opaque; `rev:path`
+//! arguments and `--output=` are files like any other.
+
+use super::{Invocation, Judgement};
+use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
+use crate::shell::lex::Word;
+
+pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
+    (&["git"], git),
+    (&["gh", "glab", "hub"], forge),
+    (&["hg", "svn", "jj", "fossil"], other_vcs),
+];
+
+/// `git -c` keys (and config keys set with `git config`) whose value is a program to run.
+pub fn config_key_executes(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    const EXACT: &[&str] = &[
+        "core.pager", "core.editor", "core.sshcommand", "core.hookspath", "core.fsmonitor",
+        "core.askpass", "core.gitproxy", "core.alternaterefscommand", "credential.helper",
+        "init.templatedir", "diff.external", "sequence.editor", "gpg.program", "sendemail.smtpserver",
+        "uploadpack.packobjectshook", "core.worktree", "include.path", "remote.origin.uploadpack",
+        "remote.origin.receivepack", "sendemail.aliasfiletype", "web.browser", "merge.tool", "diff.tool",
+        "pager.log", "pager.diff", "pager.show", "interactive.difffilter", "ssh.variant", "core.attributesfile",
+        "http.proxy", "url.insteadof",
+    ];
+    EXACT.contains(&key.as_str())
+        || key.starts_with("alias.")
+        || key.starts_with("filter.")
+        || key.starts_with("protocol.")
+        || key.starts_with("pager.")
+        || key.starts_with("includeif.")
+        || key.starts_with("url.")
+        || (key.starts_with("diff.") && (key.ends_with(".textconv") || key.ends_with(".command")))
+        || (key.starts_with("merge.") && key.ends_with(".driver"))
+        || (key.starts_with("gpg.") && key.ends_with("program"))
+        || (key.starts_with("credential.") && key.ends_with("helper"))
+        || (key.starts_with("mergetool.") || key.starts_with("difftool."))
+        || (key.starts_with("remote.") && (key.ends_with(".uploadpack") || key.ends_with(".receivepack") || key.ends_with(".proxy")))
+        || key.starts_with("core.")
+            && matches!(key.as_str(), "core.pager" | "core.editor" | "core.sshcommand" | "core.hookspath" | "core.fsmonitor" | "core.askpass" | "core.gitproxy")
+}
+
+const GIT_READ: &[&str] = &[
+    "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse",
+    "rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "reflog", "whatchanged",
+    "name-rev", "merge-base", "for-each-ref", "show-ref", "show-branch", "count-objects",
+    "verify-commit", "verify-tag", "cherry", "range-diff", "check-ignore", "check-attr",
+    "var", "version", "help", "fsck", "diff-tree", "diff-index", "diff-files", "shortlog",
+];
+
+const GIT_WRITE: &[&str] = &[
+    "add", "commit", "checkout", "switch", "restore", "merge", "rebase", "cherry-pick", "revert",
+    "stash", "tag", "branch", "mv", "rm", "init", "clone", "fetch", "pull", "reset", "worktree",
+    "notes", "apply", "am", "submodule", "sparse-checkout", "gc", "prune", "repack", "maintenance",
+    "bisect", "clean", "update-index", "update-ref", "symbolic-ref", "lfs", "mergetool", "format-patch",
+];
+
+fn git(inv: &Invocation<'_>) -> Judgement {
+    for key in inv.config_keys {
+        if config_key_executes(key) {
+            return Judgement::opaque(C::ExecUnknown, &format!("`git -c {key}=…` runs a program"));
+        }
+    }
+    let valued = ["-m", "-F", "--message", "--file", "-b", "-B", "-C", "-u", "--author", "--format", "--pretty", "-n", "--depth", "--since", "--until", "-S", "-G", "--grep", "-L", "--date"];
+    let positionals = inv.positionals(&valued);
+    let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
+    let rest: Vec<&Word> = positionals.get(1..).unwrap_or(&[]).to_vec();
+    let mut j = match sub {
+        "" => Judgement::new(C::ExecVcsRead),
+        "config" => git_config(inv, &rest),
+        "push" => git_push(inv, &rest),
+        "branch" if inv.has_any(&["-D", "-d", "--delete", "-m", "-M", "-c", "-C", "-f"]) => {
+            Judgement::new(C::ExecVcsWrite).reversibility(if inv.has("-D") { Reversibility::Hard } else { Reversibility::Easy })
+        }
+        "branch" | "tag" | "stash" | "remote" | "worktree" | "notes" | "submodule"
+            if rest.is_empty() || matches!(rest.first().map(|w| w.text.as_str()), Some("list" | "show" | "-v")) =>
+        {
+            if sub == "stash" && rest.is_empty() {
+                Judgement::new(C::ExecVcsWrite)
+            } else {
+                Judgement::new(C::ExecVcsRead)
+            }
+        }
+        "remote" => {
+            if matches!(rest.first().map(|w| w.text.as_str()), Some("add" | "set-url" | "rename" | "remove" | "rm")) {
+                Judgement::new(C::ExecVcsWrite)
+            } else {
+                Judgement::new(C::ExecVcsRead)
+            }
+        }
+        "reset" if inv.has("--hard") => Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard),
+        "clean" => {
+            if inv.has_any(&["-n", "--dry-run"]) {
+                Judgement::new(C::ExecVcsRead)
+            } else {
+                Judgement::new(C::FsDelete).scale(Scale::Many).reversibility(Reversibility::Irreversible).reach(Reach::Workspace)
+            }
+        }
+        "checkout" | "restore" if rest.iter().any(|w| w.text == "." ) || inv.has_any(&["-f", "--force"]) || inv.args.iter().any(|w| w.text == "--") => {
+            Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
+        }
+        "rebase" | "filter-branch" | "filter-repo" | "replace" => {
+            if inv.has_any(&["-x", "--exec", "-i", "--interactive"]) || sub != "rebase" {
+                Judgement::opaque(C::ExecVcsWrite, "rewrites history running commands or an editor")
+            } else {
+                Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
+            }
+        }
+        "apply" | "am" => {
+            if inv.has_any(&["--check", "--stat", "--numstat", "--summary"]) {
+                Judgement::new(C::ExecVcsRead)
+            } else {
+                Judgement::opaque(C::ExecVcsWrite, "the patch decides which files change")
+            }
+        }
+        "bisect" if matches!(rest.first().map(|w| w.text.as_str()), Some("run")) => {
+            Judgement::opaque(C::ExecUnknown, "bisect run executes a script")
+        }
+        "submodule" if matches!(rest.first().map(|w| w.text.as_str()), Some("foreach")) => {
+            Judgement::opaque(C::ExecUnknown, "submodule foreach runs shell text")
+        }
+        "clone" | "fetch" | "pull" | "ls-remote" => {
+            let j = if sub == "ls-remote" { Judgement::new(C::ExecVcsRead) } else { Judgement::new(C::ExecVcsWrite) };
+            if inv.has_any(&["--upload-pack", "-u", "--config", "--template"]) || inv.args.iter().any(|w| w.text.starts_with("--upload-pack=") || w.text.starts_with("--template=")) {
+                return Judgement::opaque(C::ExecUnknown, "runs a program named on the command line");
+            }
+            let mut j = j.reach(Reach::Network);
+            if sub == "clone" {
+                // The destination directory is written.
+                let urlish: Vec<&Word> = rest.iter().copied().filter(|w| !is_remote(&w.text)).collect();
+                j = j.with_paths(urlish, Access::Write);
+            }
+            j
+        }
+        "archive" => {
+            let mut j = Judgement::new(C::ExecVcsRead);
+            if let Some(out) = inv.any_value(&["-o", "--output"]) {
+                j.capability = C::FsWriteWorkspace;
+                j.targets.push((out, Access::Write));
+            }
+            if inv.has("--remote") {
+                j = j.reach(Reach::Network);
+            }
+            j
+        }
+        "send-email" | "request-pull" | "daemon" | "http-backend" | "instaweb" | "credential" | "credential-store" | "credential-cache" => {
+            Judgement::opaque(C::ExecUnknown, "talks to mail, network daemons or credential stores")
+        }
+        "difftool" | "mergetool" | "gui" | "citool" | "gitk" | "web--browse" => {
+            Judgement::opaque(C::ExecUnknown, "launches an external tool")
+        }
+        s if GIT_READ.contains(&s) => {
+            if matches!(s, "diff" | "log" | "show") && inv.has("--ext-diff") {
+                return Judgement::opaque(C::ExecUnknown, "an external diff program runs");
+            }
+            if matches!(s, "diff" | "log" | "show") && inv.has("--no-index") {
+                // `git diff --no-index` reads arbitrary paths.
+                return Judgement::new(C::FsReadWorkspace).with_paths(rest, Access::Read);
+            }
+            let mut j = Judgement::new(C::ExecVcsRead);
+            // `rev:path` reads a file from history: the path matters (a committed `.env`).
+            for word in &rest {
+                if let Some((_, path)) = word.text.split_once(':') {
+                    if !path.is_empty() && !is_remote(&word.text) {
+                        let mut w = (*word).clone();
+                        w.text = path.to_string();
+                        j.targets.push((w, Access::Read));
+                    }
+                }
+            }
+            j
+        }
+        s if GIT_WRITE.contains(&s) => {
+            let mut j = Judgement::new(C::ExecVcsWrite);
+            if matches!(s, "commit" | "merge" | "rebase" | "cherry-pick" | "revert" | "am" | "tag")
+                && inv.has_any(&["-e", "--edit"])
+            {
+                j.opaque = Some("opens an editor".to_string());
+            }
+            if s == "commit" && inv.has("--no-verify") {
+                // Skipping hooks is a choice a person makes.
+                j = j.reversibility(Reversibility::Hard);
+            }
+            j
+        }
+        _ => Judgement::opaque(C::ExecUnknown, "an unknown git subcommand (or an alias)"),
+    };
+    // `--output=file` writes.
+    if let Some(out) = inv.attached_value(&["--output"]).or_else(|| inv.value(&["--output"]).cloned()) {
+        j.capability = if j.capability.is_read_only() { C::FsWriteWorkspace } else { j.capability };
+        j.targets.push((out, Access::Write));
+    }
+    j
+}
+
+fn is_remote(text: &str) -> bool {
+    text.contains("://") || (text.contains('@') && text.contains(':'))
+}
+
+fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
+    let reading = inv.has_any(&["--get", "--get-all", "--get-regexp", "-l", "--list", "--show-origin", "--show-scope", "--name-only", "--get-urlmatch"])
+        || rest.len() == 1;
+    if reading {
+        return Judgement::new(C::ExecVcsRead);
+    }
+    let key = rest.first().map(|w| w.text.to_ascii_lowercase()).unwrap_or_default();
+    let global = inv.has_any(&["--global", "--system"]);
+    if config_key_executes(&key) {
+        return Judgement::opaque(C::ExecVcsWrite, &format!("sets `{key}`, which runs a program")).reach(Reach::Machine);
+    }
+    let j = Judgement::new(C::ExecVcsWrite);
+    if global {
+        j.reach(Reach::Machine).reversibility(Reversibility::Hard)
+    } else {
+        j
+    }
+}
+
+fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
+    let mut j = Judgement::new(C::ExecVcsPublish);
+    let force = inv.has_any(&["-f", "--force", "--mirror", "--prune", "--delete", "-d"])
+        || rest.iter().any(|w| w.text.starts_with('+') || w.text.starts_with(':'));
+    if force {
+        j = j.reversibility(Reversibility::Irreversible);
+    }
+    if inv.has_any(&["--receive-pack", "--exec"]) {
+        j.opaque = Some("runs a program named on the command line".to_string());
+    }
+    const PROTECTED: &[&str] = &["main", "master", "production", "prod", "release", "trunk"];
+    if rest.iter().any(|w| {
+        let branch = w.text.rsplit(':').next().unwrap_or(&w.text).trim_start_matches('+');
+        PROTECTED.contains(&branch)
+    }) && force
+    {
+        j = j.reach(Reach::Production);
+    }
+    j
+}
+
+fn forge(inv: &Invocation<'_>) -> Judgement {
+    let positionals = inv.positionals(&["-R", "--repo", "-t", "--title", "-b", "--body", "-F", "--body-file", "-L", "--limit", "-q", "--jq", "--json", "-H", "--hostname", "-s", "--state", "-X", "--method", "-f", "-F", "--field", "--raw-field", "--template", "-l", "--label"]);
+    let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
+    let verb = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
+    const READ_VERBS: &[&str] = &["list", "view", "status", "diff", "checks", "search", "ls", "show", "browse", ""];
+    match sub {
+        "auth" if matches!(verb, "status") => Judgement::new(C::ExecInspect),
+        "auth" => Judgement::opaque(C::SecretRead, "handles credentials"),
+        "api" => {
+            let method = inv.any_value(&["-X", "--method"]).map(|w| w.text.to_ascii_uppercase());
+            let writes = method.as_deref().is_some_and(|m| m != "GET") || inv.has_any(&["-f", "-F", "--field", "--raw-field", "--input"]);
+            if writes {
+                Judgement::new(C::ExecVcsPublish)
+            } else {
+                Judgement::new(C::NetFetch)
+            }
+        }
+        "extension" | "ext" | "alias" | "codespace" | "cs" | "copilot" => Judgement::opaque(C::ExecUnknown, "runs an extension, an alias or a remote environment"),
+        "secret" | "variable" | "ssh-key" | "gpg-key" => {
+            if READ_VERBS.contains(&verb) { Judgement::new(C::ExecCloudRead) } else { Judgement::new(C::ExecVcsPublish).reversibility(Reversibility::Hard) }
+        }
+        "repo" if matches!(verb, "clone") => Judgement::new(C::ExecVcsWrite).reach(Reach::Network),
+        "repo" if matches!(verb, "delete" | "archive" | "rename" | "edit") => Judgement::new(C::ExecVcsPublish).reversibility(Reversibility::Irreversible),
+        "pr" | "issue" | "release" | "run" | "workflow" | "repo" | "gist" | "label" | "project" | "cache" | "ruleset" | "mr" | "ci" => {
+            if READ_VERBS.contains(&verb) {
+                Judgement::new(C::NetFetch)
+            } else if sub == "pr" && matches!(verb, "checkout" | "co") {
+                Judgement::new(C::ExecVcsWrite).reach(Reach::Network)
+            } else if matches!(verb, "download") {
+                Judgement::new(C::FsWriteWorkspace).reach(Reach::Network)
+            } else {
+                Judgement::new(C::ExecVcsPublish)
+            }
+        }
+        "browse" | "status" | "search" | "help" | "version" | "" => Judgement::new(C::NetFetch),
+        _ => Judgement::opaque(C::ExecUnknown, "an unknown forge subcommand"),
+    }
+}
+
+fn other_vcs(inv: &Invocation<'_>) -> Judgement {
+    let sub = inv.sub(&["-R", "--repository", "-r", "-m", "--message"]);
+    match sub.as_str() {
+        "status" | "st" | "log" | "diff" | "show" | "annotate" | "blame" | "cat" | "files" | "info" | "heads" | "branches" | "tags" | "summary" | "op" | "list" | "ls" => Judgement::new(C::ExecVcsRead),
+        "push" | "git" if inv.program == "jj" && sub == "git" => Judgement::new(C::ExecVcsPublish),
+        "push" | "commit" | "ci" if inv.program == "svn" => Judgement::new(C::ExecVcsPublish),
+        "push" | "outgoing" => Judgement::new(C::ExecVcsPublish),
+        "add" | "commit" | "ci" | "new" | "describe" | "squash" | "split" | "update" | "up" | "pull" | "checkout" | "co" | "rebase" | "abandon" | "revert" | "branch" | "bookmark" | "edit" | "restore" | "move" | "rm" => Judgement::new(C::ExecVcsWrite),
+        _ => Judgement::opaque(C::ExecUnknown, "an unknown version-control subcommand"),
+    }
+}

@@ -1,0 +1,396 @@
+//! The vocabulary of a classified action: capability, blast radius, tier and targets.
+//!
+//! One meaning per name, everywhere: these types are what the replay counts, the hook reports
+//! and the envelope is keyed on.
+
+use std::fmt;
+
+/// What kind of thing an action is. The string forms are stable: they appear in the events
+/// classified by the replay, in `check --json` and in learned envelopes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)] // each variant's meaning is its string form, listed in `as_str`
+pub enum Capability {
+    FsReadWorkspace,
+    FsReadOutside,
+    FsWriteWorkspace,
+    FsWriteOutside,
+    FsDelete,
+    SecretRead,
+    ExecInspect,
+    ExecBuild,
+    ExecTest,
+    ExecPkg,
+    ExecPkgPublish,
+    ExecVcsRead,
+    ExecVcsWrite,
+    ExecVcsPublish,
+    ExecContainerRead,
+    ExecContainer,
+    ExecCloudRead,
+    ExecCloud,
+    ExecIacPlan,
+    ExecIac,
+    ExecDbRead,
+    ExecDb,
+    ExecProcess,
+    ExecPrivilege,
+    ExecRemote,
+    ExecInterpreter,
+    ExecUnknown,
+    NetFetch,
+    NetSend,
+    McpCall,
+    AgentSpawn,
+    Meta,
+}
+
+impl Capability {
+    /// Every capability, in declaration order.
+    pub const ALL: [Capability; 32] = [
+        Capability::FsReadWorkspace,
+        Capability::FsReadOutside,
+        Capability::FsWriteWorkspace,
+        Capability::FsWriteOutside,
+        Capability::FsDelete,
+        Capability::SecretRead,
+        Capability::ExecInspect,
+        Capability::ExecBuild,
+        Capability::ExecTest,
+        Capability::ExecPkg,
+        Capability::ExecPkgPublish,
+        Capability::ExecVcsRead,
+        Capability::ExecVcsWrite,
+        Capability::ExecVcsPublish,
+        Capability::ExecContainerRead,
+        Capability::ExecContainer,
+        Capability::ExecCloudRead,
+        Capability::ExecCloud,
+        Capability::ExecIacPlan,
+        Capability::ExecIac,
+        Capability::ExecDbRead,
+        Capability::ExecDb,
+        Capability::ExecProcess,
+        Capability::ExecPrivilege,
+        Capability::ExecRemote,
+        Capability::ExecInterpreter,
+        Capability::ExecUnknown,
+        Capability::NetFetch,
+        Capability::NetSend,
+        Capability::McpCall,
+        Capability::AgentSpawn,
+        Capability::Meta,
+    ];
+
+    /// The stable dotted name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::FsReadWorkspace => "fs.read.workspace",
+            Capability::FsReadOutside => "fs.read.outside",
+            Capability::FsWriteWorkspace => "fs.write.workspace",
+            Capability::FsWriteOutside => "fs.write.outside",
+            Capability::FsDelete => "fs.delete",
+            Capability::SecretRead => "secret.read",
+            Capability::ExecInspect => "exec.inspect",
+            Capability::ExecBuild => "exec.build",
+            Capability::ExecTest => "exec.test",
+            Capability::ExecPkg => "exec.pkg",
+            Capability::ExecPkgPublish => "exec.pkg.publish",
+            Capability::ExecVcsRead => "exec.vcs.read",
+            Capability::ExecVcsWrite => "exec.vcs.write",
+            Capability::ExecVcsPublish => "exec.vcs.publish",
+            Capability::ExecContainerRead => "exec.container.read",
+            Capability::ExecContainer => "exec.container",
+            Capability::ExecCloudRead => "exec.cloud.read",
+            Capability::ExecCloud => "exec.cloud",
+            Capability::ExecIacPlan => "exec.iac.plan",
+            Capability::ExecIac => "exec.iac",
+            Capability::ExecDbRead => "exec.db.read",
+            Capability::ExecDb => "exec.db",
+            Capability::ExecProcess => "exec.process",
+            Capability::ExecPrivilege => "exec.privilege",
+            Capability::ExecRemote => "exec.remote",
+            Capability::ExecInterpreter => "exec.interpreter",
+            Capability::ExecUnknown => "exec.unknown",
+            Capability::NetFetch => "net.fetch",
+            Capability::NetSend => "net.send",
+            Capability::McpCall => "mcp.call",
+            Capability::AgentSpawn => "agent.spawn",
+            Capability::Meta => "meta",
+        }
+    }
+
+    /// Parses the dotted name.
+    pub fn parse(name: &str) -> Option<Capability> {
+        Capability::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// Read-only capabilities change nothing anywhere.
+    pub fn is_read_only(self) -> bool {
+        matches!(
+            self,
+            Capability::FsReadWorkspace
+                | Capability::FsReadOutside
+                | Capability::ExecInspect
+                | Capability::ExecVcsRead
+                | Capability::ExecContainerRead
+                | Capability::ExecCloudRead
+                | Capability::ExecIacPlan
+                | Capability::ExecDbRead
+                | Capability::Meta
+        )
+    }
+
+    /// The blast radius an action of this capability has unless the knowledge says otherwise.
+    pub fn default_blast(self) -> Blast {
+        use Exposure as E;
+        use Reach as R;
+        use Reversibility as V;
+        use Scale as S;
+        let (reach, reversibility, exposure, scale) = match self {
+            Capability::FsReadWorkspace => (R::Workspace, V::Trivial, E::None, S::Single),
+            Capability::FsReadOutside => (R::Machine, V::Trivial, E::None, S::Single),
+            Capability::FsWriteWorkspace => (R::Workspace, V::Easy, E::None, S::Single),
+            Capability::FsWriteOutside => (R::Machine, V::Hard, E::None, S::Single),
+            Capability::FsDelete => (R::Workspace, V::Hard, E::None, S::Single),
+            Capability::SecretRead => (R::Machine, V::Trivial, E::ReadsSecrets, S::Single),
+            Capability::ExecInspect => (R::Workspace, V::Trivial, E::None, S::Single),
+            Capability::ExecBuild | Capability::ExecTest => {
+                (R::Workspace, V::Easy, E::None, S::Many)
+            }
+            Capability::ExecPkg => (R::Machine, V::Easy, E::None, S::Many),
+            Capability::ExecPkgPublish => (R::External, V::Irreversible, E::None, S::Single),
+            Capability::ExecVcsRead => (R::Workspace, V::Trivial, E::None, S::Single),
+            Capability::ExecVcsWrite => (R::Workspace, V::Easy, E::None, S::Many),
+            Capability::ExecVcsPublish => (R::External, V::Hard, E::None, S::Many),
+            Capability::ExecContainerRead => (R::Machine, V::Trivial, E::None, S::Single),
+            Capability::ExecContainer => (R::Machine, V::Easy, E::None, S::Many),
+            Capability::ExecCloudRead => (R::External, V::Trivial, E::None, S::Single),
+            Capability::ExecCloud => (R::External, V::Hard, E::None, S::Many),
+            Capability::ExecIacPlan => (R::External, V::Trivial, E::None, S::Many),
+            Capability::ExecIac => (R::External, V::Hard, E::None, S::Sweeping),
+            Capability::ExecDbRead => (R::External, V::Trivial, E::None, S::Single),
+            Capability::ExecDb => (R::External, V::Hard, E::None, S::Many),
+            Capability::ExecProcess => (R::Machine, V::Easy, E::None, S::Single),
+            Capability::ExecPrivilege => (R::Machine, V::Hard, E::None, S::Many),
+            Capability::ExecRemote => (R::External, V::Hard, E::None, S::Many),
+            Capability::ExecInterpreter => (R::Machine, V::Hard, E::None, S::Single),
+            Capability::ExecUnknown => (R::Machine, V::Hard, E::None, S::Single),
+            Capability::NetFetch => (R::Network, V::Trivial, E::None, S::Single),
+            Capability::NetSend => (R::Network, V::Irreversible, E::CanExfiltrate, S::Single),
+            Capability::McpCall => (R::External, V::Hard, E::None, S::Single),
+            Capability::AgentSpawn => (R::Workspace, V::Easy, E::None, S::Many),
+            Capability::Meta => (R::None, V::Trivial, E::None, S::Single),
+        };
+        Blast {
+            reach,
+            reversibility,
+            exposure,
+            scale,
+        }
+    }
+}
+
+impl fmt::Display for Capability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How far an action's effects can reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Reach {
+    None,
+    Workspace,
+    Machine,
+    Network,
+    External,
+    Production,
+}
+
+/// How hard an action is to undo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Reversibility {
+    Trivial,
+    Easy,
+    Hard,
+    Irreversible,
+}
+
+/// Whether an action touches secrets or can carry data away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Exposure {
+    None,
+    ReadsSecrets,
+    CanExfiltrate,
+}
+
+/// How many things an action touches at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Scale {
+    Single,
+    Many,
+    Sweeping,
+}
+
+/// The four dimensions of what could go wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub struct Blast {
+    pub reach: Reach,
+    pub reversibility: Reversibility,
+    pub exposure: Exposure,
+    pub scale: Scale,
+}
+
+impl Blast {
+    /// Combines the dimensions into a tier 0..=4 by maximum, never by average. Scale only bumps
+    /// the tier when there is something to amplify: `npm test` touches many files but stays tier 1.
+    pub fn tier(&self) -> u8 {
+        let reach = match self.reach {
+            Reach::None => 0,
+            Reach::Workspace => 1,
+            Reach::Machine | Reach::Network => 2,
+            Reach::External => 3,
+            Reach::Production => 4,
+        };
+        let reversibility = match self.reversibility {
+            Reversibility::Trivial => 0,
+            Reversibility::Easy => 1,
+            Reversibility::Hard => 3,
+            Reversibility::Irreversible => 4,
+        };
+        let exposure = match self.exposure {
+            Exposure::None => 0,
+            Exposure::ReadsSecrets => 3,
+            Exposure::CanExfiltrate => 4,
+        };
+        let base: u8 = reach.max(reversibility).max(exposure);
+        let amplifiable = reach >= 2 || reversibility >= 3 || exposure > 0;
+        let bump = match self.scale {
+            Scale::Single => 0,
+            Scale::Many => 1,
+            Scale::Sweeping => 2,
+        };
+        if base > 0 && amplifiable {
+            (base + bump).min(4)
+        } else {
+            base
+        }
+    }
+
+    /// Raises each dimension to at least `other`'s: judgements only ever escalate.
+    pub fn at_least(&mut self, other: Blast) {
+        self.reach = self.reach.max(other.reach);
+        self.reversibility = self.reversibility.max(other.reversibility);
+        self.exposure = self.exposure.max(other.exposure);
+        self.scale = self.scale.max(other.scale);
+    }
+
+    /// A sentence with no numbers, for people.
+    pub fn describe(&self) -> String {
+        let reach = match self.reach {
+            Reach::None => "touches nothing",
+            Reach::Workspace => "stays inside the project",
+            Reach::Machine => "reaches beyond the project on this machine",
+            Reach::Network => "talks to the network",
+            Reach::External => "changes systems outside this machine",
+            Reach::Production => "touches production",
+        };
+        let undo = match self.reversibility {
+            Reversibility::Trivial => "nothing to undo",
+            Reversibility::Easy => "easy to undo",
+            Reversibility::Hard => "hard to undo",
+            Reversibility::Irreversible => "cannot be undone",
+        };
+        let mut text = format!("{reach}, {undo}");
+        match self.exposure {
+            Exposure::None => {}
+            Exposure::ReadsSecrets => text.push_str(", reads secrets"),
+            Exposure::CanExfiltrate => text.push_str(", can send data away"),
+        }
+        match self.scale {
+            Scale::Single => {}
+            Scale::Many => text.push_str(", many files at once"),
+            Scale::Sweeping => text.push_str(", sweeping"),
+        }
+        text
+    }
+}
+
+/// How an action uses a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Access {
+    Read,
+    Write,
+    Delete,
+    Execute,
+}
+
+impl Access {
+    /// The lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Delete => "delete",
+            Access::Execute => "execute",
+        }
+    }
+}
+
+/// A path an action touches, resolved against the working directory and placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The path as resolved (absolute and normalised when resolvable, else as written).
+    pub path: String,
+    /// How the action uses it.
+    pub access: Access,
+    /// Where it lies.
+    pub placement: crate::paths::Placement,
+}
+
+/// One thing an event does, classified.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    /// What kind of thing it is.
+    pub capability: Capability,
+    /// What could go wrong.
+    pub blast: Blast,
+    /// The identity learning is keyed on (redacted, volatile parts replaced by placeholders).
+    pub signature: String,
+    /// The action's own text, redacted, for people.
+    pub display: String,
+    /// The paths it touches.
+    pub targets: Vec<Target>,
+    /// Whether the engine accounted for everything this action does.
+    pub understood: bool,
+    /// Why not, when it is not understood (empty otherwise).
+    pub unknowns: Vec<String>,
+    /// Facts that raise a floor regardless of learning.
+    pub flags: ActionFlags,
+}
+
+impl Action {
+    /// The tier of its blast radius.
+    pub fn tier(&self) -> u8 {
+        self.blast.tier()
+    }
+}
+
+/// Facts about how an action runs, found by the shell analysis, that floors look at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct ActionFlags {
+    pub privilege: bool,
+    pub piped_from_network: bool,
+    pub fetch_run: bool,
+    pub persistence: bool,
+    pub remote: bool,
+    pub in_loop: bool,
+    pub background: bool,
+}

@@ -1,0 +1,555 @@
+//! Where a path lies: inside the project, in which outside zone, and whether it is a credential,
+//! a persistence point, a control file or leastgrant's own state.
+//!
+//! Placement is lexical: the engine does no I/O, so it cannot see symlinks. `..` is resolved
+//! textually; a path it cannot resolve (an unknown variable, another user's `~`) is unresolved,
+//! which makes the action not understood. The lists below are a floor: callers may add to them.
+
+use crate::shell::UNRESOLVED;
+
+/// The directories a decision is made relative to. Inputs, never read from the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Roots {
+    /// The project root (the workspace).
+    pub project: String,
+    /// The user's home directory.
+    pub home: String,
+    /// leastgrant's own state directory (envelopes, ledger, config): writing there is denied.
+    pub state_dir: String,
+}
+
+impl Roots {
+    /// Roots for a project with the state directory at `~/.leastgrant`.
+    pub fn new(project: &str, home: &str) -> Roots {
+        Roots {
+            project: normalize(project),
+            home: normalize(home),
+            state_dir: join(&normalize(home), ".leastgrant"),
+        }
+    }
+}
+
+/// Which region outside the project a path falls in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Zone {
+    Workspace,
+    /// Exactly a directory above credential stores (`~`, `/`, `/etc`, `/home`, `~/.config`):
+    /// reading it recursively sweeps secrets.
+    CredentialTree,
+    Etc,
+    System,
+    Runtime,
+    Temp,
+    Home,
+    Other,
+    Unresolved,
+}
+
+impl Zone {
+    /// The placeholder suffix used in signatures.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Zone::Workspace => "workspace",
+            Zone::CredentialTree => "credential-tree",
+            Zone::Etc => "etc",
+            Zone::System => "system",
+            Zone::Runtime => "runtime",
+            Zone::Temp => "temp",
+            Zone::Home => "home",
+            Zone::Other => "other",
+            Zone::Unresolved => "unresolved",
+        }
+    }
+}
+
+/// Everything the floors need to know about one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// The region.
+    pub zone: Zone,
+    /// A credential store or a directory that holds them.
+    pub secret: bool,
+    /// A file or directory whose contents run later without being asked (shell startup, hooks,
+    /// autostart, cron).
+    pub persistence: bool,
+    /// A file that steers an agent, CI or a later approved command (CLAUDE.md, workflows,
+    /// `.claude/settings.json`, `package.json`).
+    pub control: bool,
+    /// Inside leastgrant's own state directory.
+    pub own_state: bool,
+}
+
+impl Placement {
+    /// Inside the project, and nothing special about it.
+    pub fn is_plain_workspace(&self) -> bool {
+        self.zone == Zone::Workspace && !self.secret && !self.persistence && !self.control
+    }
+}
+
+/// Resolves `raw` (as the shell would see it after quoting) against `cwd` and normalises it
+/// lexically. `None` when it cannot be resolved.
+pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
+    if raw.contains(UNRESOLVED) || raw.is_empty() {
+        return None;
+    }
+    if is_windows_path(raw) {
+        return Some(raw.replace('\\', "/"));
+    }
+    let joined = if raw == "~" {
+        roots.home.clone()
+    } else if let Some(rest) = raw.strip_prefix("~/") {
+        join(&roots.home, rest)
+    } else if raw.starts_with('~') {
+        return None; // another user's home: not knowable without reading /etc/passwd
+    } else if raw.starts_with('/') {
+        raw.to_string()
+    } else {
+        join(cwd?, raw)
+    };
+    Some(normalize(&joined))
+}
+
+fn is_windows_path(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    raw.starts_with("\\\\")
+        || (bytes.len() >= 3
+            && bytes.first().is_some_and(u8::is_ascii_alphabetic)
+            && bytes.get(1) == Some(&b':')
+            && matches!(bytes.get(2), Some(b'\\') | Some(b'/')))
+}
+
+/// Joins a relative path onto a directory.
+pub fn join(dir: &str, rest: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{rest}")
+    } else {
+        format!("{dir}/{rest}")
+    }
+}
+
+/// Lexical normalisation: collapses `//`, `.` and `..` (never above `/`).
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    let mut out = String::with_capacity(path.len());
+    for part in &parts {
+        out.push('/');
+        out.push_str(part);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// `path` equals `dir` or lies below it.
+pub fn is_within(path: &str, dir: &str) -> bool {
+    if dir == "/" {
+        return true;
+    }
+    path == dir
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Places a resolved path (or `None` for an unresolved one).
+pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
+    let Some(path) = resolved else {
+        return Placement {
+            zone: Zone::Unresolved,
+            secret: false,
+            persistence: false,
+            control: false,
+            own_state: false,
+        };
+    };
+    let lower = path.to_ascii_lowercase();
+    let own_state = is_within(path, &roots.state_dir);
+    let zone = zone_of(path, &lower, roots);
+    Placement {
+        zone,
+        secret: is_secret(&lower, roots),
+        persistence: is_persistence(&lower),
+        control: own_state || is_control(&lower),
+        own_state,
+    }
+}
+
+fn zone_of(path: &str, lower: &str, roots: &Roots) -> Zone {
+    if is_within(path, &roots.project) && !is_credential_tree(lower, roots) {
+        return Zone::Workspace;
+    }
+    if is_credential_tree(lower, roots) {
+        return Zone::CredentialTree;
+    }
+    if is_within(lower, "/etc") || is_within(lower, "/private/etc") {
+        return Zone::Etc;
+    }
+    if ["/tmp", "/var/tmp", "/private/tmp"]
+        .iter()
+        .any(|t| is_within(lower, t))
+        || lower.split('/').any(|s| s == "tmp" || s == "temp")
+    {
+        return Zone::Temp;
+    }
+    if ["/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/boot", "c:/windows", "c:/program files"]
+        .iter()
+        .any(|t| is_within(lower, t))
+    {
+        return Zone::System;
+    }
+    if ["/var", "/proc", "/sys", "/dev", "/run"]
+        .iter()
+        .any(|t| is_within(lower, t))
+    {
+        return Zone::Runtime;
+    }
+    if is_within(path, &roots.home) || is_within(lower, "/home") || is_within(lower, "/users") {
+        return Zone::Home;
+    }
+    Zone::Other
+}
+
+/// Directories that hold credential stores somewhere below them: a recursive read of one sweeps
+/// secrets.
+fn is_credential_tree(lower: &str, roots: &Roots) -> bool {
+    let home = roots.home.to_ascii_lowercase();
+    let exact = [
+        "/",
+        "/home",
+        "/users",
+        "/etc",
+        "/private/etc",
+        "/root",
+        "/var/root",
+        "c:/",
+        "c:/users",
+    ];
+    exact.contains(&lower)
+        || lower == home
+        || lower == join(&home, ".config")
+        || lower == join(&home, ".local")
+        || lower == join(&home, ".local/share")
+}
+
+const SECRET_DIRS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".azure",
+    ".password-store",
+    ".terraform.d",
+    ".vault",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/hub",
+    ".config/op",
+    ".config/doctl",
+    ".local/share/keyrings",
+    ".docker/config.json",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".mozilla/firefox",
+    ".config/google-chrome",
+    ".config/chromium",
+    "library/keychains",
+    "library/application support/google/chrome",
+    "appdata/roaming/microsoft/credentials",
+    "appdata/roaming/microsoft/protect",
+    ".claude/.credentials.json",
+    ".config/claude",
+];
+
+const SECRET_FILES: &[&str] = &[
+    ".env",
+    ".npmrc",
+    "npmrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".netrc",
+    "_netrc",
+    ".git-credentials",
+    "credentials",
+    "credentials.json",
+    "credentials.yml",
+    "credentials.yaml",
+    "secrets.json",
+    "secrets.yaml",
+    "secrets.yml",
+    "secrets.toml",
+    "secrets.ini",
+    "auth.json",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_xmss",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+    "known_hosts",
+    "kubeconfig",
+    ".terraformrc",
+    "terraform.rc",
+    ".vault-token",
+    ".boto",
+    ".s3cfg",
+    ".rclone.conf",
+    "rclone.conf",
+    ".dockercfg",
+    ".pgpass",
+    ".my.cnf",
+    ".mylogin.cnf",
+    ".htpasswd",
+    "shadow",
+    "gshadow",
+    "shadow-",
+    "sudoers",
+    "master.passwd",
+    "logins.json",
+    "cookies",
+    "cookies.sqlite",
+    "login data",
+    "key3.db",
+    "key4.db",
+    ".claude.json",
+    ".credentials.json",
+    "hosts.yml",
+    "vault_pass",
+    ".vault_pass",
+    "vault-password",
+    ".bash_history",
+    ".zsh_history",
+    ".psql_history",
+    ".mysql_history",
+    ".node_repl_history",
+    ".python_history",
+    ".sqlite_history",
+    ".lesshst",
+    "ntds.dit",
+];
+
+const SECRET_EXTENSIONS: &[&str] = &[
+    ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".asc", ".gpg", ".ppk", ".kdb", ".kdbx",
+    ".keyring", ".tfstate", ".age",
+];
+
+const TEMPLATE_SUFFIXES: &[&str] = &[
+    ".example",
+    ".sample",
+    ".template",
+    ".dist",
+    ".default",
+    ".defaults",
+    ".tpl",
+];
+
+fn has_segment_path(lower: &str, needle: &str) -> bool {
+    // `needle` (one or more segments) appears as whole segments somewhere in `lower`.
+    let padded = format!("{lower}/");
+    padded.contains(&format!("/{needle}/"))
+}
+
+fn is_secret(lower: &str, roots: &Roots) -> bool {
+    if SECRET_DIRS.iter().any(|d| has_segment_path(lower, d)) {
+        return true;
+    }
+    let name = lower.rsplit('/').next().unwrap_or(lower);
+    if TEMPLATE_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+        return false;
+    }
+    if name.ends_with(".pub") {
+        return false;
+    }
+    if SECRET_FILES.contains(&name)
+        || name.starts_with(".env.")
+        || (name.starts_with("service-account") && name.ends_with(".json"))
+        || name.starts_with("terraform.tfstate")
+        || SECRET_EXTENSIONS.iter().any(|e| name.ends_with(e))
+    {
+        return true;
+    }
+    // A recursive read of a credential tree is judged by the reader; the tree itself is a
+    // directory, not a secret, so `ls ~` stays a plain outside read.
+    let _ = roots;
+    false
+}
+
+/// Placement of a credential tree, for the readers that sweep directories recursively.
+pub fn is_sweep_of_secrets(resolved: &str, roots: &Roots) -> bool {
+    let lower = resolved.to_ascii_lowercase();
+    is_credential_tree(&lower, roots)
+        || [".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure"]
+            .iter()
+            .any(|d| has_segment_path(&lower, d) && !is_within(resolved, &roots.project))
+}
+
+const PERSISTENCE_FILES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".envrc",
+    ".direnvrc",
+    ".gitconfig",
+    ".gitmodules",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    ".pnp.cjs",
+    "bunfig.toml",
+    ".pre-commit-config.yaml",
+    ".bazelrc",
+    "crontab",
+    ".vimrc",
+    ".exrc",
+    ".inputrc",
+    ".tmux.conf",
+    "authorized_keys",
+    "authorized_keys2",
+    "environment",
+    "rc.local",
+    "ld.so.preload",
+    "config.fish",
+];
+
+const PERSISTENCE_DIRS: &[&str] = &[
+    ".git/hooks",
+    ".husky",
+    ".vscode",
+    ".idea",
+    ".devcontainer",
+    ".config/systemd",
+    ".config/autostart",
+    ".config/fish",
+    ".local/bin",
+    "library/launchagents",
+    "library/launchdaemons",
+    "etc/systemd",
+    "etc/cron.d",
+    "etc/cron.daily",
+    "etc/cron.hourly",
+    "etc/cron.weekly",
+    "etc/cron.monthly",
+    "etc/init.d",
+    "etc/profile.d",
+    "var/spool/cron",
+    "etc/sudoers.d",
+    "start menu/programs/startup",
+];
+
+fn is_persistence(lower: &str) -> bool {
+    let name = lower.rsplit('/').next().unwrap_or(lower);
+    PERSISTENCE_FILES.contains(&name)
+        || lower == "/etc/profile"
+        || lower == "/etc/bash.bashrc"
+        || lower == "/etc/crontab"
+        || has_segment_path(lower, ".ssh/config")
+        || has_segment_path(lower, ".ssh/rc")
+        || PERSISTENCE_DIRS.iter().any(|d| has_segment_path(lower, d))
+}
+
+const CONTROL_SUFFIXES: &[&str] = &[
+    ".github/workflows",
+    ".github/actions",
+    ".github/hooks",
+    ".github/copilot-instructions.md",
+    ".gitlab-ci.yml",
+    ".circleci",
+    "azure-pipelines.yml",
+    "bitbucket-pipelines.yml",
+    ".buildkite",
+    "jenkinsfile",
+    ".git/config",
+    ".mcp.json",
+    ".vscode/tasks.json",
+    ".vscode/launch.json",
+    ".vscode/settings.json",
+    ".devcontainer/devcontainer.json",
+    "agents.md",
+    "agent.md",
+    "claude.md",
+    "claude.local.md",
+    "gemini.md",
+    ".claude",
+    "package.json",
+    "build.rs",
+    "conftest.py",
+    ".aider.conf.yml",
+    ".cursor",
+    ".cursorrules",
+    ".windsurfrules",
+    ".clinerules",
+    ".codex",
+    ".gemini",
+    ".copilot",
+    ".agents",
+    "opencode.json",
+    ".config/opencode",
+    ".leastgrant",
+    "managed-settings.json",
+];
+
+const INSTRUCTION_DIRS: &[&str] = &[
+    "rules",
+    "commands",
+    "agents",
+    "subagents",
+    "skills",
+    "prompts",
+    "instructions",
+    "chatmodes",
+    "modes",
+    "output-styles",
+    "workflows",
+    "hooks",
+];
+
+fn is_control(lower: &str) -> bool {
+    if CONTROL_SUFFIXES.iter().any(|s| has_segment_path(lower, s)) {
+        return true;
+    }
+    let name = lower.rsplit('/').next().unwrap_or(lower);
+    if [".instructions.md", "-instructions.md", ".prompt.md", ".chatmode.md", ".mdc"]
+        .iter()
+        .any(|s| name.ends_with(s))
+    {
+        return true;
+    }
+    // A dot-file or dot-directory whose name ends in `rules`, or a vendor dot-directory
+    // followed by an instruction directory (`.windsurf/rules`, `.roo/commands`).
+    let segments: Vec<&str> = lower.split('/').collect();
+    segments.iter().enumerate().any(|(i, s)| {
+        s.starts_with('.') && s.len() > 1 && s.ends_with("rules")
+            || (s.starts_with('.')
+                && s.len() > 1
+                && segments
+                    .get(i + 1)
+                    .is_some_and(|next| INSTRUCTION_DIRS.contains(next)))
+                && *s != ".git"
+    })
+}

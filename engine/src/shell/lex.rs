@@ -1,0 +1,750 @@
+//! The tokenizer: POSIX quoting (single, double, ANSI-C `$'…'`), escapes, line continuations,
+//! comments, operators, redirections with file-descriptor prefixes, and here-documents.
+//!
+//! Expansions are never performed. Words record what they contain (substitutions, globs,
+//! unresolved variables) so later stages can be pessimistic about them. Only `$HOME` and `$PWD`
+//! are resolved, to `~` and `.`, because the roots are known; everything else is [`UNRESOLVED`].
+
+use super::UNRESOLVED;
+
+/// A command or process substitution found inside a word or a here-document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Substitution {
+    /// The inner source text, to be parsed on its own.
+    pub source: String,
+    /// `$(…)`/backticks, or `<(…)`/`>(…)`.
+    pub process: bool,
+}
+
+/// One shell word after quote removal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Word {
+    /// The value the program would see; unknowable parts are [`UNRESOLVED`].
+    pub text: String,
+    /// The word as written.
+    pub raw: String,
+    /// Any part of it was quoted or escaped.
+    pub quoted: bool,
+    /// It contains an unquoted glob character (`*`, `?`, `[`) or a brace expansion.
+    pub glob: bool,
+    /// Substitutions that run when this word is expanded.
+    pub substitutions: Vec<Substitution>,
+}
+
+impl Word {
+    /// The value is fully known.
+    pub fn is_literal(&self) -> bool {
+        !self.text.contains(UNRESOLVED)
+    }
+
+    /// A word that stands for itself: `Word::plain("git")`.
+    pub fn plain(text: &str) -> Word {
+        Word {
+            text: text.to_string(),
+            raw: text.to_string(),
+            ..Word::default()
+        }
+    }
+}
+
+/// A control operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Op {
+    AndIf,
+    OrIf,
+    Pipe,
+    PipeAll,
+    Semi,
+    Background,
+    Newline,
+    LParen,
+    RParen,
+    CaseBreak,
+}
+
+/// A redirection, complete with its target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The operator as written, without the descriptor (`>`, `>>`, `&>`, `<`, `<<`, `<<<`, …).
+    pub op: String,
+    /// The descriptor prefix, if any (`2>`).
+    pub fd: Option<u32>,
+    /// The target word; for a here-document, its body.
+    pub target: Word,
+    /// The target is a file (not a descriptor duplication, a here-document or a here-string).
+    pub is_file: bool,
+}
+
+impl Redirect {
+    /// Writes to its target.
+    pub fn writes(&self) -> bool {
+        self.is_file && (self.op.contains('>'))
+    }
+}
+
+/// One token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Token {
+    Word(Word),
+    Op(Op),
+    Redirect(Redirect),
+    /// `(( … ))`: an arithmetic command; nothing runs unless it holds a substitution.
+    Arith(Word),
+}
+
+/// The tokens of a source text, and what could not be accounted for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lexed {
+    /// The tokens in order.
+    pub tokens: Vec<Token>,
+    /// Problems; any problem makes the whole command not understood.
+    pub problems: Vec<String>,
+}
+
+/// Tokenizes `source`.
+pub fn lex(source: &str) -> Lexed {
+    let mut lexer = Lexer {
+        chars: source.chars().collect(),
+        pos: 0,
+        out: Lexed::default(),
+        pending_heredocs: Vec::new(),
+    };
+    lexer.run();
+    lexer.out
+}
+
+struct PendingHeredoc {
+    token_index: usize,
+    delimiter: String,
+    strip_tabs: bool,
+    expand: bool,
+}
+
+struct Lexer {
+    chars: Vec<char>,
+    pos: usize,
+    out: Lexed,
+    pending_heredocs: Vec<PendingHeredoc>,
+}
+
+fn is_meta(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')')
+}
+
+impl Lexer {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, offset: usize) -> Option<char> {
+        self.chars.get(self.pos + offset).copied()
+    }
+
+    fn starts_with(&self, s: &str) -> bool {
+        s.chars().enumerate().all(|(i, c)| self.peek_at(i) == Some(c))
+    }
+
+    fn problem(&mut self, text: &str) {
+        self.out.problems.push(text.to_string());
+    }
+
+    fn run(&mut self) {
+        while let Some(c) = self.peek() {
+            match c {
+                ' ' | '\t' | '\r' => self.pos += 1,
+                '\\' if self.peek_at(1) == Some('\n') => self.pos += 2,
+                '#' => {
+                    while self.peek().is_some_and(|c| c != '\n') {
+                        self.pos += 1;
+                    }
+                }
+                '\n' => {
+                    self.pos += 1;
+                    self.out.tokens.push(Token::Op(Op::Newline));
+                    self.read_heredoc_bodies();
+                }
+                _ => self.read_token(),
+            }
+        }
+        if !self.pending_heredocs.is_empty() {
+            self.problem("here-document without a body");
+        }
+    }
+
+    fn push_op(&mut self, op: Op, width: usize) {
+        self.pos += width;
+        self.out.tokens.push(Token::Op(op));
+    }
+
+    fn read_token(&mut self) {
+        // A descriptor prefix: digits immediately followed by `<` or `>`.
+        let mut digits = 0;
+        while self.peek_at(digits).is_some_and(|c| c.is_ascii_digit()) {
+            digits += 1;
+        }
+        if digits > 0 && matches!(self.peek_at(digits), Some('<') | Some('>')) {
+            let fd: String = self
+                .chars
+                .get(self.pos..self.pos + digits)
+                .map(|s| s.iter().collect())
+                .unwrap_or_default();
+            self.pos += digits;
+            self.read_redirect(fd.parse().ok());
+            return;
+        }
+        if self.starts_with("((") && self.at_command_start() {
+            self.read_arith_command();
+            return;
+        }
+        if self.starts_with("<(") || self.starts_with(">(") {
+            let word = self.read_word();
+            self.out.tokens.push(Token::Word(word));
+            return;
+        }
+        match self.peek() {
+            Some(';') if self.starts_with(";;&") => self.push_op(Op::CaseBreak, 3),
+            Some(';') if self.starts_with(";;") || self.starts_with(";&") => {
+                self.push_op(Op::CaseBreak, 2)
+            }
+            Some(';') => self.push_op(Op::Semi, 1),
+            Some('&') if self.starts_with("&&") => self.push_op(Op::AndIf, 2),
+            Some('&') if self.starts_with("&>") => self.read_redirect(None),
+            Some('&') => self.push_op(Op::Background, 1),
+            Some('|') if self.starts_with("||") => self.push_op(Op::OrIf, 2),
+            Some('|') if self.starts_with("|&") => self.push_op(Op::PipeAll, 2),
+            Some('|') => self.push_op(Op::Pipe, 1),
+            Some('(') => self.push_op(Op::LParen, 1),
+            Some(')') => self.push_op(Op::RParen, 1),
+            Some('<') | Some('>') => self.read_redirect(None),
+            _ => {
+                let word = self.read_word();
+                self.out.tokens.push(Token::Word(word));
+            }
+        }
+    }
+
+    fn at_command_start(&self) -> bool {
+        match self.out.tokens.last() {
+            None | Some(Token::Op(_)) => true,
+            Some(Token::Word(w)) => {
+                !w.quoted && matches!(w.text.as_str(), "do" | "then" | "else" | "{" | "!")
+            }
+            _ => false,
+        }
+    }
+
+    fn read_arith_command(&mut self) {
+        let start = self.pos;
+        self.pos += 2;
+        let mut depth = 1usize;
+        while let Some(c) = self.peek() {
+            if c == '(' {
+                depth += 1;
+            } else if c == ')' {
+                if depth == 1 && self.peek_at(1) == Some(')') {
+                    self.pos += 2;
+                    let raw: String = self.slice(start, self.pos);
+                    let inner = self.slice(start + 2, self.pos - 2);
+                    let mut word = Word {
+                        text: UNRESOLVED.to_string(),
+                        raw,
+                        ..Word::default()
+                    };
+                    self.scan_nested_substitutions(&inner, &mut word);
+                    self.out.tokens.push(Token::Arith(word));
+                    return;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            self.pos += 1;
+        }
+        self.problem("unterminated arithmetic command");
+    }
+
+    fn slice(&self, from: usize, to: usize) -> String {
+        self.chars
+            .get(from..to.min(self.chars.len()))
+            .map(|s| s.iter().collect())
+            .unwrap_or_default()
+    }
+
+    fn read_redirect(&mut self, fd: Option<u32>) {
+        const OPS: [&str; 13] = [
+            "<<<", "<<-", "&>>", "<<", "<>", "<&", ">>", ">|", ">&", "&>", "<", ">", "",
+        ];
+        let op = OPS
+            .iter()
+            .find(|op| !op.is_empty() && self.starts_with(op))
+            .copied()
+            .unwrap_or("");
+        if op.is_empty() {
+            self.problem("unrecognised redirection");
+            self.pos += 1;
+            return;
+        }
+        self.pos += op.chars().count();
+        while matches!(self.peek(), Some(' ') | Some('\t')) {
+            self.pos += 1;
+        }
+        if self.peek().is_none_or(|c| is_meta(c) && c != '<' && c != '>') {
+            self.problem("redirection without a target");
+            return;
+        }
+        let target = self.read_word();
+        match op {
+            "<<" | "<<-" => {
+                self.pending_heredocs.push(PendingHeredoc {
+                    token_index: self.out.tokens.len(),
+                    delimiter: target.text.clone(),
+                    strip_tabs: op == "<<-",
+                    expand: !target.quoted,
+                });
+                self.out.tokens.push(Token::Redirect(Redirect {
+                    op: op.to_string(),
+                    fd,
+                    target: Word::default(),
+                    is_file: false,
+                }));
+            }
+            "<<<" => self.out.tokens.push(Token::Redirect(Redirect {
+                op: op.to_string(),
+                fd,
+                target,
+                is_file: false,
+            })),
+            ">&" | "<&" => {
+                let dup = target.text == "-" || target.text.chars().all(|c| c.is_ascii_digit());
+                // `>&file` is bash for `&>file`.
+                let op = if dup || op == "<&" { op } else { "&>" };
+                self.out.tokens.push(Token::Redirect(Redirect {
+                    op: op.to_string(),
+                    fd,
+                    target,
+                    is_file: !dup,
+                }));
+            }
+            _ => self.out.tokens.push(Token::Redirect(Redirect {
+                op: op.to_string(),
+                fd,
+                target,
+                is_file: true,
+            })),
+        }
+    }
+
+    fn read_heredoc_bodies(&mut self) {
+        let pending = std::mem::take(&mut self.pending_heredocs);
+        for heredoc in pending {
+            let mut body = String::new();
+            let mut terminated = false;
+            while self.peek().is_some() {
+                let mut line = String::new();
+                while let Some(c) = self.peek() {
+                    self.pos += 1;
+                    if c == '\n' {
+                        break;
+                    }
+                    line.push(c);
+                }
+                let compared = if heredoc.strip_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line.as_str()
+                };
+                if compared == heredoc.delimiter {
+                    terminated = true;
+                    break;
+                }
+                body.push_str(compared);
+                body.push('\n');
+            }
+            if !terminated {
+                // Bash accepts a here-document ended by end of input; we do too, noting nothing.
+            }
+            let mut word = Word {
+                text: body.clone(),
+                raw: body.clone(),
+                quoted: !heredoc.expand,
+                ..Word::default()
+            };
+            if heredoc.expand {
+                self.scan_nested_substitutions(&body, &mut word);
+            }
+            if let Some(Token::Redirect(redirect)) = self.out.tokens.get_mut(heredoc.token_index) {
+                redirect.target = word;
+            }
+        }
+    }
+
+    /// Finds `$(…)` and backtick substitutions in text that is expanded but not split into words
+    /// (here-document bodies, arithmetic).
+    fn scan_nested_substitutions(&mut self, text: &str, word: &mut Word) {
+        let mut inner = Lexer {
+            chars: text.chars().collect(),
+            pos: 0,
+            out: Lexed::default(),
+            pending_heredocs: Vec::new(),
+        };
+        while let Some(c) = inner.peek() {
+            match c {
+                '\\' => inner.pos += 2,
+                '$' if inner.peek_at(1) == Some('(') => {
+                    let mut scratch = Word::default();
+                    inner.read_dollar(&mut scratch);
+                    word.substitutions.append(&mut scratch.substitutions);
+                }
+                '`' => {
+                    let mut scratch = Word::default();
+                    inner.read_backtick(&mut scratch);
+                    word.substitutions.append(&mut scratch.substitutions);
+                }
+                _ => inner.pos += 1,
+            }
+        }
+        self.out.problems.append(&mut inner.out.problems);
+    }
+
+    fn read_word(&mut self) -> Word {
+        let start = self.pos;
+        let mut word = Word::default();
+        let at_word_start = |w: &Word| w.text.is_empty() && !w.quoted;
+        while let Some(c) = self.peek() {
+            match c {
+                '<' | '>' if self.peek_at(1) == Some('(') && at_word_start(&word) => {
+                    self.pos += 1;
+                    match self.read_balanced_parens() {
+                        Some(source) => word.substitutions.push(Substitution {
+                            source,
+                            process: true,
+                        }),
+                        None => self.problem("unterminated process substitution"),
+                    }
+                    word.text.push(UNRESOLVED);
+                }
+                c if is_meta(c) => break,
+                '\\' => {
+                    self.pos += 1;
+                    match self.peek() {
+                        Some('\n') => self.pos += 1,
+                        Some(next) => {
+                            word.quoted = true;
+                            word.text.push(next);
+                            self.pos += 1;
+                        }
+                        None => {}
+                    }
+                }
+                '\'' => {
+                    word.quoted = true;
+                    self.pos += 1;
+                    let mut closed = false;
+                    while let Some(c) = self.peek() {
+                        self.pos += 1;
+                        if c == '\'' {
+                            closed = true;
+                            break;
+                        }
+                        word.text.push(c);
+                    }
+                    if !closed {
+                        self.problem("unterminated single quote");
+                    }
+                }
+                '"' => {
+                    word.quoted = true;
+                    self.pos += 1;
+                    self.read_double_quoted(&mut word);
+                }
+                '$' if self.peek_at(1) == Some('\'') => {
+                    word.quoted = true;
+                    self.pos += 2;
+                    self.read_ansi_c(&mut word);
+                }
+                '$' => self.read_dollar(&mut word),
+                '`' => self.read_backtick(&mut word),
+                '*' | '?' | '[' => {
+                    word.glob = true;
+                    word.text.push(c);
+                    self.pos += 1;
+                }
+                '{' => {
+                    // `{a,b}` and `{1..3}` expand to several words.
+                    let rest: String = self.slice(self.pos, self.chars.len());
+                    if let Some(end) = rest.find('}') {
+                        let inner = rest.get(1..end).unwrap_or("");
+                        if !inner.contains(' ') && (inner.contains(',') || inner.contains("..")) {
+                            word.glob = true;
+                        }
+                    }
+                    word.text.push(c);
+                    self.pos += 1;
+                }
+                '~' if at_word_start(&word) => {
+                    word.text.push('~');
+                    self.pos += 1;
+                }
+                _ => {
+                    word.text.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        word.raw = self.slice(start, self.pos);
+        word
+    }
+
+    fn read_double_quoted(&mut self, word: &mut Word) {
+        while let Some(c) = self.peek() {
+            match c {
+                '"' => {
+                    self.pos += 1;
+                    return;
+                }
+                '\\' => {
+                    let next = self.peek_at(1);
+                    match next {
+                        Some('\n') => self.pos += 2,
+                        Some(n @ ('$' | '`' | '"' | '\\')) => {
+                            word.text.push(n);
+                            self.pos += 2;
+                        }
+                        _ => {
+                            word.text.push('\\');
+                            self.pos += 1;
+                        }
+                    }
+                }
+                '$' => self.read_dollar(word),
+                '`' => self.read_backtick(word),
+                _ => {
+                    word.text.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        self.problem("unterminated double quote");
+    }
+
+    fn read_ansi_c(&mut self, word: &mut Word) {
+        while let Some(c) = self.peek() {
+            self.pos += 1;
+            match c {
+                '\'' => return,
+                '\\' => {
+                    let Some(esc) = self.peek() else { break };
+                    self.pos += 1;
+                    let decoded = match esc {
+                        'n' => Some('\n'),
+                        't' => Some('\t'),
+                        'r' => Some('\r'),
+                        'a' => Some('\u{7}'),
+                        'b' => Some('\u{8}'),
+                        'e' | 'E' => Some('\u{1b}'),
+                        'f' => Some('\u{c}'),
+                        'v' => Some('\u{b}'),
+                        '\\' | '\'' | '"' | '?' => Some(esc),
+                        'x' => self.read_code(16, 2),
+                        'u' => self.read_code(16, 4),
+                        'U' => self.read_code(16, 8),
+                        '0'..='7' => {
+                            self.pos -= 1;
+                            self.read_code(8, 3)
+                        }
+                        'c' => {
+                            let ctl = self.peek().map(|c| ((c as u32) & 0x1f) as u8 as char);
+                            self.pos += 1;
+                            ctl
+                        }
+                        other => {
+                            word.text.push('\\');
+                            Some(other)
+                        }
+                    };
+                    match decoded {
+                        Some(ch) => word.text.push(ch),
+                        None => self.problem("invalid escape in $'…'"),
+                    }
+                }
+                other => word.text.push(other),
+            }
+        }
+        self.problem("unterminated $'…' quote");
+    }
+
+    fn read_code(&mut self, radix: u32, max_digits: usize) -> Option<char> {
+        let mut value: u32 = 0;
+        let mut count = 0;
+        while count < max_digits {
+            let Some(d) = self.peek().and_then(|c| c.to_digit(radix)) else {
+                break;
+            };
+            value = value.saturating_mul(radix).saturating_add(d);
+            self.pos += 1;
+            count += 1;
+        }
+        if count == 0 {
+            return None;
+        }
+        char::from_u32(value)
+    }
+
+    /// At `$`: a parameter, a substitution or arithmetic.
+    fn read_dollar(&mut self, word: &mut Word) {
+        match self.peek_at(1) {
+            Some('(') if self.peek_at(2) == Some('(') => {
+                self.pos += 1;
+                match self.read_balanced_parens() {
+                    Some(source) => {
+                        let inner = source
+                            .strip_prefix('(')
+                            .and_then(|s| s.strip_suffix(')'))
+                            .unwrap_or(&source)
+                            .to_string();
+                        self.scan_nested_substitutions(&inner, word);
+                    }
+                    None => self.problem("unterminated arithmetic expansion"),
+                }
+                word.text.push(UNRESOLVED);
+            }
+            Some('(') => {
+                self.pos += 1;
+                match self.read_balanced_parens() {
+                    Some(source) => word.substitutions.push(Substitution {
+                        source,
+                        process: false,
+                    }),
+                    None => self.problem("unterminated command substitution"),
+                }
+                word.text.push(UNRESOLVED);
+            }
+            Some('{') => {
+                self.pos += 2;
+                let start = self.pos;
+                let mut depth = 1usize;
+                while let Some(c) = self.peek() {
+                    if c == '{' {
+                        depth += 1;
+                    } else if c == '}' {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    self.pos += 1;
+                }
+                if self.peek() != Some('}') {
+                    self.problem("unterminated ${…}");
+                    return;
+                }
+                let body = self.slice(start, self.pos);
+                self.pos += 1;
+                if body.contains("$(") || body.contains('`') {
+                    self.scan_nested_substitutions(&body, word);
+                }
+                word.text.push_str(&known_variable(&body).unwrap_or(UNRESOLVED.to_string()));
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                self.pos += 1;
+                let start = self.pos;
+                while self
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    self.pos += 1;
+                }
+                let name = self.slice(start, self.pos);
+                word.text
+                    .push_str(&known_variable(&name).unwrap_or(UNRESOLVED.to_string()));
+            }
+            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
+                self.pos += 2;
+                word.text.push(UNRESOLVED);
+            }
+            _ => {
+                word.text.push('$');
+                self.pos += 1;
+            }
+        }
+    }
+
+    /// At `(`: reads to the matching `)`, honouring quotes, and returns the text between.
+    fn read_balanced_parens(&mut self) -> Option<String> {
+        self.pos += 1;
+        let start = self.pos;
+        let mut depth = 1usize;
+        while let Some(c) = self.peek() {
+            match c {
+                '\\' => self.pos += 1,
+                '\'' => {
+                    self.pos += 1;
+                    while self.peek().is_some_and(|c| c != '\'') {
+                        self.pos += 1;
+                    }
+                }
+                '"' => {
+                    self.pos += 1;
+                    while let Some(c) = self.peek() {
+                        if c == '\\' {
+                            self.pos += 1;
+                        } else if c == '"' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let source = self.slice(start, self.pos);
+                        self.pos += 1;
+                        return Some(source);
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        None
+    }
+
+    fn read_backtick(&mut self, word: &mut Word) {
+        self.pos += 1;
+        let mut source = String::new();
+        while let Some(c) = self.peek() {
+            self.pos += 1;
+            match c {
+                '`' => {
+                    word.substitutions.push(Substitution {
+                        source,
+                        process: false,
+                    });
+                    word.text.push(UNRESOLVED);
+                    return;
+                }
+                '\\' => {
+                    if let Some(next) = self.peek() {
+                        if !matches!(next, '`' | '\\' | '$') {
+                            source.push('\\');
+                        }
+                        source.push(next);
+                        self.pos += 1;
+                    }
+                }
+                other => source.push(other),
+            }
+        }
+        self.problem("unterminated backtick substitution");
+    }
+}
+
+/// The variables whose value the roots give us.
+fn known_variable(name: &str) -> Option<String> {
+    match name {
+        "HOME" => Some("~".to_string()),
+        "PWD" => Some(".".to_string()),
+        _ => None,
+    }
+}

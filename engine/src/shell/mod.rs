@@ -1,0 +1,17 @@
+//! Shell analysis: from a command line to the effective commands that would run.
+//!
+//! Three stages, each pessimistic: [`lex`] tokenizes with POSIX quoting, [`parse`] turns tokens
+//! into a flat inventory of simple commands (descending into substitutions and compound bodies),
+//! and [`unwrap`] peels wrappers (`sudo`, `env`, `sh -c`, `xargs`, …) down to the program that
+//! really runs. Anything a stage cannot account for is recorded as a problem, never guessed.
+
+pub mod lex;
+pub mod parse;
+pub mod unwrap;
+
+/// Stands for a value the analysis cannot know (an unset variable, a substitution's output).
+/// A private-use character, so it cannot collide with real text.
+pub const UNRESOLVED: char = '\u{E000}';
+
+/// How deep substitutions and nested shells may go before the analysis gives up.
+pub const MAX_DEPTH: usize = 8;

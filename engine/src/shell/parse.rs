@@ -1,0 +1,392 @@
+//! The parser: tokens to a flat inventory of simple commands, in the order they would run.
+//!
+//! Not a syntax tree: what the engine needs is every command that may run and the context it
+//! runs in (a loop, a condition, a subshell, a pipeline, the background). Substitutions are
+//! parsed recursively and listed before the command whose words contain them, because they run
+//! first. Case patterns and `for` headers are skipped (they are not programs); their
+//! substitutions are still listed.
+
+use super::MAX_DEPTH;
+use super::lex::{Lexed, Op, Redirect, Token, Word, lex};
+
+/// Where a simple command sits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Context {
+    /// Nesting of substitutions and nested shells (0 at the top).
+    pub depth: usize,
+    /// Inside a loop body: it may run many times.
+    pub in_loop: bool,
+    /// Inside a condition, a branch, after `||`, or in a function body: it may or may not run.
+    pub conditional: bool,
+    /// Inside `( … )`, a substitution or a pipeline stage: `cd` does not leak out.
+    pub isolated: bool,
+    /// Run with `&`.
+    pub background: bool,
+    /// Index (in the same inventory) of the command piping into this one.
+    pub piped_from: Option<usize>,
+}
+
+/// One simple command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// Leading `NAME=value` words.
+    pub assignments: Vec<(String, Word)>,
+    /// The program and its arguments.
+    pub words: Vec<Word>,
+    /// Redirections, with targets.
+    pub redirects: Vec<Redirect>,
+    /// Where it sits.
+    pub context: Context,
+}
+
+/// The inventory of a source text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Script {
+    /// Every simple command, in execution order.
+    pub commands: Vec<SimpleCommand>,
+    /// What the parser could not account for.
+    pub problems: Vec<String>,
+}
+
+/// Parses `source` at nesting `depth`.
+pub fn parse(source: &str, depth: usize) -> Script {
+    let mut script = Script::default();
+    if depth > MAX_DEPTH {
+        script
+            .problems
+            .push(format!("nested more than {MAX_DEPTH} levels deep"));
+        return script;
+    }
+    let Lexed { tokens, problems } = lex(source);
+    script.problems = problems;
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        depth,
+        script,
+        frames: Vec::new(),
+        after_or: false,
+        pipe_from: None,
+    };
+    parser.run();
+    if !parser.frames.is_empty() {
+        parser.script.problems.push("unclosed compound command".to_string());
+    }
+    parser.script
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    If,
+    Loop,
+    Case,
+    Group,
+    Subshell,
+    Function,
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+    depth: usize,
+    script: Script,
+    frames: Vec<Frame>,
+    after_or: bool,
+    pipe_from: Option<usize>,
+}
+
+const RESERVED: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "select", "case",
+    "esac", "function", "{", "}", "!", "in", "coproc", "time",
+];
+
+fn reserved(word: &Word) -> Option<&str> {
+    if word.quoted {
+        return None;
+    }
+    RESERVED.iter().find(|r| **r == word.text).copied()
+}
+
+fn is_assignment(word: &Word) -> Option<(String, Word)> {
+    let eq = word.raw.find('=')?;
+    let name = word.raw.get(..eq)?;
+    let name = name.strip_suffix('+').unwrap_or(name);
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return None;
+    }
+    let value_text = word.text.get(word.text.find('=')? + 1..)?.to_string();
+    let value = Word {
+        text: value_text,
+        raw: word.raw.get(eq + 1..).unwrap_or("").to_string(),
+        quoted: word.quoted,
+        glob: false,
+        substitutions: word.substitutions.clone(),
+    };
+    Some((name.to_string(), value))
+}
+
+impl Parser {
+    fn context(&self) -> Context {
+        Context {
+            depth: self.depth,
+            in_loop: self.frames.contains(&Frame::Loop),
+            conditional: self.after_or
+                || self
+                    .frames
+                    .iter()
+                    .any(|f| matches!(f, Frame::If | Frame::Case | Frame::Function | Frame::Loop)),
+            isolated: self.depth > 0
+                || self.frames.contains(&Frame::Subshell)
+                || self.pipe_from.is_some(),
+            background: false,
+            piped_from: self.pipe_from,
+        }
+    }
+
+    fn problem(&mut self, text: &str) {
+        self.script.problems.push(text.to_string());
+    }
+
+    /// Lists the commands of substitutions inside `word` before the command that holds it.
+    fn substitutions_of(&mut self, word: &Word) {
+        for substitution in &word.substitutions {
+            let inner = parse(&substitution.source, self.depth + 1);
+            self.absorb(inner);
+        }
+    }
+
+    fn absorb(&mut self, inner: Script) {
+        let offset = self.script.commands.len();
+        let outer = self.context();
+        for mut command in inner.commands {
+            command.context.in_loop |= outer.in_loop;
+            command.context.conditional |= outer.conditional;
+            command.context.isolated = true;
+            command.context.piped_from = command.context.piped_from.map(|i| i + offset);
+            self.script.commands.push(command);
+        }
+        self.script.problems.extend(inner.problems);
+    }
+
+    fn run(&mut self) {
+        while let Some(token) = self.tokens.get(self.pos).cloned() {
+            match token {
+                Token::Op(op) => {
+                    self.pos += 1;
+                    self.control(op);
+                }
+                Token::Arith(word) => {
+                    self.pos += 1;
+                    self.substitutions_of(&word);
+                }
+                Token::Word(ref word) if reserved(word).is_some() => {
+                    self.pos += 1;
+                    self.keyword(reserved(word).unwrap_or(""));
+                }
+                Token::Word(ref word)
+                    if matches!(self.tokens.get(self.pos + 1), Some(Token::Op(Op::LParen)))
+                        && matches!(self.tokens.get(self.pos + 2), Some(Token::Op(Op::RParen))) =>
+                {
+                    // `name() body`: a function definition.
+                    let _ = word;
+                    self.pos += 3;
+                    self.frames.push(Frame::Function);
+                    self.function_body_pending();
+                }
+                _ => self.simple_command(),
+            }
+        }
+    }
+
+    /// After `name()` or `function name`, the body is one compound command; its commands are
+    /// recorded as conditional (they run only if called).
+    fn function_body_pending(&mut self) {
+        while matches!(self.tokens.get(self.pos), Some(Token::Op(Op::Newline))) {
+            self.pos += 1;
+        }
+        // The body's own frame ({ or ( ) nests inside Function; Function ends with it.
+    }
+
+    fn close_frame(&mut self, expected: &[Frame]) {
+        match self.frames.last() {
+            Some(frame) if expected.contains(frame) => {
+                self.frames.pop();
+                if self.frames.last() == Some(&Frame::Function) {
+                    self.frames.pop();
+                }
+            }
+            _ => self.problem("unbalanced compound command"),
+        }
+    }
+
+    fn control(&mut self, op: Op) {
+        match op {
+            Op::AndIf | Op::Semi | Op::Newline => {
+                self.pipe_from = None;
+                if op != Op::AndIf {
+                    self.after_or = false;
+                }
+            }
+            Op::OrIf => {
+                self.pipe_from = None;
+                self.after_or = true;
+            }
+            Op::Pipe | Op::PipeAll => {
+                self.pipe_from = self.script.commands.len().checked_sub(1);
+                // Every stage of a pipeline runs in a subshell of its own.
+                if let Some(last) = self.script.commands.last_mut() {
+                    last.context.isolated = true;
+                }
+            }
+            Op::Background => {
+                if let Some(last) = self.script.commands.last_mut() {
+                    last.context.background = true;
+                }
+                self.pipe_from = None;
+            }
+            Op::LParen => self.frames.push(Frame::Subshell),
+            Op::RParen => {
+                if self.frames.last() == Some(&Frame::Case) {
+                    // The `)` ending a case pattern list is consumed by `case_patterns`.
+                    self.problem("stray `)` in case");
+                } else {
+                    self.close_frame(&[Frame::Subshell]);
+                }
+            }
+            Op::CaseBreak => {
+                if self.frames.last() == Some(&Frame::Case) {
+                    self.case_patterns();
+                } else {
+                    self.problem("`;;` outside case");
+                }
+            }
+        }
+    }
+
+    fn keyword(&mut self, keyword: &str) {
+        match keyword {
+            "if" => self.frames.push(Frame::If),
+            "fi" => self.close_frame(&[Frame::If]),
+            "while" | "until" => self.frames.push(Frame::Loop),
+            "done" => self.close_frame(&[Frame::Loop]),
+            "then" | "elif" | "else" | "do" | "!" | "time" | "in" => {}
+            "{" => self.frames.push(Frame::Group),
+            "}" => self.close_frame(&[Frame::Group]),
+            "for" | "select" => {
+                self.frames.push(Frame::Loop);
+                // Header: NAME [in WORDS…] up to `;`, newline or `do`. `for ((…))` arrives as Arith.
+                while let Some(token) = self.tokens.get(self.pos).cloned() {
+                    match token {
+                        Token::Word(w) if reserved(&w) == Some("do") => break,
+                        Token::Op(Op::Semi) | Token::Op(Op::Newline) => break,
+                        Token::Word(w) | Token::Arith(w) => {
+                            self.substitutions_of(&w);
+                            self.pos += 1;
+                        }
+                        _ => {
+                            self.problem("unexpected token in for header");
+                            self.pos += 1;
+                        }
+                    }
+                }
+            }
+            "case" => {
+                self.frames.push(Frame::Case);
+                if let Some(Token::Word(subject)) = self.tokens.get(self.pos).cloned() {
+                    self.substitutions_of(&subject);
+                    self.pos += 1;
+                }
+                while matches!(self.tokens.get(self.pos), Some(Token::Op(Op::Newline))) {
+                    self.pos += 1;
+                }
+                match self.tokens.get(self.pos) {
+                    Some(Token::Word(w)) if reserved(w) == Some("in") => self.pos += 1,
+                    _ => self.problem("case without `in`"),
+                }
+                self.case_patterns();
+            }
+            "esac" => self.close_frame(&[Frame::Case]),
+            "function" => {
+                if matches!(self.tokens.get(self.pos), Some(Token::Word(_))) {
+                    self.pos += 1;
+                }
+                if matches!(self.tokens.get(self.pos), Some(Token::Op(Op::LParen)))
+                    && matches!(self.tokens.get(self.pos + 1), Some(Token::Op(Op::RParen)))
+                {
+                    self.pos += 2;
+                }
+                self.frames.push(Frame::Function);
+                self.function_body_pending();
+            }
+            "coproc" => {
+                self.problem("coproc is not analysed");
+            }
+            _ => {}
+        }
+    }
+
+    /// Skips case patterns up to their `)`, or consumes `esac`.
+    fn case_patterns(&mut self) {
+        loop {
+            match self.tokens.get(self.pos).cloned() {
+                Some(Token::Op(Op::Newline)) => self.pos += 1,
+                Some(Token::Word(w)) if reserved(&w) == Some("esac") => return,
+                Some(Token::Op(Op::LParen)) => self.pos += 1,
+                _ => break,
+            }
+        }
+        while let Some(token) = self.tokens.get(self.pos).cloned() {
+            self.pos += 1;
+            match token {
+                Token::Op(Op::RParen) => return,
+                Token::Word(w) => self.substitutions_of(&w),
+                Token::Op(Op::Pipe) => {}
+                _ => {
+                    self.problem("unexpected token in case pattern");
+                    return;
+                }
+            }
+        }
+        self.problem("unterminated case pattern");
+    }
+
+    fn simple_command(&mut self) {
+        let mut command = SimpleCommand {
+            context: self.context(),
+            ..SimpleCommand::default()
+        };
+        while let Some(token) = self.tokens.get(self.pos).cloned() {
+            match token {
+                Token::Word(word) => {
+                    self.pos += 1;
+                    self.substitutions_of(&word);
+                    match is_assignment(&word) {
+                        Some(assignment) if command.words.is_empty() => {
+                            command.assignments.push(assignment)
+                        }
+                        _ => command.words.push(word),
+                    }
+                }
+                Token::Redirect(redirect) => {
+                    self.substitutions_of(&redirect.target);
+                    command.redirects.push(redirect);
+                    self.pos += 1;
+                }
+                Token::Arith(word) => {
+                    self.substitutions_of(&word);
+                    self.pos += 1;
+                }
+                Token::Op(_) => break,
+            }
+        }
+        // Substitutions were listed while reading; the command itself runs after them.
+        command.context.piped_from = self.pipe_from;
+        self.script.commands.push(command);
+    }
+}

@@ -1,0 +1,742 @@
+//! The unwrapper: peels wrapper programs until the program that really runs is in front.
+//!
+//! `sudo -u x env FOO=1 timeout 5 nice -n 2 git status` is `git status` with the tags privilege,
+//! env, timing; `sh -c '…'`, `eval`, `env -S` and `su -c` are parsed as shell text; `xargs` and
+//! `find -exec` run a program whose arguments come from elsewhere; `source`, `trap`, a computed
+//! program name, a login shell, or an assignment that changes which program runs (`PATH=`,
+//! `LD_PRELOAD=`, `GIT_*`, …) make the command *opaque*: the engine does not know what runs.
+
+use super::lex::{Redirect, Word};
+use super::parse::{Context, SimpleCommand, parse};
+use super::{MAX_DEPTH, UNRESOLVED};
+
+/// A wrapper that was peeled, kept because it changes the judgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Wrapper {
+    Privilege,
+    Env,
+    Timing,
+    Detach,
+    ShellEval,
+    StdinArgs,
+    FindExec,
+    Runner,
+    FetchRun,
+}
+
+impl Wrapper {
+    /// The tag's name in explanations.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wrapper::Privilege => "privilege",
+            Wrapper::Env => "env",
+            Wrapper::Timing => "timing",
+            Wrapper::Detach => "detach",
+            Wrapper::ShellEval => "shell-eval",
+            Wrapper::StdinArgs => "stdin-args",
+            Wrapper::FindExec => "find-exec",
+            Wrapper::Runner => "runner",
+            Wrapper::FetchRun => "fetch-run",
+        }
+    }
+}
+
+/// A command with its wrappers peeled.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Effective {
+    /// The program's base name (empty for a command that is only assignments or redirects).
+    pub program: String,
+    /// The program as written (`./run.sh`, `/usr/bin/git`).
+    pub program_path: String,
+    /// Its arguments.
+    pub args: Vec<Word>,
+    /// Assignments in force for it (prefix and `env NAME=value`).
+    pub assignments: Vec<(String, Word)>,
+    /// Its redirections.
+    pub redirects: Vec<Redirect>,
+    /// Where it sits in the script.
+    pub context: Context,
+    /// Wrappers peeled off it, outermost first.
+    pub wrappers: Vec<Wrapper>,
+    /// Why the program that runs is not known, when it is not.
+    pub opaque: Option<String>,
+    /// Some arguments come from elsewhere (stdin, a `find` walk).
+    pub args_unknown: bool,
+    /// A directory the wrapper changes into (`env -C`, `git -C`).
+    pub chdir: Option<Word>,
+    /// `git -c` keys, lower-cased and sorted.
+    pub config_keys: Vec<String>,
+    /// Paths a `find -exec` walks: the inner command touches what is below them.
+    pub walked_paths: Vec<Word>,
+}
+
+impl Effective {
+    fn opaque(&mut self, why: &str) {
+        if self.opaque.is_none() {
+            self.opaque = Some(why.to_string());
+        }
+    }
+}
+
+/// Assignments that change which program runs or how it loads code.
+const HIJACK_NAMES: &[&str] = &[
+    "PATH",
+    "BASH_ENV",
+    "ENV",
+    "SHELL",
+    "IFS",
+    "PS4",
+    "PROMPT_COMMAND",
+    "CDPATH",
+    "HOME",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "BROWSER",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "GLOBIGNORE",
+    "HISTFILE",
+    "KUBECONFIG",
+    "DOCKER_HOST",
+    "DOCKER_CONFIG",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "SSH_AUTH_SOCK",
+    "GNUPGHOME",
+    "http_proxy",
+    "https_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "CARGO_HOME",
+    "RUSTC_WRAPPER",
+    "RUSTC",
+    "RUSTFLAGS",
+    "CC",
+    "CXX",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "MANPAGER",
+    "SYSTEMD_PAGER",
+    "TERMINAL",
+    "COMPOSER_HOME",
+    "GEM_HOME",
+    "BUNDLE_GEMFILE",
+    "MAKEFLAGS",
+];
+
+const HIJACK_PREFIXES: &[&str] = &[
+    "GIT_", "LD_", "DYLD_", "PYTHON", "PERL5", "PERL_", "RUBY", "NODE_", "JAVA_", "_JAVA_", "JDK_",
+    "DOTNET_", "NPM_CONFIG_", "npm_config_", "YARN_", "AWS_", "AZURE_", "PSMODULE", "XDG_",
+    "VAULT_", "BUN_", "DENO_", "GOFLAGS", "GOPROXY", "CARGO_TARGET_", "PIP_", "UV_", "CONDA_",
+];
+
+/// Harmless names under a hijack prefix.
+const HIJACK_EXEMPT: &[&str] = &[
+    "NODE_ENV",
+    "PYTHONUNBUFFERED",
+    "PYTHONIOENCODING",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONHASHSEED",
+    "PYTHONWARNINGS",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_PAGER",
+    "GIT_TERMINAL_PROMPT",
+    "GIT_PAGER_IN_USE",
+    "NODE_NO_WARNINGS",
+    "RUBYOPT_DISABLED",
+];
+
+/// The assignment changes which program runs or what code it loads.
+pub fn is_hijack(name: &str) -> bool {
+    if HIJACK_EXEMPT.contains(&name) {
+        return false;
+    }
+    HIJACK_NAMES.contains(&name)
+        || HIJACK_PREFIXES.iter().any(|p| name.starts_with(p))
+        || name.contains("PATH")
+}
+
+/// Programs a package runner may name that we know: `npx jest` runs the test runner, not an
+/// arbitrary download.
+const KNOWN_RUNNER_TOOLS: &[&str] = &[
+    "jest",
+    "vitest",
+    "mocha",
+    "tsc",
+    "eslint",
+    "prettier",
+    "playwright",
+    "cypress",
+    "ava",
+    "tsx",
+    "ts-node",
+    "next",
+    "vite",
+    "webpack",
+    "rollup",
+    "esbuild",
+    "biome",
+    "stylelint",
+    "pytest",
+    "mypy",
+    "ruff",
+    "black",
+    "isort",
+    "flake8",
+    "pylint",
+    "tox",
+    "nox",
+    "python",
+    "python3",
+    "rspec",
+    "rake",
+    "rubocop",
+    "node",
+];
+
+/// Peels `command` into the effective commands that run. Usually one; `sh -c` payloads and
+/// `find -exec` give several.
+pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
+    let mut out = Vec::new();
+    let start = Effective {
+        args: command.words.clone(),
+        assignments: command.assignments.clone(),
+        redirects: command.redirects.clone(),
+        context: command.context,
+        ..Effective::default()
+    };
+    peel(start, &mut out);
+    out
+}
+
+fn text(word: Option<&Word>) -> &str {
+    word.map(|w| w.text.as_str()).unwrap_or("")
+}
+
+fn base_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
+/// Drops leading options of a wrapper. `valued` options take the next word (or `=value`).
+/// Returns the remaining words and the options seen with their values.
+fn strip_options<'a>(
+    args: &'a [Word],
+    valued: &[&str],
+) -> (&'a [Word], Vec<(String, Option<Word>)>) {
+    let mut seen = Vec::new();
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let t = word.text.as_str();
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if let Some((flag, value)) = t.split_once('=') {
+            if t.starts_with("--") {
+                let mut v = word.clone();
+                v.text = value.to_string();
+                seen.push((flag.to_string(), Some(v)));
+                i += 1;
+                continue;
+            }
+        }
+        if valued.contains(&t) {
+            seen.push((t.to_string(), args.get(i + 1).cloned()));
+            i += 2;
+            continue;
+        }
+        // A short valued flag with its value attached: `-uroot`.
+        if let Some(flag) = valued
+            .iter()
+            .find(|v| v.len() == 2 && t.starts_with(**v) && t.len() > 2)
+        {
+            let mut v = word.clone();
+            v.text = t.get(2..).unwrap_or("").to_string();
+            seen.push((flag.to_string(), Some(v)));
+            i += 1;
+            continue;
+        }
+        seen.push((t.to_string(), None));
+        i += 1;
+    }
+    (args.get(i..).unwrap_or(&[]), seen)
+}
+
+fn has_flag(seen: &[(String, Option<Word>)], names: &[&str]) -> bool {
+    seen.iter().any(|(f, _)| {
+        names.contains(&f.as_str())
+            || (f.starts_with('-')
+                && !f.starts_with("--")
+                && names
+                    .iter()
+                    .any(|n| n.len() == 2 && f.len() > 2 && f.contains(n.get(1..).unwrap_or("#"))))
+    })
+}
+
+fn flag_value<'a>(seen: &'a [(String, Option<Word>)], names: &[&str]) -> Option<&'a Word> {
+    seen.iter()
+        .find(|(f, _)| names.contains(&f.as_str()))
+        .and_then(|(_, v)| v.as_ref())
+}
+
+/// Parses shell text carried by a wrapper (`sh -c`, `eval`, `su -c`) and peels what it holds.
+fn shell_text(mut outer: Effective, source: &Word, out: &mut Vec<Effective>) {
+    outer.wrappers.push(Wrapper::ShellEval);
+    if !source.is_literal() {
+        outer.opaque("the shell text is computed at run time");
+        out.push(outer);
+        return;
+    }
+    let depth = outer.context.depth + 1;
+    if depth > MAX_DEPTH {
+        outer.opaque("nested shells too deep to analyse");
+        out.push(outer);
+        return;
+    }
+    let script = parse(&source.text, depth);
+    if !script.problems.is_empty() {
+        outer.opaque(&format!(
+            "the shell text could not be parsed: {}",
+            script.problems.join("; ")
+        ));
+        out.push(outer);
+        return;
+    }
+    if script.commands.is_empty() {
+        return;
+    }
+    let offset = out.len();
+    for mut inner in script.commands {
+        inner.context.in_loop |= outer.context.in_loop;
+        inner.context.conditional |= outer.context.conditional;
+        inner.context.background |= outer.context.background;
+        inner.context.isolated = true;
+        inner.context.piped_from = inner.context.piped_from.map(|i| i + offset);
+        let mut assignments = outer.assignments.clone();
+        assignments.extend(inner.assignments.clone());
+        let mut redirects = outer.redirects.clone();
+        redirects.extend(inner.redirects.clone());
+        let next = Effective {
+            args: inner.words.clone(),
+            assignments,
+            redirects,
+            context: inner.context,
+            wrappers: outer.wrappers.clone(),
+            args_unknown: outer.args_unknown,
+            ..Effective::default()
+        };
+        peel(next, out);
+    }
+}
+
+fn peel(mut current: Effective, out: &mut Vec<Effective>) {
+    let mut layers = 0;
+    loop {
+        layers += 1;
+        if layers > 16 {
+            current.opaque("more wrappers than the analysis follows");
+            break;
+        }
+        let Some(first) = current.args.first().cloned() else {
+            out.push(current);
+            return;
+        };
+        if !first.is_literal() {
+            current.program = UNRESOLVED.to_string();
+            current.program_path = first.text.clone();
+            current.opaque("the program name is computed at run time");
+            out.push(current);
+            return;
+        }
+        let program = base_name(&first.text);
+        let rest: Vec<Word> = current.args.get(1..).unwrap_or(&[]).to_vec();
+        match program.as_str() {
+            "command" | "builtin" | "exec" | "nocorrect" | "noglob" => {
+                if program == "command" && rest.iter().any(|w| w.text == "-v" || w.text == "-V") {
+                    break; // a lookup, judged by the knowledge
+                }
+                if program == "exec" && rest.is_empty() {
+                    break;
+                }
+                let (tail, _) = strip_options(&rest, &["-a"]);
+                current.args = tail.to_vec();
+            }
+            "sudo" | "doas" | "pkexec" | "gosu" | "su" | "runas" | "run0" => {
+                current.wrappers.push(Wrapper::Privilege);
+                match program.as_str() {
+                    "su" => {
+                        let (tail, seen) = strip_options(
+                            &rest,
+                            &["-c", "--command", "-s", "--shell", "-g", "-G", "-w"],
+                        );
+                        match flag_value(&seen, &["-c", "--command"]) {
+                            Some(source) => {
+                                let source = source.clone();
+                                current.args = Vec::new();
+                                shell_text(current, &source, out);
+                                return;
+                            }
+                            None => {
+                                let _ = tail;
+                                current.program = program;
+                                current.opaque("a privileged login shell");
+                                out.push(current);
+                                return;
+                            }
+                        }
+                    }
+                    "gosu" => {
+                        current.args = rest.get(1..).unwrap_or(&[]).to_vec();
+                    }
+                    "runas" => {
+                        current.program = program;
+                        current.opaque("runas runs a command line we do not parse");
+                        out.push(current);
+                        return;
+                    }
+                    _ => {
+                        let valued = [
+                            "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R",
+                            "--user", "--group", "--host", "--prompt", "--chdir", "--role",
+                            "--type", "--other-user", "--close-from", "--command-timeout",
+                            "--chroot",
+                        ];
+                        let (tail, seen) = strip_options(&rest, &valued);
+                        if has_flag(&seen, &["-s", "-i", "--shell", "--login", "-e", "--edit"])
+                            || tail.is_empty()
+                        {
+                            current.program = program;
+                            current.args = tail.to_vec();
+                            current.opaque("a privileged shell or editor");
+                            out.push(current);
+                            return;
+                        }
+                        if let Some(dir) = flag_value(&seen, &["-D", "--chdir"]) {
+                            current.chdir = Some(dir.clone());
+                        }
+                        current.args = tail.to_vec();
+                    }
+                }
+            }
+            "env" => {
+                current.wrappers.push(Wrapper::Env);
+                let valued = [
+                    "-u", "--unset", "-S", "--split-string", "-C", "--chdir", "-P", "-a",
+                    "--argv0", "--default-signal", "--ignore-signal", "--block-signal",
+                ];
+                let (tail, seen) = strip_options(&rest, &valued);
+                if let Some(split) = flag_value(&seen, &["-S", "--split-string"]) {
+                    let split = split.clone();
+                    let mut inner = current.clone();
+                    inner.args = Vec::new();
+                    // `env -S 'a b' c` runs the split string followed by the remaining words.
+                    let mut joined = split.clone();
+                    for word in tail {
+                        joined.text.push(' ');
+                        joined.text.push_str(&word.raw);
+                    }
+                    shell_text(inner, &joined, out);
+                    return;
+                }
+                if flag_value(&seen, &["-P"]).is_some() {
+                    current.program = program;
+                    current.opaque("env -P searches another PATH for the program");
+                    out.push(current);
+                    return;
+                }
+                if let Some(dir) = flag_value(&seen, &["-C", "--chdir"]) {
+                    current.chdir = Some(dir.clone());
+                }
+                let mut words = tail.iter();
+                let mut remaining = Vec::new();
+                for word in words.by_ref() {
+                    if remaining.is_empty() {
+                        if let Some((name, value)) = word.text.split_once('=') {
+                            if !name.is_empty()
+                                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                            {
+                                let mut v = word.clone();
+                                v.text = value.to_string();
+                                current.assignments.push((name.to_string(), v));
+                                continue;
+                            }
+                        }
+                    }
+                    remaining.push(word.clone());
+                }
+                if remaining.is_empty() {
+                    current.args = vec![first];
+                    break;
+                }
+                current.args = remaining;
+            }
+            "timeout" => {
+                current.wrappers.push(Wrapper::Timing);
+                let (tail, _) = strip_options(&rest, &["-s", "--signal", "-k", "--kill-after"]);
+                current.args = tail.get(1..).unwrap_or(&[]).to_vec();
+            }
+            "nice" | "ionice" | "chrt" | "taskset" | "cpulimit" | "trickle" => {
+                current.wrappers.push(Wrapper::Timing);
+                let valued = ["-n", "--adjustment", "-c", "--class", "-t", "-l", "-p", "-d", "-u"];
+                let (tail, seen) = strip_options(&rest, &valued);
+                if seen.iter().any(|(f, _)| f == "-p" || f == "--pid") {
+                    break; // acts on a running process: judged as process control
+                }
+                let skip = usize::from(matches!(program.as_str(), "chrt" | "taskset"));
+                current.args = tail.get(skip..).unwrap_or(&[]).to_vec();
+            }
+            "time" => {
+                current.wrappers.push(Wrapper::Timing);
+                let (tail, seen) = strip_options(&rest, &["-f", "--format", "-o", "--output"]);
+                if let Some(output) = flag_value(&seen, &["-o", "--output"]) {
+                    current.redirects.push(Redirect {
+                        op: ">".to_string(),
+                        fd: None,
+                        target: output.clone(),
+                        is_file: true,
+                    });
+                }
+                current.args = tail.to_vec();
+            }
+            "nohup" | "setsid" | "disown" | "stdbuf" | "unbuffer" | "chronic" => {
+                current.wrappers.push(if program == "stdbuf" {
+                    Wrapper::Env
+                } else {
+                    Wrapper::Detach
+                });
+                let (tail, _) = strip_options(&rest, &["-i", "-o", "-e"]);
+                current.args = tail.to_vec();
+            }
+            "watch" => {
+                current.wrappers.push(Wrapper::Timing);
+                current.context.in_loop = true;
+                let (tail, _) = strip_options(&rest, &["-n", "--interval", "-d", "-q"]);
+                if let [single] = tail {
+                    let single = single.clone();
+                    current.args = Vec::new();
+                    shell_text(current, &single, out);
+                    return;
+                }
+                current.args = tail.to_vec();
+            }
+            "xargs" => {
+                current.wrappers.push(Wrapper::StdinArgs);
+                current.args_unknown = true;
+                let valued = [
+                    "-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter",
+                    "--max-args", "--max-procs", "--replace", "--max-lines", "--eof",
+                ];
+                let (tail, _) = strip_options(&rest, &valued);
+                current.args = if tail.is_empty() {
+                    vec![Word::plain("echo")]
+                } else {
+                    tail.to_vec()
+                };
+            }
+            "find" => {
+                let exec_at = rest.iter().position(|w| {
+                    matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                });
+                let Some(at) = exec_at else { break };
+                let inner_end = rest
+                    .iter()
+                    .skip(at + 1)
+                    .position(|w| w.text == ";" || w.text == "+")
+                    .map(|p| p + at + 1)
+                    .unwrap_or(rest.len());
+                let inner: Vec<Word> = rest.get(at + 1..inner_end).unwrap_or(&[]).to_vec();
+                let mut remaining: Vec<Word> = vec![first.clone()];
+                remaining.extend(rest.get(..at).unwrap_or(&[]).iter().cloned());
+                remaining.extend(rest.get(inner_end + 1..).unwrap_or(&[]).iter().cloned());
+                let walked: Vec<Word> = rest
+                    .iter()
+                    .take_while(|w| !w.text.starts_with('-') && w.text != "(" && w.text != "!")
+                    .cloned()
+                    .collect();
+                let mut finder = current.clone();
+                finder.args = remaining;
+                peel(finder, out);
+                let mut exec = current;
+                exec.wrappers.push(Wrapper::FindExec);
+                exec.args_unknown = true;
+                exec.walked_paths = if walked.is_empty() {
+                    vec![Word::plain(".")]
+                } else {
+                    walked
+                };
+                exec.args = inner
+                    .into_iter()
+                    .map(|w| {
+                        if w.text.contains("{}") {
+                            let mut w = w;
+                            w.text = w.text.replace("{}", &UNRESOLVED.to_string());
+                            w
+                        } else {
+                            w
+                        }
+                    })
+                    .collect();
+                exec.redirects = Vec::new();
+                peel(exec, out);
+                return;
+            }
+            "sh" | "bash" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "yash" | "csh"
+            | "tcsh" => {
+                let (tail, seen) = strip_options(&rest, &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
+                let login = has_flag(&seen, &["-l", "--login", "-i", "--rcfile", "--init-file"]);
+                let command_flag = seen.iter().any(|(f, _)| {
+                    f == "-c" || (f.starts_with('-') && !f.starts_with("--") && f.contains('c'))
+                });
+                current.program = program.clone();
+                if command_flag && !login {
+                    let Some(source) = tail.first().cloned() else {
+                        current.opaque("`-c` without shell text");
+                        out.push(current);
+                        return;
+                    };
+                    current.args = Vec::new();
+                    shell_text(current, &source, out);
+                    return;
+                }
+                current.wrappers.push(Wrapper::ShellEval);
+                current.args = std::iter::once(first.clone()).chain(tail.iter().cloned()).collect();
+                current.opaque(if login {
+                    "a login or interactive shell runs startup files"
+                } else if tail.is_empty() || has_flag(&seen, &["-s"]) {
+                    "a shell reading commands from its input"
+                } else {
+                    "a shell script the engine has not read"
+                });
+                out.push(current);
+                return;
+            }
+            "busybox" => {
+                current.args = rest;
+            }
+            "eval" => {
+                let mut joined = Word::default();
+                for (i, word) in rest.iter().enumerate() {
+                    if i > 0 {
+                        joined.text.push(' ');
+                    }
+                    joined.text.push_str(&word.text);
+                }
+                current.args = Vec::new();
+                current.program = program;
+                shell_text(current, &joined, out);
+                return;
+            }
+            "source" | "." => {
+                current.program = program;
+                current.args = rest;
+                current.opaque("sources a script the engine has not read");
+                out.push(current);
+                return;
+            }
+            "trap" => {
+                current.program = program;
+                current.args = rest;
+                current.opaque("trap runs code later");
+                out.push(current);
+                return;
+            }
+            "npx" | "pnpx" | "bunx" | "uvx" => {
+                let (tail, seen) = strip_options(&rest, &["-p", "--package", "-c", "--call", "--from", "--with"]);
+                if let Some(tool) = tail.first().filter(|_| seen.is_empty()) {
+                    if KNOWN_RUNNER_TOOLS.contains(&tool.text.as_str()) {
+                        current.wrappers.push(Wrapper::Runner);
+                        current.args = tail.to_vec();
+                        continue;
+                    }
+                }
+                current.wrappers.push(Wrapper::FetchRun);
+                current.program = program;
+                current.args = rest;
+                current.opaque("fetches a package and runs it");
+                out.push(current);
+                return;
+            }
+            "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "pixi" | "conda"
+            | "mamba"
+                if matches!(text(rest.first()), "run" | "exec") =>
+            {
+                current.wrappers.push(Wrapper::Runner);
+                let (tail, _) = strip_options(
+                    rest.get(1..).unwrap_or(&[]),
+                    &["-n", "--name", "-e", "--env", "--with", "--python", "-p", "--group"],
+                );
+                current.args = tail.to_vec();
+            }
+            "pnpm" | "yarn" | "bun" | "npm" if matches!(text(rest.first()), "dlx" | "x") => {
+                current.wrappers.push(Wrapper::FetchRun);
+                current.program = program;
+                current.args = rest;
+                current.opaque("fetches a package and runs it");
+                out.push(current);
+                return;
+            }
+            "pnpm" | "npm" if text(rest.first()) == "exec" => {
+                current.wrappers.push(Wrapper::Runner);
+                let (tail, _) = strip_options(rest.get(1..).unwrap_or(&[]), &["-c", "--call"]);
+                current.args = tail.to_vec();
+            }
+            "git" => {
+                let valued = [
+                    "-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                    "--exec-path", "--super-prefix",
+                ];
+                let (tail, seen) = strip_options(&rest, &valued);
+                for (flag, value) in &seen {
+                    match flag.as_str() {
+                        "-c" | "--config-env" => {
+                            let key = value
+                                .as_ref()
+                                .map(|v| v.text.split('=').next().unwrap_or("").to_ascii_lowercase())
+                                .unwrap_or_default();
+                            current.config_keys.push(key);
+                        }
+                        "-C" => current.chdir = value.clone(),
+                        "--exec-path" | "--git-dir" | "--work-tree" => {
+                            if value.is_some() || flag == "--git-dir" || flag == "--work-tree" {
+                                current.opaque("git pointed at another repository or executable path");
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                current.config_keys.sort();
+                current.program = program;
+                current.program_path = first.text.clone();
+                current.args = tail.to_vec();
+                break;
+            }
+            _ => {
+                current.program = program;
+                current.program_path = first.text.clone();
+                current.args = rest;
+                break;
+            }
+        }
+    }
+    if current.program.is_empty() {
+        if let Some(first) = current.args.first().cloned() {
+            current.program = base_name(&first.text);
+            current.program_path = first.text.clone();
+            current.args = current.args.get(1..).unwrap_or(&[]).to_vec();
+        }
+    }
+    let hijack = current.assignments.iter().find(|(name, _)| is_hijack(name)).map(|(name, _)| name.clone());
+    if let Some(name) = hijack {
+        current.opaque(&format!("`{name}=` changes which program runs or what it loads"));
+    }
+    out.push(current);
+}

@@ -1,0 +1,175 @@
+//! Signatures: the identity learning is keyed on.
+//!
+//! Built from the parsed, unwrapped argv one token at a time, never from the raw string:
+//! volatile parts become typed placeholders (`<path>`, `<path:secret>`, `<url:host>`, `<sha>`,
+//! `<n>`, `<text>`, …), flags are sorted, and what changes risk survives (redirect targets,
+//! `git -c` keys, execution-changing assignments, privilege). Secrets are redacted.
+
+use crate::paths::{Placement, Roots, Zone, place, resolve};
+use crate::shell::UNRESOLVED;
+
+/// The placeholder for a placed path.
+pub fn path_placeholder(placement: &Placement) -> String {
+    if placement.own_state {
+        return "<path:state>".to_string();
+    }
+    match placement.zone {
+        Zone::Unresolved => "<path:unresolved>".to_string(),
+        _ if placement.secret => "<path:secret>".to_string(),
+        _ if placement.persistence => "<path:persistence>".to_string(),
+        _ if placement.control => "<path:control>".to_string(),
+        Zone::Workspace => "<path>".to_string(),
+        zone => format!("<path:outside:{}>", zone.as_str()),
+    }
+}
+
+fn is_hex(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+fn is_uuid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.len() == 5
+        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts.iter().all(|p| is_hex(p))
+}
+
+fn is_version(s: &str) -> bool {
+    let body = s.strip_prefix('v').unwrap_or(s);
+    let mut parts = body.split(['.', '-', '+']);
+    let first_numeric = parts
+        .next()
+        .is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    first_numeric && body.contains('.') && body.chars().all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c))
+}
+
+/// A token that looks like a file path rather than a word.
+pub fn looks_like_path(s: &str) -> bool {
+    if s.is_empty() || s.starts_with('-') {
+        return false;
+    }
+    s.contains('/')
+        || s == "."
+        || s == ".."
+        || s.starts_with('~')
+        || s.starts_with('.')
+        || s.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        })
+}
+
+const SQL_VERBS: &[&str] = &[
+    "select", "insert", "update", "delete", "drop", "truncate", "alter", "create", "grant",
+    "revoke", "copy", "call", "do", "merge", "vacuum", "reindex", "attach", "pragma", "with",
+    "explain", "show", "describe",
+];
+
+/// Normalises one argument.
+pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
+    if text.contains(UNRESOLVED) {
+        return "<dynamic>".to_string();
+    }
+    if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
+        return format!("@{}", normalize_arg(file, cwd, roots));
+    }
+    if let Some(redacted) = redact_token(text) {
+        return redacted.to_string();
+    }
+    if let Some((scheme, rest)) = text.split_once("://") {
+        if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) {
+            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+            let host = authority.rsplit('@').next().unwrap_or("");
+            let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
+            return if host.is_empty() { "<url>".to_string() } else { format!("<url:{host}>") };
+        }
+    }
+    if is_uuid(text) {
+        return "<uuid>".to_string();
+    }
+    if (7..=40).contains(&text.len())
+        && is_hex(text)
+        && text.chars().any(|c| c.is_ascii_digit())
+        && text.chars().any(|c| c.is_ascii_alphabetic())
+    {
+        return "<sha>".to_string();
+    }
+    if is_version(text) {
+        return "<version>".to_string();
+    }
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
+        return "<n>".to_string();
+    }
+    if let Some(port) = text.strip_prefix(':') {
+        if (2..=5).contains(&port.len()) && port.chars().all(|c| c.is_ascii_digit()) {
+            return "<port>".to_string();
+        }
+    }
+    if let Some((user_host, _)) = text.split_once(':') {
+        if user_host.contains('@') && !user_host.contains('/') && !user_host.contains(' ') {
+            return "<remote>".to_string();
+        }
+    }
+    if text.chars().any(char::is_whitespace) || text.chars().count() > 48 {
+        let trimmed = text.trim_start();
+        let first = trimmed
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        return if SQL_VERBS.contains(&first.as_str()) {
+            format!("<sql:{first}>")
+        } else {
+            "<text>".to_string()
+        };
+    }
+    if looks_like_path(text) {
+        let resolved = resolve(text, cwd, roots);
+        return path_placeholder(&place(resolved.as_deref(), roots));
+    }
+    text.to_string()
+}
+
+/// A credential-shaped token, replaced by a marker that names what kind it was.
+pub fn redact_token(text: &str) -> Option<&'static str> {
+    const PREFIXES: &[&str] = &[
+        "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "xoxa-",
+        "xapp-", "sk-", "sk_live_", "sk_test_", "rk_live_", "pk_live_", "AKIA", "ASIA", "AIza",
+        "ya29.", "npm_", "pypi-", "hf_", "shpat_", "eyJ",
+    ];
+    let value = text.rsplit_once('=').map(|(_, v)| v).unwrap_or(text);
+    let value = value.trim_start_matches("Bearer ").trim_start_matches("bearer ");
+    let long_enough = value.len() >= 16;
+    if long_enough && PREFIXES.iter().any(|p| value.starts_with(p)) {
+        return Some("«redacted:token»");
+    }
+    let lower = text.to_ascii_lowercase();
+    if (lower.starts_with("authorization:") || lower.contains("token=") || lower.contains("password=") || lower.contains("secret=") || lower.contains("api_key=") || lower.contains("apikey="))
+        && value.len() >= 6
+    {
+        return Some("«redacted:credential»");
+    }
+    // Long random-looking strings: mixed letters and digits, no separators.
+    if value.len() >= 32
+        && value.chars().all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
+        && value.chars().any(|c| c.is_ascii_digit())
+        && value.chars().any(|c| c.is_ascii_uppercase())
+        && value.chars().any(|c| c.is_ascii_lowercase())
+    {
+        return Some("«redacted:token»");
+    }
+    None
+}
+
+/// Redacts credential-shaped tokens in text meant for people.
+pub fn redact_text(text: &str) -> String {
+    text.split(' ')
+        .map(|token| match redact_token(token) {
+            Some(marker) => marker.to_string(),
+            None => token.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,293 @@
+//! Structured tools: Claude Code's (Read, Write, Edit, Glob, Grep, WebFetch, Task, MCP, …) and
+//! Cursor's (`run_terminal_cmd`, `read_file`, `edit_file`, `delete_file`, `list_dir`, …).
+//!
+//! A tool name is matched case-insensitively with `_` and `-` removed, so each agent's spelling
+//! lands on one kind. An unknown tool, or a known tool without the path it needs, is not
+//! understood.
+
+use serde_json::Value;
+
+use crate::analyze::{ToolCall, path_signature, place_targets};
+use crate::knowledge::Judgement;
+use crate::model::{Access, Action, ActionFlags, Capability as C, Reach, Reversibility, Scale};
+use crate::paths::Roots;
+use crate::shell::lex::Word;
+use crate::signature::{normalize_arg, redact_text};
+
+/// A shell command carried by a tool call.
+pub struct ShellCall {
+    /// The command text.
+    pub command: String,
+    /// The agent was told to run it outside its sandbox.
+    pub unsandboxed: bool,
+    /// It runs in the background.
+    pub background: bool,
+}
+
+fn key(tool: &str) -> String {
+    tool.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn text_field<'a>(input: &'a Value, names: &[&str]) -> Option<&'a str> {
+    names.iter().find_map(|n| input.get(*n).and_then(Value::as_str))
+}
+
+/// The shell command, when the tool is a shell.
+pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
+    let kind = key(&call.tool);
+    if !matches!(kind.as_str(), "bash" | "shell" | "runterminalcmd" | "runterminalcommand" | "executecommand" | "terminal" | "runcommand" | "execute" | "localshell" | "exec" | "runshellcommand") {
+        return None;
+    }
+    let command = match call.input.get("command") {
+        Some(Value::String(s)) => s.clone(),
+        // Codex sends argv arrays; they are already split, so quote each word.
+        Some(Value::Array(words)) => words
+            .iter()
+            .map(|w| shell_quote(w.as_str().unwrap_or("\u{E000}")))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    };
+    let truthy = |name: &str| call.input.get(name).and_then(Value::as_bool).unwrap_or(false);
+    Some(ShellCall {
+        command,
+        unsandboxed: truthy("dangerouslyDisableSandbox") || truthy("with_escalated_permissions"),
+        background: truthy("run_in_background") || truthy("is_background"),
+    })
+}
+
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+const META_TOOLS: &[&str] = &[
+    "todowrite", "todoread", "exitplanmode", "enterplanmode", "askuserquestion", "thinking",
+    "reportfindings", "listmcpresources", "taskoutput", "tasklist", "bashoutput", "markchapter",
+    "updatememory", "createdisplay", "creatediagram", "fetchrules", "readlints", "todo",
+    "reapplyedit", "cronlist", "exitworktree", "listmcpresourcestool",
+];
+
+/// Classifies a structured (non-shell) tool call.
+pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
+    let kind = key(&call.tool);
+    let input = &call.input;
+    let tool = call.tool.as_str();
+    let path = text_field(input, &["file_path", "target_file", "path", "notebook_path", "filePath", "relative_workspace_path", "target_directory"]);
+    let (judgement, signature_arg, display): (Judgement, Option<String>, String) = match kind.as_str() {
+        "read" | "readfile" | "view" | "catfile" | "openfile" | "notebookread" => file_tool(C::FsReadWorkspace, Access::Read, path),
+        "write" | "writefile" | "createfile" | "newfile" => file_tool(C::FsWriteWorkspace, Access::Write, path),
+        "edit" | "editfile" | "strreplace" | "strreplaceeditor" | "multiedit" | "notebookedit" | "searchreplace" | "strreplacebasededittool" | "editnotebook" => {
+            file_tool(C::FsWriteWorkspace, Access::Write, path)
+        }
+        "delete" | "deletefile" | "removefile" | "rmfile" | "deletepath" | "trashfile" => {
+            let (mut j, s, d) = file_tool(C::FsDelete, Access::Delete, path);
+            j.blast.reversibility = j.blast.reversibility.max(Reversibility::Hard);
+            (j, s, d)
+        }
+        "glob" | "grep" | "search" | "codebasesearch" | "filesearch" | "ripgrep" | "listdir" | "ls" | "grepsearch" | "globfilesearch" | "semanticsearch" | "findfiles" => {
+            search_tool(input, path)
+        }
+        "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => {
+            let url = text_field(input, &["url", "uri"]).unwrap_or("");
+            let j = Judgement::new(C::NetFetch);
+            (j, Some(normalize_arg(url, None, roots)), url.to_string())
+        }
+        "websearch" | "websearchtool" => {
+            let query = text_field(input, &["query", "search_term"]).unwrap_or("");
+            (Judgement::new(C::NetFetch), None, query.to_string())
+        }
+        "task" | "agent" | "spawnagent" | "subagent" => {
+            let mode = text_field(input, &["mode", "permissionMode"]);
+            let isolation = text_field(input, &["isolation"]);
+            let mut j = Judgement::new(C::AgentSpawn);
+            let arg = match (mode, isolation) {
+                (None, None) => None,
+                (m, i) => {
+                    j.opaque = Some("a sub-agent with its own permission mode or isolation".to_string());
+                    j.blast.reach = Reach::Machine;
+                    Some(format!("mode:{}, isolation:{}", m.unwrap_or("-"), i.unwrap_or("-")))
+                }
+            };
+            (j, arg, text_field(input, &["description", "subagent_type"]).unwrap_or("").to_string())
+        }
+        k if META_TOOLS.contains(&k) => (Judgement::new(C::Meta), None, String::new()),
+        k if k.starts_with("mcp") && tool.starts_with("mcp__") => return mcp(call, cwd, roots),
+        _ => (
+            Judgement::opaque(C::ExecUnknown, &format!("`{tool}` is a tool the engine does not know")),
+            None,
+            String::new(),
+        ),
+    };
+    let mut judgement = judgement;
+    let mut unknowns: Vec<String> = judgement.opaque.iter().cloned().collect();
+    let mut flags = ActionFlags::default();
+    let signature_arg = signature_arg.or_else(|| {
+        judgement
+            .targets
+            .first()
+            .map(|(w, _)| path_signature(&w.text, Some(cwd), roots))
+    });
+    let targets = place_targets(&mut judgement, Some(cwd), roots, &mut unknowns, &mut flags);
+    let signature = match signature_arg {
+        Some(arg) => format!("{tool}({arg})"),
+        None => tool.to_string(),
+    };
+    Action {
+        capability: judgement.capability,
+        blast: judgement.blast,
+        signature,
+        display: redact_text(&format!("{tool} {display}").trim_end().to_string()),
+        targets,
+        understood: unknowns.is_empty(),
+        unknowns,
+        flags,
+    }
+}
+
+fn file_tool(capability: C, access: Access, path: Option<&str>) -> (Judgement, Option<String>, String) {
+    match path {
+        Some(p) if !p.is_empty() => {
+            let j = Judgement::new(capability).with_paths([&Word::plain(p)], access);
+            (j, None, p.to_string())
+        }
+        _ => (Judgement::opaque(capability, "the call names no file"), Some("<no path>".to_string()), String::new()),
+    }
+}
+
+fn search_tool(input: &Value, path: Option<&str>) -> (Judgement, Option<String>, String) {
+    let pattern = text_field(input, &["pattern", "glob_pattern", "query", "regex"]).unwrap_or("");
+    let mut j = Judgement::new(C::FsReadWorkspace).recursive(true);
+    // A path-shaped glob pattern names where it looks (`~/.ssh/*`, `/etc/**`).
+    let pattern_root: Option<String> = if pattern.starts_with('/') || pattern.starts_with('~') || pattern.starts_with("..") {
+        let fixed: Vec<&str> = pattern.split('/').take_while(|s| !s.contains(['*', '?', '[', '{'])).collect();
+        Some(if fixed.len() <= 1 && pattern.starts_with('/') { "/".to_string() } else { fixed.join("/") })
+    } else {
+        None
+    };
+    let place = pattern_root.as_deref().or(path).unwrap_or(".");
+    j.targets.push((Word::plain(place), Access::Read));
+    if let (Some(p), Some(_)) = (path, &pattern_root) {
+        j.targets.push((Word::plain(p), Access::Read));
+    }
+    let mode = match input.get("output_mode").and_then(Value::as_str) {
+        Some("content") => ", content",
+        _ => "",
+    };
+    let _ = mode;
+    (j, None, format!("{pattern} {}", path.unwrap_or("")).trim().to_string())
+}
+
+const READ_VERBS: &[&str] = &["get", "list", "read", "search", "query", "describe", "status", "fetch", "find", "show", "view", "lookup", "count", "check", "browse", "download", "inspect", "retrieve", "resolve", "explain", "info", "ls"];
+const EXEC_VERBS: &[&str] = &["exec", "execute", "run", "eval", "evaluate", "invoke", "call", "spawn", "build", "shell", "command", "script", "install"];
+const PROSE_KEYS: &[&str] = &["title", "body", "message", "description", "content", "text", "comment", "prompt", "query", "summary", "note", "notes", "markdown"];
+const SECRET_KEYS: &[&str] = &["token", "password", "secret", "key", "apikey", "api_key", "credential", "credentials", "auth", "authorization", "passphrase", "cookie", "session"];
+
+fn mcp(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
+    let tool = call.tool.as_str();
+    let name = tool.rsplit("__").next().unwrap_or(tool).to_ascii_lowercase();
+    let verb = name.split(['_', '-', '.']).next().unwrap_or("");
+    let secret_store = ["vault", "secret", "1password", "onepassword", "keychain", "bitwarden", "credential"].iter().any(|s| tool.to_ascii_lowercase().contains(s));
+    let mut j = Judgement::new(C::McpCall);
+    if READ_VERBS.contains(&verb) {
+        j.blast = crate::model::Blast { reach: Reach::Network, reversibility: Reversibility::Trivial, exposure: crate::model::Exposure::None, scale: Scale::Single };
+    } else if EXEC_VERBS.contains(&verb) {
+        j.blast.reach = Reach::Machine;
+        j.blast.reversibility = Reversibility::Hard;
+    }
+    // Path-shaped strings anywhere in the arguments are targets.
+    let mut strings = Vec::new();
+    collect_strings(&call.input, 0, &mut strings);
+    for s in strings.iter().take(256) {
+        if s.starts_with('/') || s.starts_with("~/") || s.starts_with("./") || s.starts_with("../") {
+            j.targets.push((Word::plain(s), Access::Read));
+        }
+    }
+    let mut unknowns = Vec::new();
+    let mut flags = ActionFlags::default();
+    let targets = place_targets(&mut j, Some(cwd), roots, &mut unknowns, &mut flags);
+    if targets.iter().any(|t| t.placement.secret) || secret_store {
+        j.capability = C::SecretRead;
+        j.blast.exposure = crate::model::Exposure::ReadsSecrets;
+    } else {
+        j.capability = C::McpCall;
+    }
+    let shape = args_shape(&call.input, 0, secret_store, roots, cwd);
+    Action {
+        capability: j.capability,
+        blast: j.blast,
+        signature: format!("{tool}({shape})"),
+        display: redact_text(tool),
+        targets,
+        understood: unknowns.is_empty(),
+        unknowns,
+        flags,
+    }
+}
+
+fn collect_strings(value: &Value, depth: usize, out: &mut Vec<String>) {
+    if depth > 4 || out.len() >= 256 {
+        return;
+    }
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, depth + 1, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_strings(v, depth + 1, out)),
+        _ => {}
+    }
+}
+
+/// The shape of MCP arguments: keys sorted, values reduced to placeholders.
+fn args_shape(value: &Value, depth: usize, secret_store: bool, roots: &Roots, cwd: &str) -> String {
+    let Value::Object(map) = value else {
+        return value_shape(None, value, depth, secret_store, roots, cwd);
+    };
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort();
+    let shown = keys.len().min(16);
+    let mut parts: Vec<String> = keys
+        .iter()
+        .take(shown)
+        .map(|k| format!("{k}:{}", value_shape(Some(k), map.get(*k).unwrap_or(&Value::Null), depth + 1, secret_store, roots, cwd)))
+        .collect();
+    if keys.len() > shown {
+        parts.push(format!("+{} more", keys.len() - shown));
+    }
+    parts.join(", ")
+}
+
+fn value_shape(key: Option<&str>, value: &Value, depth: usize, secret_store: bool, roots: &Roots, cwd: &str) -> String {
+    let key_lower = key.unwrap_or("").to_ascii_lowercase();
+    if secret_store || SECRET_KEYS.iter().any(|s| key_lower.contains(s)) {
+        return "<redacted>".to_string();
+    }
+    match value {
+        Value::Null => "<null>".to_string(),
+        Value::Bool(b) => format!("<{b}>"),
+        Value::Number(_) => "<n>".to_string(),
+        Value::String(s) => {
+            if PROSE_KEYS.contains(&key_lower.as_str()) {
+                "<text>".to_string()
+            } else if s.len() <= 24 && s.chars().any(|c| c.is_ascii_digit()) && !s.contains('/') {
+                "<id>".to_string()
+            } else if s.len() <= 16 && !s.is_empty() && (s.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c == '-') || s.chars().all(|c| c.is_ascii_uppercase() || c == '_')) {
+                s.clone()
+            } else {
+                normalize_arg(s, Some(cwd), roots)
+            }
+        }
+        Value::Array(items) => match items.first() {
+            None => "<list>".to_string(),
+            Some(_) if depth >= 2 => "<list>".to_string(),
+            Some(first) => format!("<list of {}>", value_shape(key, first, depth + 1, secret_store, roots, cwd)),
+        },
+        Value::Object(_) if depth >= 2 => "<obj>".to_string(),
+        Value::Object(_) => format!("{{{}}}", args_shape(value, depth, secret_store, roots, cwd)),
+    }
+}

@@ -1,0 +1,168 @@
+//! `leastgrant check`: one decision, explained for a person or as JSON for CI.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use clap::Args;
+use leastgrant_engine::decide::{Context, NoRules};
+use leastgrant_engine::{Analysis, Decision, Envelope, Roots, SessionState, Settings, ToolCall, Verdict, analyze, decide};
+use serde_json::{Value, json};
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The shell command to check (omit with --tool).
+    command: Option<String>,
+    /// A structured tool name instead of a shell command (`Read`, `Edit`, `WebFetch`, …).
+    #[arg(long, requires = "input")]
+    tool: Option<String>,
+    /// The tool's input as JSON.
+    #[arg(long)]
+    input: Option<String>,
+    /// The directory the call runs in [default: the current directory].
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// The project root [default: the enclosing git repository, else --cwd].
+    #[arg(long)]
+    project: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    let cwd = match &args.cwd {
+        Some(dir) => std::path::absolute(dir).context("cannot resolve --cwd")?,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let project = match &args.project {
+        Some(dir) => std::path::absolute(dir).context("cannot resolve --project")?,
+        None => project_root(&cwd),
+    };
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+    let mut roots = Roots::new(&text(&project), &text(&home));
+    if let Some(state) = std::env::var_os("LEASTGRANT_HOME") {
+        roots.state_dir = text(Path::new(&state));
+    }
+    let call = match (&args.command, &args.tool) {
+        (Some(command), None) => ToolCall::shell(command, Some(&text(&cwd))),
+        (None, Some(tool)) => {
+            let raw = args.input.as_deref().unwrap_or("{}");
+            let input: Value = serde_json::from_str(raw).with_context(|| format!("--input is not valid JSON: `{raw}`"))?;
+            ToolCall { tool: tool.clone(), input, cwd: Some(text(&cwd)) }
+        }
+        (Some(_), Some(_)) => bail!("give either a shell command or --tool, not both"),
+        (None, None) => bail!("give a shell command to check, or --tool NAME --input JSON"),
+    };
+    let analysis = analyze(&call, &roots);
+    let envelope = Envelope::default();
+    let session = SessionState::default();
+    let settings = Settings::default();
+    // The CLI is the edge that reads the clock; the engine takes time as an input.
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    let ctx = Context { envelope: &envelope, session: &session, rules: &NoRules, settings: &settings, now_us };
+    let verdict = decide(&analysis, &ctx);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&to_json(&analysis, &verdict))?);
+    } else {
+        print!("{}", to_text(&call, &analysis, &verdict));
+    }
+    Ok(ExitCode::from(match verdict.decision {
+        Decision::Allow => 0,
+        Decision::Ask => 1,
+        Decision::Deny => 2,
+    }))
+}
+
+fn text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// The nearest enclosing directory with a `.git`, else `cwd` itself.
+fn project_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+fn to_json(analysis: &Analysis, verdict: &Verdict) -> Value {
+    let actions: Vec<Value> = analysis
+        .actions
+        .iter()
+        .zip(&verdict.actions)
+        .map(|(action, decided)| {
+            json!({
+                "capability": action.capability.as_str(),
+                "signature": action.signature,
+                "tier": action.tier(),
+                "understood": action.understood,
+                "display": action.display,
+                "blast": {
+                    "reach": format!("{:?}", action.blast.reach).to_lowercase(),
+                    "reversibility": format!("{:?}", action.blast.reversibility).to_lowercase(),
+                    "exposure": format!("{:?}", action.blast.exposure).to_lowercase(),
+                    "scale": format!("{:?}", action.blast.scale).to_lowercase(),
+                    "summary": action.blast.describe(),
+                },
+                "targets": action.targets.iter().map(|t| json!({
+                    "path": t.path,
+                    "access": t.access.as_str(),
+                    "zone": t.placement.zone.as_str(),
+                    "secret": t.placement.secret,
+                    "persistence": t.placement.persistence,
+                    "control": t.placement.control,
+                })).collect::<Vec<_>>(),
+                "unknowns": action.unknowns,
+                "verdict": decided.decision.as_str(),
+            })
+        })
+        .collect();
+    json!({
+        "verdict": verdict.decision.as_str(),
+        "headline": verdict.headline,
+        "actions": actions,
+        "reasons": verdict.reasons.iter().map(|r| json!({"code": r.code, "text": r.text})).collect::<Vec<_>>(),
+    })
+}
+
+fn to_text(call: &ToolCall, analysis: &Analysis, verdict: &Verdict) -> String {
+    let mut out = String::new();
+    let what = call
+        .input
+        .get("command")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("{} {}", call.tool, call.input));
+    out.push_str(&format!("{}: {}\n", verdict.decision.as_str().to_uppercase(), what));
+    if !verdict.headline.is_empty() {
+        out.push_str(&format!("  {}\n", verdict.headline));
+    }
+    out.push_str("\nwhat it does:\n");
+    for (i, (action, decided)) in analysis.actions.iter().zip(&verdict.actions).enumerate() {
+        out.push_str(&format!(
+            "  {}. [{}] {}  ({})\n     signature: {}\n     blast radius: {} (tier {})\n",
+            i + 1,
+            decided.decision.as_str(),
+            action.display,
+            action.capability,
+            action.signature,
+            action.blast.describe(),
+            action.tier(),
+        ));
+        for target in &action.targets {
+            out.push_str(&format!("     {} {} ({})\n", target.access.as_str(), target.path, target.placement.zone.as_str()));
+        }
+        for unknown in &action.unknowns {
+            out.push_str(&format!("     not understood: {unknown}\n"));
+        }
+    }
+    out.push_str("\nwhy:\n");
+    for reason in &verdict.reasons {
+        out.push_str(&format!("  - {} ({})\n", reason.text, reason.code));
+    }
+    out
+}
