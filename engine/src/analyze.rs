@@ -258,15 +258,17 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
             redirect_signature.push(redirect.op.clone());
             continue;
         }
+        let fd = redirect.fd.map(|n| n.to_string()).unwrap_or_default();
+        let op = format!("{fd}{}", redirect.op);
         let target = redirect.target.text.as_str();
         if matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty") || target.starts_with("/dev/fd/") && target.len() <= 10 && target.chars().skip(8).all(|c| c.is_ascii_digit()) {
-            redirect_signature.push(format!("{}{}", redirect.op, target));
+            redirect_signature.push(format!("{op}{target}"));
             continue;
         }
         if target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/") {
             judgement.capability = C::NetSend;
             judgement.blast.at_least(C::NetSend.default_blast());
-            redirect_signature.push(format!("{}<net:socket>", redirect.op));
+            redirect_signature.push(format!("{op}<net:socket>"));
             continue;
         }
         let access = if redirect.op.contains('>') { Access::Write } else { Access::Read };
@@ -275,7 +277,7 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
             judgement.blast.at_least(C::FsWriteWorkspace.default_blast());
         }
         judgement.targets.push((redirect.target.clone(), access));
-        redirect_signature.push(format!("{}{}", redirect.op, normalize_arg(target, cwd, roots)));
+        redirect_signature.push(format!("{op}{}", normalize_arg(target, cwd, roots)));
     }
     // Arguments from elsewhere: the paths are unknown, and a writer or deleter of unknown paths
     // is not understood.
@@ -430,6 +432,10 @@ fn shell_signature(effective: &Effective, cwd: Option<&str>, roots: &Roots, redi
         if !after_dashes && text.starts_with('-') && text.len() > 1 {
             match text.split_once('=') {
                 Some((flag, value)) => flags.push(format!("{flag}={}", normalize_arg(value, cwd, roots))),
+                None if is_letter_cluster(text) => {
+                    // `-la` and `-al` and `-a -l` are one spelling.
+                    flags.extend(text.chars().skip(1).map(|c| format!("-{c}")));
+                }
                 None => flags.push(match crate::signature::redact_token(text) {
                     Some(marker) => marker.to_string(),
                     None if text.contains(crate::shell::UNRESOLVED) => "<dynamic>".to_string(),
@@ -441,11 +447,19 @@ fn shell_signature(effective: &Effective, cwd: Option<&str>, roots: &Roots, redi
         }
     }
     flags.sort();
+    flags.dedup();
     parts.extend(flags);
     let mut redirects = redirects.to_vec();
     redirects.sort();
     parts.extend(redirects);
     parts.join(" ")
+}
+
+fn is_letter_cluster(text: &str) -> bool {
+    text.len() > 2
+        && text.starts_with('-')
+        && !text.starts_with("--")
+        && text.chars().skip(1).all(|c| c.is_ascii_alphabetic())
 }
 
 /// The placeholder for a structured tool's path argument.

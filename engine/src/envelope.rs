@@ -316,30 +316,29 @@ impl Envelope {
         stats.last_seen_us = stats.last_seen_us.max(at_us);
         stats.worst_tier = stats.worst_tier.max(tier);
         stats.seen_sessions.insert(session_hash);
+        // Prune by the newest sighting of any kind, so the stored state is the same whatever the
+        // order: exactly the counts within the horizon of the final newest day.
         let newest_day = day_of(stats.last_seen_us);
-        let counts = match evidence {
-            Evidence::Denied => {
-                stats.denied = stats.denied.saturating_add(1);
-                return;
-            }
+        stats.by_day_tier.retain(|(d, _), _| *d >= newest_day - HORIZON_DAYS);
+        match evidence {
+            Evidence::Denied => stats.denied = stats.denied.saturating_add(1),
             Evidence::Granted => {
                 stats.granted_tier = Some(stats.granted_tier.map_or(tier, |t| t.max(tier)));
-                return;
             }
             Evidence::Confirmed | Evidence::Observed => {
-                if day < newest_day - HORIZON_DAYS {
-                    return;
+                if evidence == Evidence::Confirmed {
+                    stats.approval_sessions.insert(session_hash);
                 }
-                stats.by_day_tier.entry((day, tier)).or_default()
+                if day >= newest_day - HORIZON_DAYS {
+                    let counts = stats.by_day_tier.entry((day, tier)).or_default();
+                    if evidence == Evidence::Confirmed {
+                        counts.confirmed = counts.confirmed.saturating_add(1);
+                    } else {
+                        counts.observed = counts.observed.saturating_add(1);
+                    }
+                }
             }
-        };
-        if evidence == Evidence::Confirmed {
-            counts.confirmed = counts.confirmed.saturating_add(1);
-            stats.approval_sessions.insert(session_hash);
-        } else {
-            counts.observed = counts.observed.saturating_add(1);
         }
-        stats.by_day_tier.retain(|(d, _), _| *d >= newest_day - HORIZON_DAYS);
     }
 
     /// What is known about `signature` for a decision at `tier` at `now_us`.

@@ -75,6 +75,18 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
     if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
         return format!("@{}", normalize_arg(file, cwd, roots));
     }
+    if let Some((name, value)) = text.split_once('=') {
+        let identifier = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if identifier && !value.is_empty() {
+            let lower = name.to_ascii_lowercase();
+            if ["token", "password", "passwd", "secret", "key", "credential", "auth"].iter().any(|s| lower.contains(s)) {
+                return format!("{name}=«redacted:credential»");
+            }
+            return format!("{name}={}", normalize_arg(value, cwd, roots));
+        }
+    }
     if let Some(redacted) = redact_token(text) {
         return redacted.to_string();
     }
@@ -107,9 +119,13 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
             return "<port>".to_string();
         }
     }
-    if let Some((user_host, _)) = text.split_once(':') {
-        if user_host.contains('@') && !user_host.contains('/') && !user_host.contains(' ') {
+    if let Some((left, right)) = text.split_once(':') {
+        if left.contains('@') && !left.contains('/') && !left.contains(' ') {
             return "<remote>".to_string();
+        }
+        // `rev:path` (git show HEAD:.env): the path keeps its placement.
+        if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
+            return format!("{}:{}", normalize_arg(left, cwd, roots), normalize_arg(right, cwd, roots));
         }
     }
     if text.chars().any(char::is_whitespace) || text.chars().count() > 48 {

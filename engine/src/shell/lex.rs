@@ -229,7 +229,7 @@ impl Lexer {
         match self.out.tokens.last() {
             None | Some(Token::Op(_)) => true,
             Some(Token::Word(w)) => {
-                !w.quoted && matches!(w.text.as_str(), "do" | "then" | "else" | "{" | "!")
+                !w.quoted && matches!(w.text.as_str(), "do" | "then" | "else" | "{" | "!" | "for")
             }
             _ => false,
         }

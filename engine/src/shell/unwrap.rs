@@ -608,7 +608,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     return;
                 }
                 current.wrappers.push(Wrapper::ShellEval);
-                current.args = std::iter::once(first.clone()).chain(tail.iter().cloned()).collect();
+                current.args = tail.to_vec();
                 current.opaque(if login {
                     "a login or interactive shell runs startup files"
                 } else if tail.is_empty() || has_flag(&seen, &["-s"]) {

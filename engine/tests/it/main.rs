@@ -1,0 +1,9 @@
+//! The engine's integration tests: every area reads its cases from `engine/tests/data/` and
+//! reports every failing case at once.
+
+mod bypass;
+mod cases;
+mod envelope;
+mod knowledge;
+mod properties;
+mod support;

@@ -1,0 +1,98 @@
+//! Properties: `decide` never panics on arbitrary text or JSON, and folding is
+//! order-independent.
+
+use leastgrant_engine::decide::{Context, NoRules};
+use leastgrant_engine::{Envelope, Evidence, SessionState, Settings, ToolCall, analyze, decide};
+use proptest::prelude::*;
+
+use crate::support::*;
+
+fn decide_any(call: &ToolCall) {
+    let envelope = Envelope::default();
+    let session = SessionState::default();
+    let settings = Settings::default();
+    let ctx = Context { envelope: &envelope, session: &session, rules: &NoRules, settings: &settings, now_us: T0 };
+    let verdict = decide(&analyze(call, &roots()), &ctx);
+    // Whatever the input, there is a verdict and a reason for anything but allow.
+    assert!(verdict.decision.as_str() == "allow" || !verdict.reasons.is_empty());
+}
+
+fn shellish() -> impl Strategy<Value = String> {
+    let atoms = prop::sample::select(vec![
+        "git", "status", "rm", "-rf", "$(", ")", "`", "'", "\"", "$'\\x41'", "|", "&&", "||", ";", "&", "\n",
+        "<<EOF\n", "EOF", ">", ">>", "2>&1", "(", "{", "}", "if", "then", "fi", "for", "do", "done", "case",
+        "esac", "in", "sudo", "env", "sh", "-c", "bash", "xargs", "find", "-exec", "{}", "\\;", "~/.ssh",
+        "..", "/etc/passwd", "$HOME", "${x:-$(id)}", "*", "eval", "curl", "x", " ", "\\", "#", "=", "PATH=",
+    ]);
+    prop::collection::vec(atoms, 0..24).prop_map(|parts| parts.join(" "))
+}
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::Bool),
+        any::<i64>().prop_map(|n| serde_json::json!(n)),
+        ".{0,40}".prop_map(serde_json::Value::String),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
+            prop::collection::btree_map(
+                prop::sample::select(vec!["command", "file_path", "path", "pattern", "url", "target_file", "x", "mode"]).prop_map(str::to_string),
+                inner,
+                0..5
+            )
+            .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn decide_never_panics_on_arbitrary_text(text in ".{0,200}") {
+        decide_any(&ToolCall::shell(&text, Some(PROJECT)));
+    }
+
+    #[test]
+    fn decide_never_panics_on_shell_shaped_text(text in shellish()) {
+        decide_any(&ToolCall::shell(&text, Some(PROJECT)));
+    }
+
+    #[test]
+    fn decide_never_panics_on_arbitrary_tool_calls(
+        tool in prop::sample::select(vec!["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "Task", "mcp__s__get_x", "run_terminal_cmd", "read_file", "delete_file", "Unknown"]),
+        input in json_value(),
+    ) {
+        decide_any(&ToolCall { tool: tool.to_string(), input, cwd: Some(PROJECT.to_string()) });
+    }
+
+    #[test]
+    fn folding_is_order_independent(
+        events in prop::collection::vec((0usize..4, 0u8..3, 0usize..4, 0i64..2000, 0usize..5), 0..60),
+        seed in any::<u64>(),
+    ) {
+        let signatures = ["npm test", "git status", "cat <path>", "ls"];
+        let kinds = [Evidence::Confirmed, Evidence::Observed, Evidence::Denied, Evidence::Granted];
+        let fold = |order: &[usize]| {
+            let mut envelope = Envelope::default();
+            for &i in order {
+                let (s, tier, k, day, session) = events[i];
+                envelope.learn_signature(signatures[s], tier, kinds[k], T0 + day * DAY_US, &format!("s{session}"));
+            }
+            envelope
+        };
+        let forward: Vec<usize> = (0..events.len()).collect();
+        let mut shuffled = forward.clone();
+        // A deterministic shuffle from the seed.
+        let mut state = seed | 1;
+        for i in (1..shuffled.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            shuffled.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        prop_assert_eq!(fold(&forward), fold(&shuffled));
+    }
+}
