@@ -197,7 +197,8 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
         } else {
             knowledge::judge(&Invocation { program: &effective.program, args: &effective.args, config_keys: &effective.config_keys })
         };
-        let mut j = Judgement::opaque(C::ExecUnknown, why);
+        let shell = matches!(effective.program.as_str(), "sh" | "bash" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "yash" | "csh" | "tcsh");
+        let mut j = Judgement::opaque(if shell { C::ExecInterpreter } else { C::ExecUnknown }, why);
         if let Some(base) = base {
             j.targets = base.targets;
             j.persistence = base.persistence;
@@ -300,6 +301,13 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
             judgement.recursive = true;
         }
     }
+    // `$AWS_SECRET_ACCESS_KEY` in an argument puts a secret on the command line.
+    if effective.args.iter().chain(effective.assignments.iter().map(|(_, v)| v)).any(|w| names_secret_variable(&w.raw)) {
+        judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
+        if judgement.capability.is_read_only() || judgement.capability == C::Meta {
+            judgement.capability = C::SecretRead;
+        }
+    }
     let targets = place_targets(&mut judgement, cwd, roots, &mut unknowns, &mut flags);
     let signature = shell_signature(effective, cwd, roots, &redirect_signature);
     let display = redact_text(&effective_text(effective));
@@ -343,7 +351,13 @@ pub(crate) fn place_targets(
                         }
                     }
                     Access::Write | Access::Delete => {
-                        if matches!(judgement.capability, C::FsWriteWorkspace | C::FsReadWorkspace | C::FsReadOutside) {
+                        // Local work that lands outside the project is an outside write, whatever
+                        // tool does it (`gcc -o /usr/local/bin/x`, `curl -o ~/.bashrc`).
+                        if matches!(
+                            judgement.capability,
+                            C::FsWriteWorkspace | C::FsReadWorkspace | C::FsReadOutside | C::ExecBuild | C::ExecTest | C::ExecInspect | C::ExecVcsRead | C::ExecVcsWrite | C::NetFetch | C::Meta
+                        ) && *access == Access::Write
+                        {
                             judgement.capability = C::FsWriteOutside;
                         }
                         judgement.blast.reversibility = judgement.blast.reversibility.max(Reversibility::Hard);
@@ -368,6 +382,24 @@ pub(crate) fn place_targets(
         targets.push(Target { path, access: *access, placement });
     }
     targets
+}
+
+/// `$NAME` or `${NAME…}` where the name says it holds a credential.
+fn names_secret_variable(raw: &str) -> bool {
+    if !raw.contains('$') {
+        return false;
+    }
+    raw.split('$').skip(1).any(|rest| {
+        let name: String = rest
+            .trim_start_matches('{')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+            .to_ascii_uppercase();
+        ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL", "AUTH"]
+            .iter()
+            .any(|s| name.contains(s))
+    })
 }
 
 fn effective_text(effective: &Effective) -> String {

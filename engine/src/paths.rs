@@ -5,6 +5,9 @@
 //! textually; a path it cannot resolve (an unknown variable, another user's `~`) is unresolved,
 //! which makes the action not understood. The lists below are a floor: callers may add to them.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use crate::shell::UNRESOLVED;
 
 /// The directories a decision is made relative to. Inputs, never read from the environment.
@@ -176,11 +179,12 @@ pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
     let lower = path.to_ascii_lowercase();
     let own_state = is_within(path, &roots.state_dir);
     let zone = zone_of(path, &lower, roots);
+    let hits = list_hits(&lower);
     Placement {
         zone,
-        secret: is_secret(&lower, roots),
-        persistence: is_persistence(&lower),
-        control: own_state || is_control(&lower),
+        secret: is_secret(&lower, &hits),
+        persistence: is_persistence(&lower, &hits),
+        control: own_state || is_control(&lower, &hits),
         own_state,
     }
 }
@@ -223,7 +227,7 @@ fn zone_of(path: &str, lower: &str, roots: &Roots) -> Zone {
 /// Directories that hold credential stores somewhere below them: a recursive read of one sweeps
 /// secrets.
 fn is_credential_tree(lower: &str, roots: &Roots) -> bool {
-    let home = roots.home.to_ascii_lowercase();
+    let home = &roots.home;
     let exact = [
         "/",
         "/home",
@@ -236,10 +240,9 @@ fn is_credential_tree(lower: &str, roots: &Roots) -> bool {
         "c:/users",
     ];
     exact.contains(&lower)
-        || lower == home
-        || lower == join(&home, ".config")
-        || lower == join(&home, ".local")
-        || lower == join(&home, ".local/share")
+        || lower
+            .strip_prefix(home.as_str())
+            .is_some_and(|rest| matches!(rest, "" | "/" | "/.config" | "/.local" | "/.local/share"))
 }
 
 const SECRET_DIRS: &[&str] = &[
@@ -341,6 +344,7 @@ const SECRET_FILES: &[&str] = &[
     ".sqlite_history",
     ".lesshst",
     "ntds.dit",
+    "environ",
 ];
 
 const SECRET_EXTENSIONS: &[&str] = &[
@@ -358,14 +362,100 @@ const TEMPLATE_SUFFIXES: &[&str] = &[
     ".tpl",
 ];
 
-fn has_segment_path(lower: &str, needle: &str) -> bool {
-    // `needle` (one or more segments) appears as whole segments somewhere in `lower`.
-    let padded = format!("{lower}/");
-    padded.contains(&format!("/{needle}/"))
+#[derive(Clone, Copy)]
+enum ListKind {
+    Secret,
+    Persistence,
+    Control,
 }
 
-fn is_secret(lower: &str, roots: &Roots) -> bool {
-    if SECRET_DIRS.iter().any(|d| has_segment_path(lower, d)) {
+/// First segment → (whole needle split into segments, which list). Built once, so placing a
+/// path costs one hash lookup per segment instead of a substring search per list entry.
+fn segment_index() -> &'static HashMap<&'static str, Vec<(Vec<&'static str>, ListKind)>> {
+    static INDEX: OnceLock<HashMap<&'static str, Vec<(Vec<&'static str>, ListKind)>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut map: HashMap<&'static str, Vec<(Vec<&'static str>, ListKind)>> = HashMap::new();
+        let lists: [(&[&'static str], ListKind); 3] = [
+            (SECRET_DIRS, ListKind::Secret),
+            (PERSISTENCE_DIRS, ListKind::Persistence),
+            (CONTROL_SUFFIXES, ListKind::Control),
+        ];
+        for (list, kind) in lists {
+            for needle in list {
+                let parts: Vec<&'static str> = needle.split('/').collect();
+                if let Some(first) = parts.first() {
+                    map.entry(*first).or_default().push((parts.clone(), kind));
+                }
+            }
+        }
+        map
+    })
+}
+
+/// Which lists match some run of whole segments of `lower`.
+#[derive(Default)]
+struct ListHits {
+    secret: bool,
+    persistence: bool,
+    control: bool,
+}
+
+fn list_hits(lower: &str) -> ListHits {
+    // Most paths have few segments: keep them on the stack.
+    let mut stack: [&str; 24] = [""; 24];
+    let mut count = 0;
+    let mut heap: Vec<&str> = Vec::new();
+    for segment in lower.split('/').filter(|s| !s.is_empty()) {
+        match stack.get_mut(count) {
+            Some(slot) if heap.is_empty() => {
+                *slot = segment;
+                count += 1;
+            }
+            _ => {
+                if heap.is_empty() {
+                    heap.extend_from_slice(stack.get(..count).unwrap_or(&[]));
+                }
+                heap.push(segment);
+            }
+        }
+    }
+    let segments: &[&str] = if heap.is_empty() { stack.get(..count).unwrap_or(&[]) } else { &heap };
+    let index = segment_index();
+    let mut hits = ListHits::default();
+    for (i, segment) in segments.iter().enumerate() {
+        let Some(candidates) = index.get(segment) else { continue };
+        for (needle, kind) in candidates {
+            let matches = segments
+                .get(i..i + needle.len())
+                .is_some_and(|window| window == needle.as_slice());
+            if matches {
+                match kind {
+                    ListKind::Secret => hits.secret = true,
+                    ListKind::Persistence => hits.persistence = true,
+                    ListKind::Control => hits.control = true,
+                }
+            }
+        }
+    }
+    hits
+}
+
+/// `needle` appears as whole segments in `lower` (for the short lists outside the index).
+fn has_segment_path(lower: &str, needle: &str) -> bool {
+    let mut rest = lower;
+    while let Some(at) = rest.find('/') {
+        rest = rest.get(at + 1..).unwrap_or("");
+        if let Some(tail) = rest.strip_prefix(needle) {
+            if tail.is_empty() || tail.starts_with('/') {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn is_secret(lower: &str, hits: &ListHits) -> bool {
+    if hits.secret {
         return true;
     }
     let name = lower.rsplit('/').next().unwrap_or(lower);
@@ -385,7 +475,6 @@ fn is_secret(lower: &str, roots: &Roots) -> bool {
     }
     // A recursive read of a credential tree is judged by the reader; the tree itself is a
     // directory, not a secret, so `ls ~` stays a plain outside read.
-    let _ = roots;
     false
 }
 
@@ -438,6 +527,8 @@ const PERSISTENCE_FILES: &[&str] = &[
 ];
 
 const PERSISTENCE_DIRS: &[&str] = &[
+    ".ssh/config",
+    ".ssh/rc",
     ".git/hooks",
     ".husky",
     ".vscode",
@@ -462,15 +553,13 @@ const PERSISTENCE_DIRS: &[&str] = &[
     "start menu/programs/startup",
 ];
 
-fn is_persistence(lower: &str) -> bool {
+fn is_persistence(lower: &str, hits: &ListHits) -> bool {
     let name = lower.rsplit('/').next().unwrap_or(lower);
-    PERSISTENCE_FILES.contains(&name)
+    hits.persistence
+        || PERSISTENCE_FILES.contains(&name)
         || lower == "/etc/profile"
         || lower == "/etc/bash.bashrc"
         || lower == "/etc/crontab"
-        || has_segment_path(lower, ".ssh/config")
-        || has_segment_path(lower, ".ssh/rc")
-        || PERSISTENCE_DIRS.iter().any(|d| has_segment_path(lower, d))
 }
 
 const CONTROL_SUFFIXES: &[&str] = &[
@@ -529,8 +618,8 @@ const INSTRUCTION_DIRS: &[&str] = &[
     "hooks",
 ];
 
-fn is_control(lower: &str) -> bool {
-    if CONTROL_SUFFIXES.iter().any(|s| has_segment_path(lower, s)) {
+fn is_control(lower: &str, hits: &ListHits) -> bool {
+    if hits.control {
         return true;
     }
     let name = lower.rsplit('/').next().unwrap_or(lower);

@@ -90,7 +90,10 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
     if let Some(redacted) = redact_token(text) {
         return redacted.to_string();
     }
-    if let Some((scheme, rest)) = text.split_once("://") {
+    if let Some((scheme, rest)) = text
+        .find(':')
+        .and_then(|at| Some((text.get(..at)?, text.get(at..)?.strip_prefix("://")?)))
+    {
         if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) {
             let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
             let host = authority.rsplit('@').next().unwrap_or("");
@@ -161,13 +164,21 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
     if long_enough && PREFIXES.iter().any(|p| value.starts_with(p)) {
         return Some("«redacted:token»");
     }
+    let header = text.len() > 14 && text.get(..14).is_some_and(|h| h.eq_ignore_ascii_case("authorization:"));
+    if !header && !text.contains('=') {
+        return long_random(value);
+    }
     let lower = text.to_ascii_lowercase();
-    if (lower.starts_with("authorization:") || lower.contains("token=") || lower.contains("password=") || lower.contains("secret=") || lower.contains("api_key=") || lower.contains("apikey="))
+    if (header || lower.contains("token=") || lower.contains("password=") || lower.contains("secret=") || lower.contains("api_key=") || lower.contains("apikey="))
         && value.len() >= 6
     {
         return Some("«redacted:credential»");
     }
-    // Long random-looking strings: mixed letters and digits, no separators.
+    long_random(value)
+}
+
+/// Long random-looking strings: mixed case letters and digits, no separators.
+fn long_random(value: &str) -> Option<&'static str> {
     if value.len() >= 32
         && value.chars().all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
         && value.chars().any(|c| c.is_ascii_digit())
@@ -181,6 +192,9 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
 
 /// Redacts credential-shaped tokens in text meant for people.
 pub fn redact_text(text: &str) -> String {
+    if text.split(' ').all(|token| redact_token(token).is_none()) {
+        return text.to_string();
+    }
     text.split(' ')
         .map(|token| match redact_token(token) {
             Some(marker) => marker.to_string(),

@@ -91,7 +91,14 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             j.blast.reversibility = j.blast.reversibility.max(Reversibility::Hard);
             (j, s, d)
         }
-        "glob" | "grep" | "search" | "codebasesearch" | "filesearch" | "ripgrep" | "listdir" | "ls" | "grepsearch" | "globfilesearch" | "semanticsearch" | "findfiles" => {
+        "listdir" | "ls" => {
+            // Lists one directory; not a recursive sweep.
+            let mut j = Judgement::new(C::FsReadWorkspace);
+            let dir = path.unwrap_or(".");
+            j.targets.push((Word::plain(dir), Access::Read));
+            (j, None, dir.to_string())
+        }
+        "glob" | "grep" | "search" | "codebasesearch" | "filesearch" | "ripgrep" | "grepsearch" | "globfilesearch" | "semanticsearch" | "findfiles" => {
             search_tool(input, path)
         }
         "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => {

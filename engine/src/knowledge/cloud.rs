@@ -71,7 +71,20 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
         return Judgement::opaque(C::ExecRemote, "runs commands on a remote machine");
     }
     if inv.program == "rclone" || (words.first().map(String::as_str) == Some("s3") && matches!(verb.as_str(), "cp" | "sync" | "mv")) {
-        return Judgement::new(C::NetSend).reach(Reach::External);
+        // The direction decides: to a bucket is a send, from one is a fetch.
+        let operands: Vec<&crate::shell::lex::Word> = positionals.iter().copied().skip(if inv.program == "rclone" { 1 } else { 2 }).collect();
+        let remote = |w: &crate::shell::lex::Word| w.text.contains("://") || (inv.program == "rclone" && w.text.contains(':'));
+        return match operands.split_last() {
+            Some((dest, sources)) if !remote(dest) && sources.iter().all(|s| remote(s)) => {
+                let mut j = Judgement::new(C::NetFetch).reversibility(Reversibility::Easy);
+                j.targets.push(((*dest).clone(), crate::model::Access::Write));
+                j
+            }
+            Some((_, sources)) => Judgement::new(C::NetSend)
+                .reach(Reach::External)
+                .with_paths(sources.iter().copied().filter(|s| !remote(s)), crate::model::Access::Read),
+            None => Judgement::new(C::NetSend).reach(Reach::External),
+        };
     }
     let j = if words.is_empty() || is_read(&verb) {
         Judgement::new(C::ExecCloudRead)
@@ -109,6 +122,7 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
         "config" if inv.args.iter().any(|w| matches!(w.text.as_str(), "view" | "get-contexts" | "current-context" | "get-clusters")) => Judgement::new(C::ExecCloudRead),
         "config" => Judgement::new(C::ExecCloud).reach(Reach::Machine),
         s if is_read(s) || s.is_empty() => Judgement::new(C::ExecCloudRead),
+        _ if inv.args.iter().any(|w| matches!(w.text.as_str(), "--dry-run=client" | "--dry-run=server" | "--dry-run")) => Judgement::new(C::ExecCloudRead),
         "delete" | "drain" | "cordon" | "taint" => Judgement::new(C::ExecCloud).reversibility(Reversibility::Irreversible),
         _ => Judgement::new(C::ExecCloud),
     };
@@ -142,6 +156,8 @@ fn iac(inv: &Invocation<'_>) -> Judgement {
             }
         }
         ("vault", "read" | "kv" | "login" | "token") => Judgement::new(C::SecretRead).reach(Reach::External),
+        (_, "output") if inv.has_any(&["-json", "-raw", "--json"]) => Judgement::new(C::SecretRead).reach(Reach::External),
+        (_, "fmt") if !inv.has_any(&["-check", "--check"]) => Judgement::new(C::ExecBuild),
         (_, "init" | "get" | "providers" | "version" | "fmt" | "validate" | "graph" | "show" | "output" | "state" | "workspace" | "console" | "plan" | "preview" | "synth" | "diff" | "list" | "ls" | "stack" | "whoami" | "about" | "config" | "status" | "") => {
             if sub == "state" && inv.args.iter().any(|w| matches!(w.text.as_str(), "rm" | "mv" | "push" | "replace-provider")) {
                 Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible)

@@ -46,7 +46,8 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["env", "printenv", "set-env"], print_env),
     (&["touch", "mkdir", "mkfifo"], writer_all),
     (&["tee"], tee),
-    (&["truncate", "shred"], truncate),
+    (&["truncate"], truncate),
+    (&["shred"], shred),
     (&["cp", "install", "ditto"], copy),
     (&["mv", "rename"], move_files),
     (&["ln", "link"], link),
@@ -189,7 +190,7 @@ fn export(inv: &Invocation<'_>) -> Judgement {
 
 fn print_env(_inv: &Invocation<'_>) -> Judgement {
     // The environment routinely holds tokens.
-    Judgement::new(C::ExecInspect).exposure(Exposure::ReadsSecrets)
+    Judgement::new(C::SecretRead)
 }
 
 fn writer_all(inv: &Invocation<'_>) -> Judgement {
@@ -206,6 +207,15 @@ fn truncate(inv: &Invocation<'_>) -> Judgement {
     Judgement::new(C::FsWriteWorkspace)
         .reversibility(Reversibility::Hard)
         .with_paths(inv.positionals(&valued), Access::Write)
+}
+
+fn shred(inv: &Invocation<'_>) -> Judgement {
+    let valued = ["-n", "--iterations", "-s", "--size", "--random-source"];
+    let capability = if inv.has_any(&["-u", "--remove"]) { C::FsDelete } else { C::FsWriteWorkspace };
+    let access = if capability == C::FsDelete { Access::Delete } else { Access::Write };
+    Judgement::new(capability)
+        .reversibility(Reversibility::Irreversible)
+        .with_paths(inv.positionals(&valued), access)
 }
 
 fn copy(inv: &Invocation<'_>) -> Judgement {
@@ -249,8 +259,16 @@ fn link(inv: &Invocation<'_>) -> Judgement {
     let mut j = Judgement::new(C::FsWriteWorkspace);
     if let Some((link, targets)) = positionals.split_last() {
         // The link's target counts as written: a link into `/etc` lets later "workspace"
-        // writes land there.
-        j = j.with_paths(targets.iter().copied(), Access::Write);
+        // writes land there. A relative symlink target is relative to the link's directory.
+        let symbolic = inv.has_any(&["-s", "--symbolic"]);
+        let link_dir = link.text.rsplit_once('/').map(|(dir, _)| dir).unwrap_or(".");
+        for target in targets {
+            let mut word = (*target).clone();
+            if symbolic && !word.text.starts_with(['/', '~']) && targets.len() == 1 {
+                word.text = format!("{link_dir}/{}", word.text);
+            }
+            j.targets.push((word, Access::Write));
+        }
         if !targets.is_empty() {
             j.targets.push(((*link).clone(), Access::Write));
         }
@@ -335,7 +353,8 @@ fn dd(inv: &Invocation<'_>) -> Judgement {
             j.targets.push((w, Access::Write));
             j.capability = C::FsWriteWorkspace;
             j.blast = C::FsWriteWorkspace.default_blast();
-            j = j.reversibility(Reversibility::Hard);
+            // Writing a raw device cannot be undone.
+            j = j.reversibility(if path.starts_with("/dev/") { Reversibility::Irreversible } else { Reversibility::Hard });
         }
     }
     j

@@ -13,6 +13,9 @@ mod packages;
 mod runtime;
 mod vcs;
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use crate::model::{Access, Blast, Capability, Exposure, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
 
@@ -141,7 +144,7 @@ impl<'a> Invocation<'a> {
         self.args.iter().take_while(|w| w.text != "--").any(|w| {
             let t = w.text.as_str();
             if flag.starts_with("--") {
-                t == flag || t.starts_with(&format!("{flag}="))
+                t.strip_prefix(flag).is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
             } else if let Some(letter) = flag.strip_prefix('-').filter(|l| l.len() == 1) {
                 t == flag
                     || (t.starts_with('-')
@@ -180,7 +183,7 @@ impl<'a> Invocation<'a> {
         self.args.iter().find_map(|word| {
             flags.iter().find_map(|flag| {
                 let rest = if flag.starts_with("--") {
-                    word.text.strip_prefix(&format!("{flag}="))
+                    word.text.strip_prefix(flag).and_then(|r| r.strip_prefix('='))
                 } else {
                     word.text.strip_prefix(flag).filter(|r| !r.is_empty())
                 }?;
@@ -213,19 +216,32 @@ fn tables() -> [&'static [(&'static [&'static str], Judge)]; 6] {
     ]
 }
 
-/// Judges an invocation; `None` when no table knows the program.
-pub fn judge(invocation: &Invocation<'_>) -> Option<Judgement> {
-    let program = invocation.program.to_ascii_lowercase();
-    let program = program.strip_suffix(".exe").unwrap_or(&program);
-    let mut found = None;
-    for table in tables() {
-        for (names, judge) in table {
-            if names.contains(&program) {
-                found = Some(*judge);
+/// Program name → judge, built once from the tables (later tables win a clash).
+fn index() -> &'static HashMap<&'static str, Judge> {
+    static INDEX: OnceLock<HashMap<&'static str, Judge>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut map = HashMap::new();
+        for table in tables() {
+            for (names, judge) in table {
+                for name in *names {
+                    map.insert(*name, *judge);
+                }
             }
         }
+        map
+    })
+}
+
+/// Judges an invocation; `None` when no table knows the program.
+pub fn judge(invocation: &Invocation<'_>) -> Option<Judgement> {
+    let lowered;
+    let mut program = invocation.program;
+    if program.bytes().any(|b| b.is_ascii_uppercase()) {
+        lowered = program.to_ascii_lowercase();
+        program = &lowered;
     }
-    found.map(|judge| judge(invocation))
+    let program = program.strip_suffix(".exe").unwrap_or(program);
+    index().get(program).map(|judge| judge(invocation))
 }
 
 /// Every program some table knows, for coverage reports.

@@ -43,6 +43,24 @@ fn http(inv: &Invocation<'_>) -> Judgement {
     if inv.has_any(&["-K", "--config"]) {
         return Judgement::opaque(C::NetSend, "options come from a config file");
     }
+    let urls: Vec<&Word> = inv.positionals(&["-o", "--output", "-H", "--header", "-X", "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-c", "--cookie-jar", "-w", "--write-out", "-m", "--max-time", "--connect-timeout", "-x", "--proxy", "-E", "--cert", "--key", "--cacert", "-r", "--range", "-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--json", "-F", "--form", "-T", "--upload-file", "--retry", "-D", "--dump-header"]);
+    if urls.iter().any(|u| !u.is_literal()) {
+        return Judgement::opaque(C::NetFetch, "the address is only known at run time");
+    }
+    // `file://` reads a local file.
+    let local: Vec<Word> = urls
+        .iter()
+        .filter_map(|u| u.text.strip_prefix("file://").map(|p| Word::plain(p)))
+        .collect();
+    if !local.is_empty() {
+        let mut j = Judgement::new(C::FsReadWorkspace).with_paths(local.iter(), Access::Read);
+        for flag in [&["-o", "--output"][..]] {
+            if let Some(out) = inv.any_value(flag) {
+                j.targets.push((out, Access::Write));
+            }
+        }
+        return j;
+    }
     let sent = upload_flags(inv);
     let method = inv.any_value(&["-X", "--request"]).map(|w| w.text.to_ascii_uppercase());
     let httpie_send = matches!(inv.program, "http" | "https" | "xh" | "httpie")
@@ -119,7 +137,9 @@ fn ssh(inv: &Invocation<'_>) -> Judgement {
     }
     let positionals = inv.positionals(&valued);
     let mut j = Judgement::new(C::ExecRemote);
-    if positionals.len() > 1 {
+    if inv.has("-N") && positionals.len() == 1 {
+        // Forwarding only: no remote command, no shell.
+    } else if positionals.len() > 1 {
         j.opaque = Some("runs a command on another machine".to_string());
     } else {
         j.opaque = Some("opens a shell on another machine".to_string());

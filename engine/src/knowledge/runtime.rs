@@ -17,7 +17,7 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["systemctl", "service", "launchctl", "sc", "schtasks", "crontab", "at", "batch", "loginctl", "rc-service", "update-rc.d", "chkconfig", "reg", "defaults"], system_service),
     (&["mount", "umount", "mkfs", "fdisk", "parted", "mkswap", "swapon", "swapoff", "losetup", "cryptsetup", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "sysctl", "modprobe", "insmod", "rmmod", "shutdown", "reboot", "halt", "poweroff", "init", "useradd", "userdel", "usermod", "groupadd", "passwd", "chpasswd", "visudo", "setenforce", "csrutil", "diskutil", "hdiutil", "wipefs", "blkdiscard", "sgdisk", "mdadm", "lvm", "pvcreate", "vgcreate", "lvcreate", "chroot", "unshare", "nsenter", "capsh", "setcap", "security", "osascript", "tccutil", "spctl", "scutil", "networksetup", "pmset", "nvram"], system_admin),
     (&["python", "python3", "python2", "pypy", "pypy3", "py", "ipython"], python),
-    (&["node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "Rscript", "R", "julia", "java", "kotlin", "scala", "groovy", "elixir", "erl", "ghci", "runghc", "racket", "guile", "tclsh", "wish", "powershell", "pwsh", "cmd", "cscript", "wscript", "mshta", "osascript", "jshell", "irb", "pry", "dotnet-script", "ts-node", "tsx", "esno", "vite-node", "awk", "gawk", "mawk", "nawk", "expect", "jrunscript", "rhino", "qjs"], interpreter),
+    (&["node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "rscript", "r", "julia", "java", "kotlin", "scala", "groovy", "elixir", "erl", "ghci", "runghc", "racket", "guile", "tclsh", "wish", "powershell", "pwsh", "cmd", "cscript", "wscript", "mshta", "osascript", "jshell", "irb", "pry", "dotnet-script", "ts-node", "tsx", "esno", "vite-node", "awk", "gawk", "mawk", "nawk", "expect", "jrunscript", "rhino", "qjs"], interpreter),
 ];
 
 fn container(inv: &Invocation<'_>) -> Judgement {
@@ -26,6 +26,10 @@ fn container(inv: &Invocation<'_>) -> Judgement {
         return Judgement::opaque(C::ExecContainer, "points the container client at another daemon");
     }
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
+    if sub == "compose" {
+        let after: Vec<crate::shell::lex::Word> = inv.args.iter().skip_while(|w| w.text != "compose").skip(1).cloned().collect();
+        return compose(&Invocation { program: "docker-compose", args: &after, config_keys: &[] });
+    }
     let verb = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let sub = if matches!(sub, "container" | "image" | "volume" | "network" | "system" | "builder" | "buildx" | "compose") && !verb.is_empty() && sub != "compose" {
         verb
@@ -68,6 +72,7 @@ fn compose(inv: &Invocation<'_>) -> Judgement {
     match sub.as_str() {
         "ps" | "logs" | "config" | "images" | "ls" | "top" | "version" | "port" | "events" => Judgement::new(C::ExecContainerRead),
         "exec" | "run" => Judgement::opaque(C::ExecContainer, "runs commands inside a container"),
+        "up" | "create" | "start" | "restart" | "watch" => Judgement::opaque(C::ExecContainer, "runs images whose contents the engine has not read"),
         "down" if inv.has_any(&["-v", "--volumes", "--rmi"]) => Judgement::new(C::ExecContainer).reversibility(Reversibility::Irreversible),
         "push" => Judgement::new(C::ExecPkgPublish),
         _ => Judgement::new(C::ExecContainer),
@@ -95,6 +100,9 @@ fn database(inv: &Invocation<'_>) -> Judgement {
             j.targets.push((out, Access::Write));
         }
         return j;
+    }
+    if matches!(inv.program, "mongosh" | "mongo") && inv.has_any(&["--eval", "-f", "--file"]) || matches!(inv.program, "mongosh" | "mongo") && inv.positionals(&["--host", "--port", "-u", "-p"]).iter().any(|w| w.text.ends_with(".js")) {
+        return Judgement::opaque(C::ExecDb, "runs JavaScript in the database shell");
     }
     let inline = inv.any_value(&["-c", "--command", "-e", "--execute", "--eval"]);
     let file = inv.any_value(&["-f", "--file"]);

@@ -161,6 +161,9 @@ fn git(inv: &Invocation<'_>) -> Judgement {
                 return Judgement::new(C::FsReadWorkspace).with_paths(rest, Access::Read);
             }
             let mut j = Judgement::new(C::ExecVcsRead);
+            // Paths after `--` are read (their contents appear in logs and diffs).
+            let after_dashes = inv.args.iter().skip_while(|w| w.text != "--").skip(1);
+            j = j.with_paths(after_dashes, Access::Read);
             // `rev:path` reads a file from history: the path matters (a committed `.env`).
             for word in &rest {
                 if let Some((_, path)) = word.text.split_once(':') {
@@ -172,6 +175,10 @@ fn git(inv: &Invocation<'_>) -> Judgement {
                 }
             }
             j
+        }
+        "worktree" if matches!(rest.first().map(|w| w.text.as_str()), Some("add" | "move")) => {
+            let paths = rest.get(1..2).unwrap_or(&[]).iter().copied();
+            Judgement::new(C::ExecVcsWrite).with_paths(paths, Access::Write)
         }
         s if GIT_WRITE.contains(&s) => {
             let mut j = Judgement::new(C::ExecVcsWrite);
@@ -211,11 +218,14 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
     if config_key_executes(&key) {
         return Judgement::opaque(C::ExecVcsWrite, &format!("sets `{key}`, which runs a program")).reach(Reach::Machine);
     }
-    let j = Judgement::new(C::ExecVcsWrite);
     if global {
-        j.reach(Reach::Machine).reversibility(Reversibility::Hard)
-    } else {
+        // `--global` writes `~/.gitconfig`; `--system` writes `/etc/gitconfig`.
+        let file = if inv.has("--system") { "/etc/gitconfig" } else { "~/.gitconfig" };
+        let mut j = Judgement::new(C::FsWriteOutside);
+        j.targets.push((Word::plain(file), Access::Write));
         j
+    } else {
+        Judgement::new(C::ExecVcsWrite)
     }
 }
 
@@ -246,8 +256,9 @@ fn forge(inv: &Invocation<'_>) -> Judgement {
     let verb = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     const READ_VERBS: &[&str] = &["list", "view", "status", "diff", "checks", "search", "ls", "show", "browse", ""];
     match sub {
+        "auth" if verb == "token" || inv.has_any(&["--show-token", "-t"]) => Judgement::new(C::SecretRead),
         "auth" if matches!(verb, "status") => Judgement::new(C::ExecInspect),
-        "auth" => Judgement::opaque(C::SecretRead, "handles credentials"),
+        "auth" => Judgement::opaque(C::SecretRead, "handles credentials interactively"),
         "api" => {
             let method = inv.any_value(&["-X", "--method"]).map(|w| w.text.to_ascii_uppercase());
             let writes = method.as_deref().is_some_and(|m| m != "GET") || inv.has_any(&["-f", "-F", "--field", "--raw-field", "--input"]);

@@ -408,7 +408,10 @@ impl Lexer {
 
     fn read_word(&mut self) -> Word {
         let start = self.pos;
-        let mut word = Word::default();
+        let mut word = Word {
+            text: String::with_capacity(24),
+            ..Word::default()
+        };
         let at_word_start = |w: &Word| w.text.is_empty() && !w.quoted;
         while let Some(c) = self.peek() {
             match c {

@@ -95,12 +95,20 @@ struct Parser {
     pipe_from: Option<usize>,
 }
 
+enum Step {
+    Control(Op),
+    Arith(Word),
+    Keyword(&'static str),
+    FunctionDefinition,
+    Simple,
+}
+
 const RESERVED: &[&str] = &[
     "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "select", "case",
     "esac", "function", "{", "}", "!", "in", "coproc", "time",
 ];
 
-fn reserved(word: &Word) -> Option<&str> {
+fn reserved(word: &Word) -> Option<&'static str> {
     if word.quoted {
         return None;
     }
@@ -175,31 +183,41 @@ impl Parser {
     }
 
     fn run(&mut self) {
-        while let Some(token) = self.tokens.get(self.pos).cloned() {
-            match token {
-                Token::Op(op) => {
+        while let Some(token) = self.tokens.get(self.pos) {
+            let step = match token {
+                Token::Op(op) => Step::Control(*op),
+                Token::Arith(word) => Step::Arith(word.clone()),
+                Token::Word(word) => match reserved(word) {
+                    Some(keyword) => Step::Keyword(keyword),
+                    None if matches!(self.tokens.get(self.pos + 1), Some(Token::Op(Op::LParen)))
+                        && matches!(self.tokens.get(self.pos + 2), Some(Token::Op(Op::RParen))) =>
+                    {
+                        Step::FunctionDefinition
+                    }
+                    None => Step::Simple,
+                },
+                Token::Redirect(_) => Step::Simple,
+            };
+            match step {
+                Step::Control(op) => {
                     self.pos += 1;
                     self.control(op);
                 }
-                Token::Arith(word) => {
+                Step::Arith(word) => {
                     self.pos += 1;
                     self.substitutions_of(&word);
                 }
-                Token::Word(ref word) if reserved(word).is_some() => {
+                Step::Keyword(keyword) => {
                     self.pos += 1;
-                    self.keyword(reserved(word).unwrap_or(""));
+                    self.keyword(keyword);
                 }
-                Token::Word(ref word)
-                    if matches!(self.tokens.get(self.pos + 1), Some(Token::Op(Op::LParen)))
-                        && matches!(self.tokens.get(self.pos + 2), Some(Token::Op(Op::RParen))) =>
-                {
-                    // `name() body`: a function definition.
-                    let _ = word;
+                Step::FunctionDefinition => {
+                    // `name() body`: the body's commands run only if called.
                     self.pos += 3;
                     self.frames.push(Frame::Function);
                     self.function_body_pending();
                 }
-                _ => self.simple_command(),
+                Step::Simple => self.simple_command(),
             }
         }
     }
@@ -361,10 +379,15 @@ impl Parser {
             context: self.context(),
             ..SimpleCommand::default()
         };
-        while let Some(token) = self.tokens.get(self.pos).cloned() {
+        while let Some(next) = self.tokens.get_mut(self.pos) {
+            if matches!(next, Token::Op(_)) {
+                break;
+            }
+            // Tokens are read once, front to back: take them instead of cloning.
+            let token = std::mem::replace(next, Token::Op(Op::Newline));
+            self.pos += 1;
             match token {
                 Token::Word(word) => {
-                    self.pos += 1;
                     self.substitutions_of(&word);
                     match is_assignment(&word) {
                         Some(assignment) if command.words.is_empty() => {
@@ -376,12 +399,8 @@ impl Parser {
                 Token::Redirect(redirect) => {
                     self.substitutions_of(&redirect.target);
                     command.redirects.push(redirect);
-                    self.pos += 1;
                 }
-                Token::Arith(word) => {
-                    self.substitutions_of(&word);
-                    self.pos += 1;
-                }
+                Token::Arith(word) => self.substitutions_of(&word),
                 Token::Op(_) => break,
             }
         }

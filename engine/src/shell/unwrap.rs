@@ -200,6 +200,21 @@ const KNOWN_RUNNER_TOOLS: &[&str] = &[
     "node",
 ];
 
+/// Programs the peeling loop looks at; everything else is the program that runs.
+fn is_peeled(program: &str) -> bool {
+    matches!(
+        program,
+        "command" | "builtin" | "exec" | "nocorrect" | "noglob" | "sudo" | "doas" | "pkexec"
+            | "gosu" | "su" | "runas" | "run0" | "env" | "timeout" | "nice" | "ionice" | "chrt"
+            | "taskset" | "cpulimit" | "trickle" | "time" | "nohup" | "setsid" | "disown"
+            | "stdbuf" | "unbuffer" | "chronic" | "watch" | "xargs" | "find" | "sh" | "bash"
+            | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "yash" | "csh" | "tcsh"
+            | "busybox" | "eval" | "source" | "." | "trap" | "npx" | "pnpx" | "bunx" | "uvx"
+            | "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "pixi" | "conda"
+            | "mamba" | "pnpm" | "yarn" | "bun" | "npm" | "git"
+    )
+}
+
 /// Peels `command` into the effective commands that run. Usually one; `sh -c` payloads and
 /// `find -exec` give several.
 pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
@@ -346,18 +361,28 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             current.opaque("more wrappers than the analysis follows");
             break;
         }
-        let Some(first) = current.args.first().cloned() else {
+        let Some(first) = current.args.first() else {
             out.push(current);
             return;
         };
         if !first.is_literal() {
-            current.program = UNRESOLVED.to_string();
             current.program_path = first.text.clone();
+            current.program = UNRESOLVED.to_string();
             current.opaque("the program name is computed at run time");
             out.push(current);
             return;
         }
         let program = base_name(&first.text);
+        if !is_peeled(&program) {
+            // The common case: no wrapper. Move the words instead of copying them.
+            let mut args = std::mem::take(&mut current.args);
+            let first = args.remove(0);
+            current.program = program;
+            current.program_path = first.text;
+            current.args = args;
+            break;
+        }
+        let first = first.clone();
         let rest: Vec<Word> = current.args.get(1..).unwrap_or(&[]).to_vec();
         match program.as_str() {
             "command" | "builtin" | "exec" | "nocorrect" | "noglob" => {
