@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use clap::Args;
 use leastgrant_engine::decide::{Context, NoRules};
-use leastgrant_engine::{Analysis, Decision, Envelope, Roots, SessionState, Settings, ToolCall, Verdict, analyze, decide};
+use leastgrant_engine::{
+    Analysis, Decision, Envelope, Roots, SessionState, Settings, ToolCall, Verdict, analyze, decide,
+};
 use serde_json::{Value, json};
 
 #[derive(Args)]
@@ -39,7 +41,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => std::path::absolute(dir).context("cannot resolve --project")?,
         None => project_root(&cwd),
     };
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"));
     let mut roots = Roots::new(&text(&project), &text(&home));
     if let Some(state) = std::env::var_os("LEASTGRANT_HOME") {
         roots.state_dir = text(Path::new(&state));
@@ -48,8 +52,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         (Some(command), None) => ToolCall::shell(command, Some(&text(&cwd))),
         (None, Some(tool)) => {
             let raw = args.input.as_deref().unwrap_or("{}");
-            let input: Value = serde_json::from_str(raw).with_context(|| format!("--input is not valid JSON: `{raw}`"))?;
-            ToolCall { tool: tool.clone(), input, cwd: Some(text(&cwd)) }
+            let input: Value = serde_json::from_str(raw)
+                .with_context(|| format!("--input is not valid JSON: `{raw}`"))?;
+            ToolCall {
+                tool: tool.clone(),
+                input,
+                cwd: Some(text(&cwd)),
+            }
         }
         (Some(_), Some(_)) => bail!("give either a shell command or --tool, not both"),
         (None, None) => bail!("give a shell command to check, or --tool NAME --input JSON"),
@@ -63,10 +72,19 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
         .unwrap_or(0);
-    let ctx = Context { envelope: &envelope, session: &session, rules: &NoRules, settings: &settings, now_us };
+    let ctx = Context {
+        envelope: &envelope,
+        session: &session,
+        rules: &NoRules,
+        settings: &settings,
+        now_us,
+    };
     let verdict = decide(&analysis, &ctx);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&analysis, &verdict))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(&analysis, &verdict))?
+        );
     } else {
         print!("{}", to_text(&call, &analysis, &verdict));
     }
@@ -137,7 +155,11 @@ fn to_text(call: &ToolCall, analysis: &Analysis, verdict: &Verdict) -> String {
         .and_then(Value::as_str)
         .map(str::to_string)
         .unwrap_or_else(|| format!("{} {}", call.tool, call.input));
-    out.push_str(&format!("{}: {}\n", verdict.decision.as_str().to_uppercase(), what));
+    out.push_str(&format!(
+        "{}: {}\n",
+        verdict.decision.as_str().to_uppercase(),
+        what
+    ));
     if !verdict.headline.is_empty() {
         out.push_str(&format!("  {}\n", verdict.headline));
     }
@@ -154,7 +176,12 @@ fn to_text(call: &ToolCall, analysis: &Analysis, verdict: &Verdict) -> String {
             action.tier(),
         ));
         for target in &action.targets {
-            out.push_str(&format!("     {} {} ({})\n", target.access.as_str(), target.path, target.placement.zone.as_str()));
+            out.push_str(&format!(
+                "     {} {} ({})\n",
+                target.access.as_str(),
+                target.path,
+                target.placement.zone.as_str()
+            ));
         }
         for unknown in &action.unknowns {
             out.push_str(&format!("     not understood: {unknown}\n"));

@@ -14,12 +14,15 @@ use std::time::Instant;
 
 use leastgrant_engine::decide::{Context, NoRules};
 use leastgrant_engine::shell::lex::lex;
-use leastgrant_engine::{Envelope, Evidence, Roots, SessionState, Settings, ToolCall, analyze, decide};
+use leastgrant_engine::{
+    Envelope, Evidence, Roots, SessionState, Settings, ToolCall, analyze, decide,
+};
 
 const BUDGET_PER_SECOND: f64 = 200_000.0;
 
 fn specstory_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets/specstory/getspecstory/history")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/datasets/specstory/getspecstory/history")
 }
 
 /// Bash commands from SpecStory exports: the single-backtick line after a Bash tool-use summary.
@@ -31,7 +34,9 @@ fn specstory_commands(dir: &Path) -> Vec<String> {
     files.sort();
     let mut commands = Vec::new();
     for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
         let lines: Vec<&str> = text.lines().collect();
         for (i, line) in lines.iter().enumerate() {
             if !line.contains("<summary>Tool use: **Bash**</summary>") {
@@ -51,13 +56,23 @@ fn specstory_commands(dir: &Path) -> Vec<String> {
 }
 
 fn decode_entities(text: &str) -> String {
-    text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }
 
 fn corpus_commands() -> Vec<String> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bypass.toml")).unwrap_or_default();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bypass.toml"),
+    )
+    .unwrap_or_default();
     text.lines()
-        .filter_map(|l| l.strip_prefix("command = '").and_then(|r| r.strip_suffix('\'')))
+        .filter_map(|l| {
+            l.strip_prefix("command = '")
+                .and_then(|r| r.strip_suffix('\''))
+        })
         .map(str::to_string)
         .collect()
 }
@@ -76,7 +91,10 @@ fn main() {
     let dir = specstory_dir();
     let mut commands = specstory_commands(&dir);
     let source = if commands.is_empty() {
-        println!("skipping the real commands: {} is absent; using the bypass corpus instead", dir.display());
+        println!(
+            "skipping the real commands: {} is absent; using the bypass corpus instead",
+            dir.display()
+        );
         commands = corpus_commands();
         "bypass corpus"
     } else {
@@ -93,8 +111,12 @@ fn main() {
 
     let rounds = (200_000 / commands.len()).max(3);
     // Warm up, then measure: the baseline (tokenize only) and the full analysis.
-    let _ = per_second(&commands, 1, |c| { black_box(lex(c)); });
-    let lex_rate = per_second(&commands, rounds, |c| { black_box(lex(c)); });
+    let _ = per_second(&commands, 1, |c| {
+        black_box(lex(c));
+    });
+    let lex_rate = per_second(&commands, rounds, |c| {
+        black_box(lex(c));
+    });
     let mut index = 0usize;
     let analyze_rate = per_second(&commands, rounds, |_| {
         let call = &calls[index % calls.len()];
@@ -105,12 +127,24 @@ fn main() {
     // decide() against a 50,000-signature envelope, as the hook will.
     let mut envelope = Envelope::default();
     for i in 0..50_000u32 {
-        envelope.learn_signature(&format!("cmd{i} <path> -x"), 1, Evidence::Confirmed, 1_767_225_600_000_000 + i64::from(i % 90) * 86_400_000_000, &format!("s{}", i % 97));
+        envelope.learn_signature(
+            &format!("cmd{i} <path> -x"),
+            1,
+            Evidence::Confirmed,
+            1_767_225_600_000_000 + i64::from(i % 90) * 86_400_000_000,
+            &format!("s{}", i % 97),
+        );
     }
     let analyses: Vec<_> = calls.iter().map(|c| analyze(c, &roots)).collect();
     let settings = Settings::default();
     let session = SessionState::default();
-    let ctx = Context { envelope: &envelope, session: &session, rules: &NoRules, settings: &settings, now_us: 1_767_225_600_000_000 + 100 * 86_400_000_000 };
+    let ctx = Context {
+        envelope: &envelope,
+        session: &session,
+        rules: &NoRules,
+        settings: &settings,
+        now_us: 1_767_225_600_000_000 + 100 * 86_400_000_000,
+    };
     let start = Instant::now();
     let mut decided = 0usize;
     for _ in 0..rounds {
@@ -142,11 +176,29 @@ fn main() {
     }
 
     println!("source: {source}, {} commands", commands.len());
-    println!("tokenize only (baseline): {:>12.0} commands/s/core", lex_rate);
-    println!("full analysis:            {:>12.0} commands/s/core  ({:.2}x the tokenizer's cost)", analyze_rate, lex_rate / analyze_rate);
-    println!("budget ratio:             {:>12.2}x the 200,000/s budget", analyze_rate / BUDGET_PER_SECOND);
-    println!("decide, 50k-signature envelope: {:>6.0} decisions/s ({:.2} µs each)", decide_rate, 1e6 / decide_rate);
-    println!("understood: {understood} of {} ({:.1}%)", analyses.len(), 100.0 * understood as f64 / analyses.len() as f64);
+    println!(
+        "tokenize only (baseline): {:>12.0} commands/s/core",
+        lex_rate
+    );
+    println!(
+        "full analysis:            {:>12.0} commands/s/core  ({:.2}x the tokenizer's cost)",
+        analyze_rate,
+        lex_rate / analyze_rate
+    );
+    println!(
+        "budget ratio:             {:>12.2}x the 200,000/s budget",
+        analyze_rate / BUDGET_PER_SECOND
+    );
+    println!(
+        "decide, 50k-signature envelope: {:>6.0} decisions/s ({:.2} µs each)",
+        decide_rate,
+        1e6 / decide_rate
+    );
+    println!(
+        "understood: {understood} of {} ({:.1}%)",
+        analyses.len(),
+        100.0 * understood as f64 / analyses.len() as f64
+    );
     println!("what blocks the rest (commands affected):");
     let mut ranked: Vec<_> = blockers.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -155,7 +207,7 @@ fn main() {
     }
     println!("capability mix (actions):");
     let mut caps: Vec<_> = capabilities.into_iter().collect();
-    caps.sort_by(|a, b| b.1.cmp(&a.1));
+    caps.sort_by_key(|c| std::cmp::Reverse(c.1));
     for (cap, count) in caps {
         println!("  {count:>5}  {cap}");
     }
@@ -163,17 +215,17 @@ fn main() {
 
 /// Groups a problem sentence into a class: unknown programs by name, paths by kind.
 fn classify_blocker(problem: &str) -> String {
-    if let Some(rest) = problem.strip_prefix('`') {
-        if let Some((name, tail)) = rest.split_once('`') {
-            if tail.contains("program the engine does not know") {
-                return format!("unknown program `{name}`");
-            }
-            if tail.contains("cannot resolve") {
-                return "a path the engine cannot resolve (variable, glob root)".to_string();
-            }
-            if tail.contains("changes which program") {
-                return "an assignment that changes which program runs".to_string();
-            }
+    if let Some(rest) = problem.strip_prefix('`')
+        && let Some((name, tail)) = rest.split_once('`')
+    {
+        if tail.contains("program the engine does not know") {
+            return format!("unknown program `{name}`");
+        }
+        if tail.contains("cannot resolve") {
+            return "a path the engine cannot resolve (variable, glob root)".to_string();
+        }
+        if tail.contains("changes which program") {
+            return "an assignment that changes which program runs".to_string();
         }
     }
     problem.to_string()

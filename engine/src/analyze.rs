@@ -6,9 +6,11 @@
 //! anything not accounted for makes the action not understood.
 
 use crate::knowledge::{self, Invocation, Judgement};
-use crate::model::{Access, Action, ActionFlags, Capability as C, Exposure, Reach, Reversibility, Scale, Target};
-use crate::paths::{self, Zone, place, resolve};
+use crate::model::{
+    Access, Action, ActionFlags, Capability as C, Exposure, Reach, Reversibility, Scale, Target,
+};
 pub use crate::paths::Roots;
+use crate::paths::{self, Zone, place, resolve};
 use crate::shell::lex::Word;
 use crate::shell::parse::parse;
 use crate::shell::unwrap::{Effective, Wrapper, unwrap};
@@ -85,19 +87,42 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
         }
     };
     for action in &analysis.actions {
-        analysis
-            .problems
-            .extend(action.unknowns.iter().cloned());
+        analysis.problems.extend(action.unknowns.iter().cloned());
     }
     analysis.understood = analysis.problems.is_empty();
     analysis
 }
 
-const FETCHERS: &[&str] = &["curl", "wget", "aria2c", "http", "https", "xh", "fetch", "nc", "ncat", "socat"];
-const DECODERS: &[&str] = &["base64", "base32", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "cat", "echo", "printf"];
+const FETCHERS: &[&str] = &[
+    "curl", "wget", "aria2c", "http", "https", "xh", "fetch", "nc", "ncat", "socat",
+];
+const DECODERS: &[&str] = &[
+    "base64", "base32", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "cat", "echo", "printf",
+];
 const CODE_RUNNERS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "ash", "busybox", "fish", "python", "python3", "python2",
-    "node", "perl", "ruby", "php", "lua", "pwsh", "powershell", "eval", "source", ".", "deno", "bun",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "ash",
+    "busybox",
+    "fish",
+    "python",
+    "python3",
+    "python2",
+    "node",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "pwsh",
+    "powershell",
+    "eval",
+    "source",
+    ".",
+    "deno",
+    "bun",
 ];
 
 /// Analyses shell text run in `cwd`.
@@ -110,9 +135,15 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
         let mut fed = vec![false; effectives.len()];
         for (i, command) in script.commands.iter().enumerate() {
             let upstream_fed = command.context.piped_from.and_then(|p| {
-                let from_network = effectives.get(p)?.iter().any(|e| FETCHERS.contains(&e.program.as_str()));
+                let from_network = effectives
+                    .get(p)?
+                    .iter()
+                    .any(|e| FETCHERS.contains(&e.program.as_str()));
                 let relayed = fed.get(p).copied().unwrap_or(false)
-                    && effectives.get(p)?.iter().any(|e| DECODERS.contains(&e.program.as_str()));
+                    && effectives
+                        .get(p)?
+                        .iter()
+                        .any(|e| DECODERS.contains(&e.program.as_str()));
                 Some(from_network || relayed)
             });
             if let Some(slot) = fed.get_mut(i) {
@@ -129,11 +160,19 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
         for effective in group {
             let runs_code = CODE_RUNNERS.contains(&effective.program.as_str())
                 || effective.wrappers.contains(&Wrapper::ShellEval);
-            let piped = fed && runs_code && effective.args.iter().all(|w| w.text.starts_with('-') || effective.program == "eval");
+            let piped = fed
+                && runs_code
+                && effective
+                    .args
+                    .iter()
+                    .all(|w| w.text.starts_with('-') || effective.program == "eval");
             piped_from_network |= piped;
             if matches!(effective.program.as_str(), "cd" | "pushd" | "popd") {
                 let ctx = effective.context;
-                let target = effective.args.iter().find(|w| !w.text.starts_with('-') || w.text == "-");
+                let target = effective
+                    .args
+                    .iter()
+                    .find(|w| !w.text.starts_with('-') || w.text == "-");
                 let next = match (effective.program.as_str(), target) {
                     ("popd", _) => None,
                     (_, None) => Some(roots.home.clone()),
@@ -148,7 +187,12 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
                     cwd_now = next;
                 }
             }
-            actions.push(classify_effective(effective, cwd_now.as_deref(), roots, piped));
+            actions.push(classify_effective(
+                effective,
+                cwd_now.as_deref(),
+                roots,
+                piped,
+            ));
         }
     }
     if actions.is_empty() {
@@ -158,7 +202,12 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
         let mut action = unknown_action(command, "nothing the engine could analyse");
         action.unknowns.clone_from(&problems);
         actions.push(action);
-        return Analysis { actions, understood: false, problems, piped_from_network };
+        return Analysis {
+            actions,
+            understood: false,
+            problems,
+            piped_from_network,
+        };
     }
     if !problems.is_empty() {
         for action in &mut actions {
@@ -168,7 +217,12 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
             first.unknowns.extend(problems.iter().cloned());
         }
     }
-    Analysis { actions, understood: problems.is_empty(), problems: Vec::new(), piped_from_network }
+    Analysis {
+        actions,
+        understood: problems.is_empty(),
+        problems: Vec::new(),
+        piped_from_network,
+    }
 }
 
 fn unknown_action(text: &str, why: &str) -> Action {
@@ -185,20 +239,50 @@ fn unknown_action(text: &str, why: &str) -> Action {
 }
 
 /// Classifies one effective command run in `cwd` (`None` when the directory is unknown).
-fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, piped_from_network: bool) -> Action {
+fn classify_effective(
+    effective: &Effective,
+    cwd: Option<&str>,
+    roots: &Roots,
+    piped_from_network: bool,
+) -> Action {
     let local_cwd: Option<String> = match &effective.chdir {
         Some(dir) => resolve(&dir.text, cwd, roots),
         None => cwd.map(str::to_string),
     };
     let cwd = local_cwd.as_deref();
     let mut judgement = if let Some(why) = &effective.opaque {
-        let base = if effective.program.is_empty() || effective.program.contains(crate::shell::UNRESOLVED) {
+        let base = if effective.program.is_empty()
+            || effective.program.contains(crate::shell::UNRESOLVED)
+        {
             None
         } else {
-            knowledge::judge(&Invocation { program: &effective.program, args: &effective.args, config_keys: &effective.config_keys })
+            knowledge::judge(&Invocation {
+                program: &effective.program,
+                args: &effective.args,
+                config_keys: &effective.config_keys,
+            })
         };
-        let shell = matches!(effective.program.as_str(), "sh" | "bash" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "yash" | "csh" | "tcsh");
-        let mut j = Judgement::opaque(if shell { C::ExecInterpreter } else { C::ExecUnknown }, why);
+        let shell = matches!(
+            effective.program.as_str(),
+            "sh" | "bash"
+                | "zsh"
+                | "dash"
+                | "ksh"
+                | "ash"
+                | "mksh"
+                | "fish"
+                | "yash"
+                | "csh"
+                | "tcsh"
+        );
+        let mut j = Judgement::opaque(
+            if shell {
+                C::ExecInterpreter
+            } else {
+                C::ExecUnknown
+            },
+            why,
+        );
         if let Some(base) = base {
             j.targets = base.targets;
             j.persistence = base.persistence;
@@ -211,15 +295,29 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
             Judgement::new(C::Meta)
         }
     } else {
-        let invocation = Invocation { program: &effective.program, args: &effective.args, config_keys: &effective.config_keys };
+        let invocation = Invocation {
+            program: &effective.program,
+            args: &effective.args,
+            config_keys: &effective.config_keys,
+        };
         match knowledge::judge(&invocation) {
             Some(j) => j,
             None if effective.program_path.contains('/') => {
-                let mut j = Judgement::opaque(C::ExecUnknown, "runs a program or script the engine has not read");
-                j.targets.push((Word::plain(&effective.program_path), Access::Execute));
+                let mut j = Judgement::opaque(
+                    C::ExecUnknown,
+                    "runs a program or script the engine has not read",
+                );
+                j.targets
+                    .push((Word::plain(&effective.program_path), Access::Execute));
                 j
             }
-            None => Judgement::opaque(C::ExecUnknown, &format!("`{}` is a program the engine does not know", effective.program)),
+            None => Judgement::opaque(
+                C::ExecUnknown,
+                &format!(
+                    "`{}` is a program the engine does not know",
+                    effective.program
+                ),
+            ),
         }
     };
     let mut unknowns: Vec<String> = judgement.opaque.iter().cloned().collect();
@@ -235,7 +333,8 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
             Wrapper::Privilege => {
                 flags.privilege = true;
                 judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
-                judgement.blast.reversibility = judgement.blast.reversibility.max(Reversibility::Hard);
+                judgement.blast.reversibility =
+                    judgement.blast.reversibility.max(Reversibility::Hard);
             }
             Wrapper::FetchRun => flags.fetch_run = true,
             _ => {}
@@ -262,7 +361,13 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
         let fd = redirect.fd.map(|n| n.to_string()).unwrap_or_default();
         let op = format!("{fd}{}", redirect.op);
         let target = redirect.target.text.as_str();
-        if matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty") || target.starts_with("/dev/fd/") && target.len() <= 10 && target.chars().skip(8).all(|c| c.is_ascii_digit()) {
+        if matches!(
+            target,
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+        ) || target.starts_with("/dev/fd/")
+            && target.len() <= 10
+            && target.chars().skip(8).all(|c| c.is_ascii_digit())
+        {
             redirect_signature.push(format!("{op}{target}"));
             continue;
         }
@@ -272,10 +377,16 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
             redirect_signature.push(format!("{op}<net:socket>"));
             continue;
         }
-        let access = if redirect.op.contains('>') { Access::Write } else { Access::Read };
+        let access = if redirect.op.contains('>') {
+            Access::Write
+        } else {
+            Access::Read
+        };
         if access == Access::Write && judgement.capability.is_read_only() {
             judgement.capability = C::FsWriteWorkspace;
-            judgement.blast.at_least(C::FsWriteWorkspace.default_blast());
+            judgement
+                .blast
+                .at_least(C::FsWriteWorkspace.default_blast());
         }
         judgement.targets.push((redirect.target.clone(), access));
         redirect_signature.push(format!("{op}{}", normalize_arg(target, cwd, roots)));
@@ -286,7 +397,10 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
         judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
         judgement.blast.scale = judgement.blast.scale.max(Scale::Many);
         if effective.walked_paths.is_empty() {
-            if matches!(judgement.capability, C::FsDelete | C::FsWriteWorkspace | C::FsWriteOutside) {
+            if matches!(
+                judgement.capability,
+                C::FsDelete | C::FsWriteWorkspace | C::FsWriteOutside
+            ) {
                 unknowns.push("writes or deletes paths it reads from its input".to_string());
             }
         } else {
@@ -302,7 +416,12 @@ fn classify_effective(effective: &Effective, cwd: Option<&str>, roots: &Roots, p
         }
     }
     // `$AWS_SECRET_ACCESS_KEY` in an argument puts a secret on the command line.
-    if effective.args.iter().chain(effective.assignments.iter().map(|(_, v)| v)).any(|w| names_secret_variable(&w.raw)) {
+    if effective
+        .args
+        .iter()
+        .chain(effective.assignments.iter().map(|(_, v)| v))
+        .any(|w| names_secret_variable(&w.raw))
+    {
         judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
         if judgement.capability.is_read_only() || judgement.capability == C::Meta {
             judgement.capability = C::SecretRead;
@@ -340,7 +459,10 @@ pub(crate) fn place_targets(
             judgement.blast.scale = judgement.blast.scale.max(Scale::Many);
         }
         match placement.zone {
-            Zone::Unresolved => unknowns.push(format!("`{}` is a path the engine cannot resolve", redact_text(&word.raw))),
+            Zone::Unresolved => unknowns.push(format!(
+                "`{}` is a path the engine cannot resolve",
+                redact_text(&word.raw)
+            )),
             Zone::Workspace => {}
             _ => {
                 judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
@@ -355,23 +477,39 @@ pub(crate) fn place_targets(
                         // tool does it (`gcc -o /usr/local/bin/x`, `curl -o ~/.bashrc`).
                         if matches!(
                             judgement.capability,
-                            C::FsWriteWorkspace | C::FsReadWorkspace | C::FsReadOutside | C::ExecBuild | C::ExecTest | C::ExecInspect | C::ExecVcsRead | C::ExecVcsWrite | C::NetFetch | C::Meta
+                            C::FsWriteWorkspace
+                                | C::FsReadWorkspace
+                                | C::FsReadOutside
+                                | C::ExecBuild
+                                | C::ExecTest
+                                | C::ExecInspect
+                                | C::ExecVcsRead
+                                | C::ExecVcsWrite
+                                | C::NetFetch
+                                | C::Meta
                         ) && *access == Access::Write
                         {
                             judgement.capability = C::FsWriteOutside;
                         }
-                        judgement.blast.reversibility = judgement.blast.reversibility.max(Reversibility::Hard);
+                        judgement.blast.reversibility =
+                            judgement.blast.reversibility.max(Reversibility::Hard);
                     }
-                    Access::Execute => unknowns.push("runs code from outside the project".to_string()),
+                    Access::Execute => {
+                        unknowns.push("runs code from outside the project".to_string())
+                    }
                 }
             }
         }
         let sweeps_secrets = judgement.recursive
             && *access == Access::Read
-            && resolved.as_deref().is_some_and(|r| paths::is_sweep_of_secrets(r, roots));
+            && resolved
+                .as_deref()
+                .is_some_and(|r| paths::is_sweep_of_secrets(r, roots));
         if placement.secret || sweeps_secrets {
             judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
-            if judgement.capability.is_read_only() || judgement.capability == C::FsWriteWorkspace && *access == Access::Read {
+            if judgement.capability.is_read_only()
+                || judgement.capability == C::FsWriteWorkspace && *access == Access::Read
+            {
                 judgement.capability = C::SecretRead;
                 judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
             }
@@ -379,7 +517,11 @@ pub(crate) fn place_targets(
         if placement.persistence && *access != Access::Read {
             flags.persistence = true;
         }
-        targets.push(Target { path, access: *access, placement });
+        targets.push(Target {
+            path,
+            access: *access,
+            placement,
+        });
     }
     targets
 }
@@ -396,9 +538,20 @@ fn names_secret_variable(raw: &str) -> bool {
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect::<String>()
             .to_ascii_uppercase();
-        ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL", "AUTH"]
-            .iter()
-            .any(|s| name.contains(s))
+        [
+            "TOKEN",
+            "SECRET",
+            "PASSWORD",
+            "PASSWD",
+            "API_KEY",
+            "APIKEY",
+            "ACCESS_KEY",
+            "PRIVATE_KEY",
+            "CREDENTIAL",
+            "AUTH",
+        ]
+        .iter()
+        .any(|s| name.contains(s))
     })
 }
 
@@ -409,7 +562,11 @@ fn effective_text(effective: &Effective) -> String {
         .map(|(name, value)| format!("{name}={}", value.raw))
         .collect();
     if !effective.program.is_empty() {
-        parts.push(if effective.program_path.is_empty() { effective.program.clone() } else { effective.program_path.clone() });
+        parts.push(if effective.program_path.is_empty() {
+            effective.program.clone()
+        } else {
+            effective.program_path.clone()
+        });
     }
     parts.extend(effective.args.iter().map(|w| w.raw.clone()));
     for redirect in &effective.redirects {
@@ -423,7 +580,12 @@ fn effective_text(effective: &Effective) -> String {
 }
 
 /// Program, normalised positionals in order, sorted flags, then risk-bearing context.
-fn shell_signature(effective: &Effective, cwd: Option<&str>, roots: &Roots, redirects: &[String]) -> String {
+fn shell_signature(
+    effective: &Effective,
+    cwd: Option<&str>,
+    roots: &Roots,
+    redirects: &[String],
+) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut assignments: Vec<String> = effective
         .assignments
@@ -442,7 +604,11 @@ fn shell_signature(effective: &Effective, cwd: Option<&str>, roots: &Roots, redi
         }
     }
     if effective.chdir.is_some() {
-        let dir = effective.chdir.as_ref().map(|d| normalize_arg(&d.text, cwd, roots)).unwrap_or_default();
+        let dir = effective
+            .chdir
+            .as_ref()
+            .map(|d| normalize_arg(&d.text, cwd, roots))
+            .unwrap_or_default();
         parts.push(format!("[in:{dir}]"));
     }
     if effective.program.contains(crate::shell::UNRESOLVED) {
@@ -463,7 +629,9 @@ fn shell_signature(effective: &Effective, cwd: Option<&str>, roots: &Roots, redi
         }
         if !after_dashes && text.starts_with('-') && text.len() > 1 {
             match text.split_once('=') {
-                Some((flag, value)) => flags.push(format!("{flag}={}", normalize_arg(value, cwd, roots))),
+                Some((flag, value)) => {
+                    flags.push(format!("{flag}={}", normalize_arg(value, cwd, roots)))
+                }
                 None if is_letter_cluster(text) => {
                     // `-la` and `-al` and `-a -l` are one spelling.
                     flags.extend(text.chars().skip(1).map(|c| format!("-{c}")));

@@ -36,9 +36,14 @@ impl Posture {
 
     /// Parses a lower-case name.
     pub fn parse(name: &str) -> Option<Posture> {
-        [Posture::Observe, Posture::Assist, Posture::Autopilot, Posture::Strict]
-            .into_iter()
-            .find(|p| p.as_str() == name)
+        [
+            Posture::Observe,
+            Posture::Assist,
+            Posture::Autopilot,
+            Posture::Strict,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == name)
     }
 }
 
@@ -53,7 +58,10 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { posture: Posture::Assist, thresholds: Thresholds::default() }
+        Settings {
+            posture: Posture::Assist,
+            thresholds: Thresholds::default(),
+        }
     }
 }
 
@@ -105,7 +113,11 @@ pub struct Reason {
 
 impl Reason {
     fn new(code: &str, text: impl Into<String>, weight: Weight) -> Reason {
-        Reason { code: code.to_string(), text: text.into(), weight }
+        Reason {
+            code: code.to_string(),
+            text: text.into(),
+            weight,
+        }
     }
 }
 
@@ -186,14 +198,20 @@ pub fn decide(analysis: &Analysis, ctx: &Context<'_>) -> Verdict {
         .collect();
     // Session taint only ever turns an allow into an ask.
     for (action, verdict) in analysis.actions.iter().zip(per_action.iter_mut()) {
-        if verdict.decision == Decision::Allow {
-            if let Some(concern) = ctx.session.concern(action) {
-                verdict.decision = Decision::Ask;
-                verdict.reasons.insert(0, Reason::new("session.taint", concern, Weight::Raises));
-            }
+        if verdict.decision == Decision::Allow
+            && let Some(concern) = ctx.session.concern(action)
+        {
+            verdict.decision = Decision::Ask;
+            verdict
+                .reasons
+                .insert(0, Reason::new("session.taint", concern, Weight::Raises));
         }
     }
-    let advisory = per_action.iter().map(|v| v.decision).max().unwrap_or(Decision::Ask);
+    let advisory = per_action
+        .iter()
+        .map(|v| v.decision)
+        .max()
+        .unwrap_or(Decision::Ask);
     let mut order: Vec<usize> = (0..per_action.len()).collect();
     order.sort_by(|a, b| {
         let (va, vb) = (per_action.get(*a), per_action.get(*b));
@@ -221,11 +239,19 @@ pub fn decide(analysis: &Analysis, ctx: &Context<'_>) -> Verdict {
         ));
     }
     if analysis.actions.is_empty() {
-        reasons.push(Reason::new("engine.empty", "nothing to decide on", Weight::Raises));
+        reasons.push(Reason::new(
+            "engine.empty",
+            "nothing to decide on",
+            Weight::Raises,
+        ));
     }
     let decision = if ctx.settings.posture == Posture::Observe {
         // Observe enforces only the integrity floor.
-        if reasons.iter().any(|r| r.code == "floor.self-write") { Decision::Deny } else { Decision::Allow }
+        if reasons.iter().any(|r| r.code == "floor.self-write") {
+            Decision::Deny
+        } else {
+            Decision::Allow
+        }
     } else {
         advisory
     };
@@ -237,54 +263,138 @@ pub fn decide(analysis: &Analysis, ctx: &Context<'_>) -> Verdict {
         .map(|r| r.text.clone())
         .unwrap_or_default();
     per_action.shrink_to_fit();
-    Verdict { decision, advisory, actions: per_action, reasons, headline }
+    Verdict {
+        decision,
+        advisory,
+        actions: per_action,
+        reasons,
+        headline,
+    }
 }
 
 /// The floors an action hits: (code, sentence, deny?).
 pub fn floors(action: &Action, analysis: &Analysis) -> Vec<(&'static str, String, bool)> {
     let mut hits = Vec::new();
     let writes = |t: &&crate::model::Target| t.access != Access::Read;
-    if action.targets.iter().filter(writes).any(|t| t.placement.own_state) {
-        hits.push(("floor.self-write", "it would change leastgrant's own state".to_string(), true));
+    if action
+        .targets
+        .iter()
+        .filter(writes)
+        .any(|t| t.placement.own_state)
+    {
+        hits.push((
+            "floor.self-write",
+            "it would change leastgrant's own state".to_string(),
+            true,
+        ));
     }
-    if let Some(t) = action.targets.iter().filter(writes).find(|t| t.placement.control && !t.placement.own_state) {
-        hits.push(("floor.control-file", format!("it changes `{}`, which steers an agent, CI or later commands", t.path), false));
+    if let Some(t) = action
+        .targets
+        .iter()
+        .filter(writes)
+        .find(|t| t.placement.control && !t.placement.own_state)
+    {
+        hits.push((
+            "floor.control-file",
+            format!(
+                "it changes `{}`, which steers an agent, CI or later commands",
+                t.path
+            ),
+            false,
+        ));
     }
     if action.capability == C::SecretRead
         || action.blast.exposure == Exposure::ReadsSecrets
         || action.targets.iter().any(|t| t.placement.secret)
     {
-        let verb = if action.targets.iter().any(|t| t.placement.secret && t.access != Access::Read) { "writes to" } else { "reads" };
+        let verb = if action
+            .targets
+            .iter()
+            .any(|t| t.placement.secret && t.access != Access::Read)
+        {
+            "writes to"
+        } else {
+            "reads"
+        };
         hits.push(("floor.secret", format!("it {verb} credentials"), false));
     }
     if action.blast.exposure == Exposure::CanExfiltrate {
-        hits.push(("floor.exfiltrate", "it can send data off this machine".to_string(), false));
+        hits.push((
+            "floor.exfiltrate",
+            "it can send data off this machine".to_string(),
+            false,
+        ));
     }
     if !action.capability.is_read_only()
-        && action.targets.iter().any(|t| t.access != Access::Read && !matches!(t.placement.zone, Zone::Workspace | Zone::Unresolved))
+        && action.targets.iter().any(|t| {
+            t.access != Access::Read
+                && !matches!(t.placement.zone, Zone::Workspace | Zone::Unresolved)
+        })
     {
-        hits.push(("floor.write-outside", "it changes files outside the project".to_string(), false));
+        hits.push((
+            "floor.write-outside",
+            "it changes files outside the project".to_string(),
+            false,
+        ));
     }
-    if action.flags.persistence || action.targets.iter().any(|t| t.access != Access::Read && t.placement.persistence) {
-        hits.push(("floor.persistence", "it installs something that runs later without asking".to_string(), false));
+    if action.flags.persistence
+        || action
+            .targets
+            .iter()
+            .any(|t| t.access != Access::Read && t.placement.persistence)
+    {
+        hits.push((
+            "floor.persistence",
+            "it installs something that runs later without asking".to_string(),
+            false,
+        ));
     }
     if action.flags.privilege || action.capability == C::ExecPrivilege {
-        hits.push(("floor.privilege", "it runs with raised privileges".to_string(), false));
+        hits.push((
+            "floor.privilege",
+            "it runs with raised privileges".to_string(),
+            false,
+        ));
     }
-    if action.flags.piped_from_network || analysis.piped_from_network && matches!(action.capability, C::ExecUnknown | C::ExecInterpreter) {
-        hits.push(("floor.pipe-to-shell", "it runs code fetched from the network".to_string(), false));
+    if action.flags.piped_from_network
+        || analysis.piped_from_network
+            && matches!(action.capability, C::ExecUnknown | C::ExecInterpreter)
+    {
+        hits.push((
+            "floor.pipe-to-shell",
+            "it runs code fetched from the network".to_string(),
+            false,
+        ));
     }
     if action.flags.fetch_run {
-        hits.push(("floor.fetch-run", "it downloads a package and runs it".to_string(), false));
+        hits.push((
+            "floor.fetch-run",
+            "it downloads a package and runs it".to_string(),
+            false,
+        ));
     }
     if action.blast.reach == Reach::Production {
-        hits.push(("floor.production", "it touches production".to_string(), false));
+        hits.push((
+            "floor.production",
+            "it touches production".to_string(),
+            false,
+        ));
     }
     if action.capability == C::ExecPkgPublish {
-        hits.push(("floor.publish", "it publishes a package, which cannot be taken back".to_string(), false));
+        hits.push((
+            "floor.publish",
+            "it publishes a package, which cannot be taken back".to_string(),
+            false,
+        ));
     }
-    if action.blast.reversibility == Reversibility::Irreversible && action.blast.reach != Reach::Workspace {
-        hits.push(("floor.irreversible", "it cannot be undone".to_string(), false));
+    if action.blast.reversibility == Reversibility::Irreversible
+        && action.blast.reach != Reach::Workspace
+    {
+        hits.push((
+            "floor.irreversible",
+            "it cannot be undone".to_string(),
+            false,
+        ));
     }
     if !action.understood || !analysis.understood {
         let why = action
@@ -293,7 +403,11 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<(&'static str, String
             .cloned()
             .or_else(|| analysis.problems.first().cloned())
             .unwrap_or_else(|| "part of the command could not be analysed".to_string());
-        hits.push(("floor.not-understood", format!("the engine cannot tell what it does: {why}"), false));
+        hits.push((
+            "floor.not-understood",
+            format!("the engine cannot tell what it does: {why}"),
+            false,
+        ));
     }
     hits
 }
@@ -303,7 +417,10 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<(&'static str, String
 fn contained_in_project(action: &Action) -> bool {
     action.blast.reach <= Reach::Workspace
         && action.blast.exposure == Exposure::None
-        && action.targets.iter().all(|t| t.placement.zone == Zone::Workspace && !t.placement.secret)
+        && action
+            .targets
+            .iter()
+            .all(|t| t.placement.zone == Zone::Workspace && !t.placement.secret)
 }
 
 fn harmless(action: &Action, posture: Posture) -> bool {
@@ -315,7 +432,10 @@ fn harmless(action: &Action, posture: Posture) -> bool {
         && undo_ok
         && action.blast.exposure == Exposure::None
         && action.blast.scale != Scale::Sweeping
-        && action.targets.iter().all(|t| t.placement.is_plain_workspace())
+        && action
+            .targets
+            .iter()
+            .all(|t| t.placement.is_plain_workspace())
 }
 
 fn decide_action(action: &Action, analysis: &Analysis, ctx: &Context<'_>) -> ActionVerdict {
@@ -337,19 +457,50 @@ fn decide_action(action: &Action, analysis: &Analysis, ctx: &Context<'_>) -> Act
         let mut reasons = Vec::new();
         match hit.decision {
             Decision::Deny => {
-                reasons.push(Reason::new("rule.deny", format!("your rule `{}` denies it", hit.rule), Weight::Blocks));
-                return ActionVerdict { decision: Decision::Deny, reasons, floored: false, promotion: None };
+                reasons.push(Reason::new(
+                    "rule.deny",
+                    format!("your rule `{}` denies it", hit.rule),
+                    Weight::Blocks,
+                ));
+                return ActionVerdict {
+                    decision: Decision::Deny,
+                    reasons,
+                    floored: false,
+                    promotion: None,
+                };
             }
             Decision::Allow => {
-                reasons.push(Reason::new("rule.allow", format!("your rule `{}` allows it", hit.rule), Weight::Lowers));
+                reasons.push(Reason::new(
+                    "rule.allow",
+                    format!("your rule `{}` allows it", hit.rule),
+                    Weight::Lowers,
+                ));
                 for (code, text, _) in &floors {
-                    reasons.push(Reason::new(code, format!("{text} (allowed by your rule)"), Weight::Info));
+                    reasons.push(Reason::new(
+                        code,
+                        format!("{text} (allowed by your rule)"),
+                        Weight::Info,
+                    ));
                 }
-                return ActionVerdict { decision: Decision::Allow, reasons, floored: false, promotion: None };
+                return ActionVerdict {
+                    decision: Decision::Allow,
+                    reasons,
+                    floored: false,
+                    promotion: None,
+                };
             }
             Decision::Ask => {
-                reasons.push(Reason::new("rule.ask", format!("your rule `{}` asks", hit.rule), Weight::Raises));
-                return ActionVerdict { decision: Decision::Ask, reasons, floored: false, promotion: None };
+                reasons.push(Reason::new(
+                    "rule.ask",
+                    format!("your rule `{}` asks", hit.rule),
+                    Weight::Raises,
+                ));
+                return ActionVerdict {
+                    decision: Decision::Ask,
+                    reasons,
+                    floored: false,
+                    promotion: None,
+                };
             }
         }
     }
@@ -362,22 +513,37 @@ fn decide_action(action: &Action, analysis: &Analysis, ctx: &Context<'_>) -> Act
             .iter()
             .map(|(code, text, _)| Reason::new(code, text.clone(), Weight::Raises))
             .collect();
-        return ActionVerdict { decision: Decision::Ask, reasons, floored: true, promotion: None };
+        return ActionVerdict {
+            decision: Decision::Ask,
+            reasons,
+            floored: true,
+            promotion: None,
+        };
     }
     if posture == Posture::Strict {
         return ActionVerdict {
             decision: Decision::Ask,
-            reasons: vec![Reason::new("posture.strict", "strict posture: only your rules allow", Weight::Raises)],
+            reasons: vec![Reason::new(
+                "posture.strict",
+                "strict posture: only your rules allow",
+                Weight::Raises,
+            )],
             floored: false,
             promotion: None,
         };
     }
     // 5. Learned promotion.
-    let fam = ctx.envelope.familiarity(&action.signature, tier, ctx.now_us, thresholds);
+    let fam = ctx
+        .envelope
+        .familiarity(&action.signature, tier, ctx.now_us, thresholds);
     let promotion = can_promote(&fam, tier, harmless(action, posture), thresholds);
     let mut reasons = Vec::new();
     match promotion {
-        Promotion::Granted => reasons.push(Reason::new("learned.granted", "you granted this in advance", Weight::Lowers)),
+        Promotion::Granted => reasons.push(Reason::new(
+            "learned.granted",
+            "you granted this in advance",
+            Weight::Lowers,
+        )),
         Promotion::Confirmed => reasons.push(Reason::new(
             "learned.confirmed",
             format!(
@@ -390,42 +556,90 @@ fn decide_action(action: &Action, analysis: &Analysis, ctx: &Context<'_>) -> Act
         )),
         Promotion::Observed => reasons.push(Reason::new(
             "learned.observed",
-            format!("routine here: seen {} times in {} sessions, harmless and inside the project", fam.seen.round(), fam.sessions),
+            format!(
+                "routine here: seen {} times in {} sessions, harmless and inside the project",
+                fam.seen.round(),
+                fam.sessions
+            ),
             Weight::Lowers,
         )),
         Promotion::BlastTooHigh => reasons.push(Reason::new(
             "gap.blast",
-            format!("{}: too much at stake to learn, so it always asks", action.blast.describe()),
+            format!(
+                "{}: too much at stake to learn, so it always asks",
+                action.blast.describe()
+            ),
             Weight::Raises,
         )),
         Promotion::PreviouslyDenied => reasons.push(Reason::new(
             "gap.denied",
-            format!("you refused this {} time(s) before; only a rule can allow it now", fam.denied),
+            format!(
+                "you refused this {} time(s) before; only a rule can allow it now",
+                fam.denied
+            ),
             Weight::Raises,
         )),
         Promotion::NeedsApprovals { more, more_days } => {
-            let days = if more_days > 0 { format!(" on {more_days} more day(s)") } else { String::new() };
-            reasons.push(Reason::new("gap.approvals", format!("approve this {more} more time(s){days} to stop being asked"), Weight::Info));
-        }
-        Promotion::NeedsDays { more } => reasons.push(Reason::new("gap.days", format!("approve this on {more} more day(s) to stop being asked"), Weight::Info)),
-        Promotion::NeedsSessions { more } => reasons.push(Reason::new("gap.sessions", format!("approve this in {more} more session(s) to stop being asked"), Weight::Info)),
-    }
-    if promotion.allows() {
-        return ActionVerdict { decision: Decision::Allow, reasons, floored: false, promotion: Some(promotion) };
-    }
-    if fam.novel {
-        let code = if ctx.envelope.events < 25 { "novel.no-baseline" } else { "novel.first-time" };
-        let text = if ctx.envelope.events < 25 { "nothing learned for this project yet" } else { "never seen in this project" };
-        reasons.push(Reason::new(code, text, Weight::Info));
-    }
-    if let Some(previous) = ctx.session.last_capability {
-        if ctx.session.actions > 3 && !ctx.envelope.transition_seen(previous, action.capability) {
+            let days = if more_days > 0 {
+                format!(" on {more_days} more day(s)")
+            } else {
+                String::new()
+            };
             reasons.push(Reason::new(
-                "novel.transition",
-                format!("`{}` right after `{}` is new here", action.capability, previous),
+                "gap.approvals",
+                format!("approve this {more} more time(s){days} to stop being asked"),
                 Weight::Info,
             ));
         }
+        Promotion::NeedsDays { more } => reasons.push(Reason::new(
+            "gap.days",
+            format!("approve this on {more} more day(s) to stop being asked"),
+            Weight::Info,
+        )),
+        Promotion::NeedsSessions { more } => reasons.push(Reason::new(
+            "gap.sessions",
+            format!("approve this in {more} more session(s) to stop being asked"),
+            Weight::Info,
+        )),
     }
-    ActionVerdict { decision: Decision::Ask, reasons, floored: false, promotion: Some(promotion) }
+    if promotion.allows() {
+        return ActionVerdict {
+            decision: Decision::Allow,
+            reasons,
+            floored: false,
+            promotion: Some(promotion),
+        };
+    }
+    if fam.novel {
+        let code = if ctx.envelope.events < 25 {
+            "novel.no-baseline"
+        } else {
+            "novel.first-time"
+        };
+        let text = if ctx.envelope.events < 25 {
+            "nothing learned for this project yet"
+        } else {
+            "never seen in this project"
+        };
+        reasons.push(Reason::new(code, text, Weight::Info));
+    }
+    if let Some(previous) = ctx.session.last_capability
+        && ctx.session.actions > 3
+        && !ctx.envelope.transition_seen(previous, action.capability)
+    {
+        reasons.push(Reason::new(
+            "novel.transition",
+            format!(
+                "`{}` right after `{}` is new here",
+                action.capability, previous
+            ),
+            Weight::Info,
+        ));
+    }
+    ActionVerdict {
+        decision: Decision::Ask,
+        reasons,
+        floored: false,
+        promotion: Some(promotion),
+    }
 }

@@ -261,7 +261,10 @@ pub enum Promotion {
 impl Promotion {
     /// Promoted.
     pub fn allows(self) -> bool {
-        matches!(self, Promotion::Granted | Promotion::Confirmed | Promotion::Observed)
+        matches!(
+            self,
+            Promotion::Granted | Promotion::Confirmed | Promotion::Observed
+        )
     }
 }
 
@@ -278,16 +281,33 @@ pub struct Envelope {
 
 impl Envelope {
     /// Folds one action's evidence in.
-    pub fn learn(&mut self, action: &Action, evidence: Evidence, at_us: i64, session: &str, previous: Option<Capability>) {
+    pub fn learn(
+        &mut self,
+        action: &Action,
+        evidence: Evidence,
+        at_us: i64,
+        session: &str,
+        previous: Option<Capability>,
+    ) {
         self.learn_signature(&action.signature, action.tier(), evidence, at_us, session);
         if let Some(prev) = previous {
-            *self.transitions.entry((prev, action.capability)).or_insert(0) += 1;
+            *self
+                .transitions
+                .entry((prev, action.capability))
+                .or_insert(0) += 1;
         }
     }
 
     /// Folds one event in. A refusal is attributed only to the riskiest action, so a refused
     /// `cd x && rm -rf y` does not put `cd` on the permanent deny list.
-    pub fn learn_event(&mut self, analysis: &Analysis, evidence: Evidence, at_us: i64, session: &str, previous: Option<Capability>) {
+    pub fn learn_event(
+        &mut self,
+        analysis: &Analysis,
+        evidence: Evidence,
+        at_us: i64,
+        session: &str,
+        previous: Option<Capability>,
+    ) {
         if evidence == Evidence::Denied {
             if let Some(worst) = riskiest(&analysis.actions) {
                 self.learn(worst, evidence, at_us, session, previous);
@@ -302,7 +322,14 @@ impl Envelope {
     }
 
     /// Folds evidence for a signature seen at `tier`.
-    pub fn learn_signature(&mut self, signature: &str, tier: u8, evidence: Evidence, at_us: i64, session: &str) {
+    pub fn learn_signature(
+        &mut self,
+        signature: &str,
+        tier: u8,
+        evidence: Evidence,
+        at_us: i64,
+        session: &str,
+    ) {
         self.events += 1;
         let stats = self.signatures.entry(signature.to_string()).or_default();
         let day = day_of(at_us);
@@ -319,7 +346,9 @@ impl Envelope {
         // Prune by the newest sighting of any kind, so the stored state is the same whatever the
         // order: exactly the counts within the horizon of the final newest day.
         let newest_day = day_of(stats.last_seen_us);
-        stats.by_day_tier.retain(|(d, _), _| *d >= newest_day - HORIZON_DAYS);
+        stats
+            .by_day_tier
+            .retain(|(d, _), _| *d >= newest_day - HORIZON_DAYS);
         match evidence {
             Evidence::Denied => stats.denied = stats.denied.saturating_add(1),
             Evidence::Granted => {
@@ -342,9 +371,25 @@ impl Envelope {
     }
 
     /// What is known about `signature` for a decision at `tier` at `now_us`.
-    pub fn familiarity(&self, signature: &str, tier: u8, now_us: i64, thresholds: &Thresholds) -> Familiarity {
+    pub fn familiarity(
+        &self,
+        signature: &str,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
         let Some(stats) = self.signatures.get(signature) else {
-            return Familiarity { confirmed: 0.0, seen: 0.0, denied: 0, approval_days: 0, approval_sessions: 0, sessions: 0, approval_bound: 0.0, granted: false, novel: true };
+            return Familiarity {
+                confirmed: 0.0,
+                seen: 0.0,
+                denied: 0,
+                approval_days: 0,
+                approval_sessions: 0,
+                sessions: 0,
+                approval_bound: 0.0,
+                granted: false,
+                novel: true,
+            };
         };
         let today = day_of(now_us);
         let mut confirmed = 0.0;
@@ -375,7 +420,11 @@ impl Envelope {
             approval_days: u32::try_from(days.len()).unwrap_or(u32::MAX),
             approval_sessions: stats.approval_sessions.count(),
             sessions: stats.seen_sessions.count(),
-            approval_bound: wilson_lower_bound(confirmed, confirmed + f64::from(denied), thresholds.z),
+            approval_bound: wilson_lower_bound(
+                confirmed,
+                confirmed + f64::from(denied),
+                thresholds.z,
+            ),
             granted: stats.granted_tier.is_some_and(|t| t >= tier),
             novel: false,
         }
@@ -388,17 +437,29 @@ impl Envelope {
 
     /// Signatures seen exactly once, for the Good-Turing novelty rate.
     pub fn hapax(&self) -> usize {
-        self.signatures.values().filter(|s| s.total_seen == 1).count()
+        self.signatures
+            .values()
+            .filter(|s| s.total_seen == 1)
+            .count()
     }
 }
 
 /// The riskiest of several actions: highest tier, then the lexically first signature.
 pub fn riskiest(actions: &[Action]) -> Option<&Action> {
-    actions.iter().min_by(|a, b| b.tier().cmp(&a.tier()).then_with(|| a.signature.cmp(&b.signature)))
+    actions.iter().min_by(|a, b| {
+        b.tier()
+            .cmp(&a.tier())
+            .then_with(|| a.signature.cmp(&b.signature))
+    })
 }
 
 /// Whether learning promotes an action with familiarity `fam` at `tier`.
-pub fn can_promote(fam: &Familiarity, tier: u8, harmless: bool, thresholds: &Thresholds) -> Promotion {
+pub fn can_promote(
+    fam: &Familiarity,
+    tier: u8,
+    harmless: bool,
+    thresholds: &Thresholds,
+) -> Promotion {
     if tier > thresholds.max_tier {
         return Promotion::BlastTooHigh;
     }
@@ -413,11 +474,16 @@ pub fn can_promote(fam: &Familiarity, tier: u8, harmless: bool, thresholds: &Thr
     let have = fam.confirmed.round() as u32;
     let more_days = thresholds.min_days.saturating_sub(fam.approval_days);
     let human_gap = if fam.confirmed <= 0.0 || fam.approval_bound < required {
-        Promotion::NeedsApprovals { more: needed.saturating_sub(have).max(1), more_days }
+        Promotion::NeedsApprovals {
+            more: needed.saturating_sub(have).max(1),
+            more_days,
+        }
     } else if more_days > 0 {
         Promotion::NeedsDays { more: more_days }
     } else if fam.approval_sessions < thresholds.min_sessions {
-        Promotion::NeedsSessions { more: thresholds.min_sessions - fam.approval_sessions }
+        Promotion::NeedsSessions {
+            more: thresholds.min_sessions - fam.approval_sessions,
+        }
     } else {
         return Promotion::Confirmed;
     };
@@ -468,10 +534,18 @@ impl SessionState {
     pub fn concern(&self, action: &Action) -> Option<&'static str> {
         use Capability as C;
         match action.capability {
-            C::NetSend | C::NetFetch if self.read_secrets => Some("secrets were read earlier in this session, and this talks to the network"),
-            C::ExecVcsPublish | C::ExecPkgPublish if self.read_secrets => Some("secrets were read earlier in this session, and this publishes"),
-            C::McpCall if self.read_secrets => Some("secrets were read earlier in this session, and this calls an MCP server"),
-            C::ExecUnknown | C::ExecInterpreter if self.fetched_code => Some("packages were installed earlier in this session, and this runs code the engine has not read"),
+            C::NetSend | C::NetFetch if self.read_secrets => {
+                Some("secrets were read earlier in this session, and this talks to the network")
+            }
+            C::ExecVcsPublish | C::ExecPkgPublish if self.read_secrets => {
+                Some("secrets were read earlier in this session, and this publishes")
+            }
+            C::McpCall if self.read_secrets => {
+                Some("secrets were read earlier in this session, and this calls an MCP server")
+            }
+            C::ExecUnknown | C::ExecInterpreter if self.fetched_code => Some(
+                "packages were installed earlier in this session, and this runs code the engine has not read",
+            ),
             _ => None,
         }
     }

@@ -206,9 +206,19 @@ fn zone_of(path: &str, lower: &str, roots: &Roots) -> Zone {
     {
         return Zone::Temp;
     }
-    if ["/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/boot", "c:/windows", "c:/program files"]
-        .iter()
-        .any(|t| is_within(lower, t))
+    if [
+        "/usr",
+        "/opt",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib64",
+        "/boot",
+        "c:/windows",
+        "c:/program files",
+    ]
+    .iter()
+    .any(|t| is_within(lower, t))
     {
         return Zone::System;
     }
@@ -348,8 +358,20 @@ const SECRET_FILES: &[&str] = &[
 ];
 
 const SECRET_EXTENSIONS: &[&str] = &[
-    ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".asc", ".gpg", ".ppk", ".kdb", ".kdbx",
-    ".keyring", ".tfstate", ".age",
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".jks",
+    ".keystore",
+    ".asc",
+    ".gpg",
+    ".ppk",
+    ".kdb",
+    ".kdbx",
+    ".keyring",
+    ".tfstate",
+    ".age",
 ];
 
 const TEMPLATE_SUFFIXES: &[&str] = &[
@@ -369,12 +391,14 @@ enum ListKind {
     Control,
 }
 
+type SegmentIndex = HashMap<&'static str, Vec<(Vec<&'static str>, ListKind)>>;
+
 /// First segment → (whole needle split into segments, which list). Built once, so placing a
 /// path costs one hash lookup per segment instead of a substring search per list entry.
-fn segment_index() -> &'static HashMap<&'static str, Vec<(Vec<&'static str>, ListKind)>> {
-    static INDEX: OnceLock<HashMap<&'static str, Vec<(Vec<&'static str>, ListKind)>>> = OnceLock::new();
+fn segment_index() -> &'static SegmentIndex {
+    static INDEX: OnceLock<SegmentIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut map: HashMap<&'static str, Vec<(Vec<&'static str>, ListKind)>> = HashMap::new();
+        let mut map = SegmentIndex::new();
         let lists: [(&[&'static str], ListKind); 3] = [
             (SECRET_DIRS, ListKind::Secret),
             (PERSISTENCE_DIRS, ListKind::Persistence),
@@ -419,11 +443,17 @@ fn list_hits(lower: &str) -> ListHits {
             }
         }
     }
-    let segments: &[&str] = if heap.is_empty() { stack.get(..count).unwrap_or(&[]) } else { &heap };
+    let segments: &[&str] = if heap.is_empty() {
+        stack.get(..count).unwrap_or(&[])
+    } else {
+        &heap
+    };
     let index = segment_index();
     let mut hits = ListHits::default();
     for (i, segment) in segments.iter().enumerate() {
-        let Some(candidates) = index.get(segment) else { continue };
+        let Some(candidates) = index.get(segment) else {
+            continue;
+        };
         for (needle, kind) in candidates {
             let matches = segments
                 .get(i..i + needle.len())
@@ -445,10 +475,10 @@ fn has_segment_path(lower: &str, needle: &str) -> bool {
     let mut rest = lower;
     while let Some(at) = rest.find('/') {
         rest = rest.get(at + 1..).unwrap_or("");
-        if let Some(tail) = rest.strip_prefix(needle) {
-            if tail.is_empty() || tail.starts_with('/') {
-                return true;
-            }
+        if let Some(tail) = rest.strip_prefix(needle)
+            && (tail.is_empty() || tail.starts_with('/'))
+        {
+            return true;
         }
     }
     false
@@ -482,9 +512,11 @@ fn is_secret(lower: &str, hits: &ListHits) -> bool {
 pub fn is_sweep_of_secrets(resolved: &str, roots: &Roots) -> bool {
     let lower = resolved.to_ascii_lowercase();
     is_credential_tree(&lower, roots)
-        || [".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure"]
-            .iter()
-            .any(|d| has_segment_path(&lower, d) && !is_within(resolved, &roots.project))
+        || [
+            ".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure",
+        ]
+        .iter()
+        .any(|d| has_segment_path(&lower, d) && !is_within(resolved, &roots.project))
 }
 
 const PERSISTENCE_FILES: &[&str] = &[
@@ -623,9 +655,15 @@ fn is_control(lower: &str, hits: &ListHits) -> bool {
         return true;
     }
     let name = lower.rsplit('/').next().unwrap_or(lower);
-    if [".instructions.md", "-instructions.md", ".prompt.md", ".chatmode.md", ".mdc"]
-        .iter()
-        .any(|s| name.ends_with(s))
+    if [
+        ".instructions.md",
+        "-instructions.md",
+        ".prompt.md",
+        ".chatmode.md",
+        ".mdc",
+    ]
+    .iter()
+    .any(|s| name.ends_with(s))
     {
         return true;
     }

@@ -40,7 +40,11 @@ fn is_version(s: &str) -> bool {
     let first_numeric = parts
         .next()
         .is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
-    first_numeric && body.contains('.') && body.chars().all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c))
+    first_numeric
+        && body.contains('.')
+        && body
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c))
 }
 
 /// A token that looks like a file path rather than a word.
@@ -81,7 +85,18 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
             && !name.starts_with(|c: char| c.is_ascii_digit());
         if identifier && !value.is_empty() {
             let lower = name.to_ascii_lowercase();
-            if ["token", "password", "passwd", "secret", "key", "credential", "auth"].iter().any(|s| lower.contains(s)) {
+            if [
+                "token",
+                "password",
+                "passwd",
+                "secret",
+                "key",
+                "credential",
+                "auth",
+            ]
+            .iter()
+            .any(|s| lower.contains(s))
+            {
                 return format!("{name}=«redacted:credential»");
             }
             return format!("{name}={}", normalize_arg(value, cwd, roots));
@@ -93,13 +108,19 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
     if let Some((scheme, rest)) = text
         .find(':')
         .and_then(|at| Some((text.get(..at)?, text.get(at..)?.strip_prefix("://")?)))
+        && !scheme.is_empty()
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
     {
-        if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) {
-            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-            let host = authority.rsplit('@').next().unwrap_or("");
-            let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
-            return if host.is_empty() { "<url>".to_string() } else { format!("<url:{host}>") };
-        }
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let host = authority.rsplit('@').next().unwrap_or("");
+        let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
+        return if host.is_empty() {
+            "<url>".to_string()
+        } else {
+            format!("<url:{host}>")
+        };
     }
     if is_uuid(text) {
         return "<uuid>".to_string();
@@ -117,10 +138,11 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
     if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
         return "<n>".to_string();
     }
-    if let Some(port) = text.strip_prefix(':') {
-        if (2..=5).contains(&port.len()) && port.chars().all(|c| c.is_ascii_digit()) {
-            return "<port>".to_string();
-        }
+    if let Some(port) = text.strip_prefix(':')
+        && (2..=5).contains(&port.len())
+        && port.chars().all(|c| c.is_ascii_digit())
+    {
+        return "<port>".to_string();
     }
     if let Some((left, right)) = text.split_once(':') {
         if left.contains('@') && !left.contains('/') && !left.contains(' ') {
@@ -128,7 +150,11 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
         }
         // `rev:path` (git show HEAD:.env): the path keeps its placement.
         if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
-            return format!("{}:{}", normalize_arg(left, cwd, roots), normalize_arg(right, cwd, roots));
+            return format!(
+                "{}:{}",
+                normalize_arg(left, cwd, roots),
+                normalize_arg(right, cwd, roots)
+            );
         }
     }
     if text.chars().any(char::is_whitespace) || text.chars().count() > 48 {
@@ -154,22 +180,54 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
 /// A credential-shaped token, replaced by a marker that names what kind it was.
 pub fn redact_token(text: &str) -> Option<&'static str> {
     const PREFIXES: &[&str] = &[
-        "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "xoxa-",
-        "xapp-", "sk-", "sk_live_", "sk_test_", "rk_live_", "pk_live_", "AKIA", "ASIA", "AIza",
-        "ya29.", "npm_", "pypi-", "hf_", "shpat_", "eyJ",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "xoxa-",
+        "xapp-",
+        "sk-",
+        "sk_live_",
+        "sk_test_",
+        "rk_live_",
+        "pk_live_",
+        "AKIA",
+        "ASIA",
+        "AIza",
+        "ya29.",
+        "npm_",
+        "pypi-",
+        "hf_",
+        "shpat_",
+        "eyJ",
     ];
     let value = text.rsplit_once('=').map(|(_, v)| v).unwrap_or(text);
-    let value = value.trim_start_matches("Bearer ").trim_start_matches("bearer ");
+    let value = value
+        .trim_start_matches("Bearer ")
+        .trim_start_matches("bearer ");
     let long_enough = value.len() >= 16;
     if long_enough && PREFIXES.iter().any(|p| value.starts_with(p)) {
         return Some("«redacted:token»");
     }
-    let header = text.len() > 14 && text.get(..14).is_some_and(|h| h.eq_ignore_ascii_case("authorization:"));
+    let header = text.len() > 14
+        && text
+            .get(..14)
+            .is_some_and(|h| h.eq_ignore_ascii_case("authorization:"));
     if !header && !text.contains('=') {
         return long_random(value);
     }
     let lower = text.to_ascii_lowercase();
-    if (header || lower.contains("token=") || lower.contains("password=") || lower.contains("secret=") || lower.contains("api_key=") || lower.contains("apikey="))
+    if (header
+        || lower.contains("token=")
+        || lower.contains("password=")
+        || lower.contains("secret=")
+        || lower.contains("api_key=")
+        || lower.contains("apikey="))
         && value.len() >= 6
     {
         return Some("«redacted:credential»");
@@ -180,7 +238,9 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
 /// Long random-looking strings: mixed case letters and digits, no separators.
 fn long_random(value: &str) -> Option<&'static str> {
     if value.len() >= 32
-        && value.chars().all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
         && value.chars().any(|c| c.is_ascii_digit())
         && value.chars().any(|c| c.is_ascii_uppercase())
         && value.chars().any(|c| c.is_ascii_lowercase())

@@ -32,13 +32,28 @@ fn key(tool: &str) -> String {
 }
 
 fn text_field<'a>(input: &'a Value, names: &[&str]) -> Option<&'a str> {
-    names.iter().find_map(|n| input.get(*n).and_then(Value::as_str))
+    names
+        .iter()
+        .find_map(|n| input.get(*n).and_then(Value::as_str))
 }
 
 /// The shell command, when the tool is a shell.
 pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
     let kind = key(&call.tool);
-    if !matches!(kind.as_str(), "bash" | "shell" | "runterminalcmd" | "runterminalcommand" | "executecommand" | "terminal" | "runcommand" | "execute" | "localshell" | "exec" | "runshellcommand") {
+    if !matches!(
+        kind.as_str(),
+        "bash"
+            | "shell"
+            | "runterminalcmd"
+            | "runterminalcommand"
+            | "executecommand"
+            | "terminal"
+            | "runcommand"
+            | "execute"
+            | "localshell"
+            | "exec"
+            | "runshellcommand"
+    ) {
         return None;
     }
     let command = match call.input.get("command") {
@@ -51,7 +66,12 @@ pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
             .join(" "),
         _ => String::new(),
     };
-    let truthy = |name: &str| call.input.get(name).and_then(Value::as_bool).unwrap_or(false);
+    let truthy = |name: &str| {
+        call.input
+            .get(name)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
     Some(ShellCall {
         command,
         unsandboxed: truthy("dangerouslyDisableSandbox") || truthy("with_escalated_permissions"),
@@ -60,7 +80,11 @@ pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
 }
 
 fn shell_quote(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+    {
         word.to_string()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
@@ -68,10 +92,28 @@ fn shell_quote(word: &str) -> String {
 }
 
 const META_TOOLS: &[&str] = &[
-    "todowrite", "todoread", "exitplanmode", "enterplanmode", "askuserquestion", "thinking",
-    "reportfindings", "listmcpresources", "taskoutput", "tasklist", "bashoutput", "markchapter",
-    "updatememory", "createdisplay", "creatediagram", "fetchrules", "readlints", "todo",
-    "reapplyedit", "cronlist", "exitworktree", "listmcpresourcestool",
+    "todowrite",
+    "todoread",
+    "exitplanmode",
+    "enterplanmode",
+    "askuserquestion",
+    "thinking",
+    "reportfindings",
+    "listmcpresources",
+    "taskoutput",
+    "tasklist",
+    "bashoutput",
+    "markchapter",
+    "updatememory",
+    "createdisplay",
+    "creatediagram",
+    "fetchrules",
+    "readlints",
+    "todo",
+    "reapplyedit",
+    "cronlist",
+    "exitworktree",
+    "listmcpresourcestool",
 ];
 
 /// Classifies a structured (non-shell) tool call.
@@ -79,13 +121,36 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
     let kind = key(&call.tool);
     let input = &call.input;
     let tool = call.tool.as_str();
-    let path = text_field(input, &["file_path", "target_file", "path", "notebook_path", "filePath", "relative_workspace_path", "target_directory"]);
-    let (judgement, signature_arg, display): (Judgement, Option<String>, String) = match kind.as_str() {
-        "read" | "readfile" | "view" | "catfile" | "openfile" | "notebookread" => file_tool(C::FsReadWorkspace, Access::Read, path),
-        "write" | "writefile" | "createfile" | "newfile" => file_tool(C::FsWriteWorkspace, Access::Write, path),
-        "edit" | "editfile" | "strreplace" | "strreplaceeditor" | "multiedit" | "notebookedit" | "searchreplace" | "strreplacebasededittool" | "editnotebook" => {
+    let path = text_field(
+        input,
+        &[
+            "file_path",
+            "target_file",
+            "path",
+            "notebook_path",
+            "filePath",
+            "relative_workspace_path",
+            "target_directory",
+        ],
+    );
+    let (judgement, signature_arg, display): (Judgement, Option<String>, String) = match kind
+        .as_str()
+    {
+        "read" | "readfile" | "view" | "catfile" | "openfile" | "notebookread" => {
+            file_tool(C::FsReadWorkspace, Access::Read, path)
+        }
+        "write" | "writefile" | "createfile" | "newfile" => {
             file_tool(C::FsWriteWorkspace, Access::Write, path)
         }
+        "edit"
+        | "editfile"
+        | "strreplace"
+        | "strreplaceeditor"
+        | "multiedit"
+        | "notebookedit"
+        | "searchreplace"
+        | "strreplacebasededittool"
+        | "editnotebook" => file_tool(C::FsWriteWorkspace, Access::Write, path),
         "delete" | "deletefile" | "removefile" | "rmfile" | "deletepath" | "trashfile" => {
             let (mut j, s, d) = file_tool(C::FsDelete, Access::Delete, path);
             j.blast.reversibility = j.blast.reversibility.max(Reversibility::Hard);
@@ -98,9 +163,8 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             j.targets.push((Word::plain(dir), Access::Read));
             (j, None, dir.to_string())
         }
-        "glob" | "grep" | "search" | "codebasesearch" | "filesearch" | "ripgrep" | "grepsearch" | "globfilesearch" | "semanticsearch" | "findfiles" => {
-            search_tool(input, path)
-        }
+        "glob" | "grep" | "search" | "codebasesearch" | "filesearch" | "ripgrep" | "grepsearch"
+        | "globfilesearch" | "semanticsearch" | "findfiles" => search_tool(input, path),
         "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => {
             let url = text_field(input, &["url", "uri"]).unwrap_or("");
             let j = Judgement::new(C::NetFetch);
@@ -117,17 +181,31 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             let arg = match (mode, isolation) {
                 (None, None) => None,
                 (m, i) => {
-                    j.opaque = Some("a sub-agent with its own permission mode or isolation".to_string());
+                    j.opaque =
+                        Some("a sub-agent with its own permission mode or isolation".to_string());
                     j.blast.reach = Reach::Machine;
-                    Some(format!("mode:{}, isolation:{}", m.unwrap_or("-"), i.unwrap_or("-")))
+                    Some(format!(
+                        "mode:{}, isolation:{}",
+                        m.unwrap_or("-"),
+                        i.unwrap_or("-")
+                    ))
                 }
             };
-            (j, arg, text_field(input, &["description", "subagent_type"]).unwrap_or("").to_string())
+            (
+                j,
+                arg,
+                text_field(input, &["description", "subagent_type"])
+                    .unwrap_or("")
+                    .to_string(),
+            )
         }
         k if META_TOOLS.contains(&k) => (Judgement::new(C::Meta), None, String::new()),
         k if k.starts_with("mcp") && tool.starts_with("mcp__") => return mcp(call, cwd, roots),
         _ => (
-            Judgement::opaque(C::ExecUnknown, &format!("`{tool}` is a tool the engine does not know")),
+            Judgement::opaque(
+                C::ExecUnknown,
+                &format!("`{tool}` is a tool the engine does not know"),
+            ),
             None,
             String::new(),
         ),
@@ -150,7 +228,7 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         capability: judgement.capability,
         blast: judgement.blast,
         signature,
-        display: redact_text(&format!("{tool} {display}").trim_end().to_string()),
+        display: redact_text(format!("{tool} {display}").trim_end()),
         targets,
         understood: unknowns.is_empty(),
         unknowns,
@@ -158,13 +236,21 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
     }
 }
 
-fn file_tool(capability: C, access: Access, path: Option<&str>) -> (Judgement, Option<String>, String) {
+fn file_tool(
+    capability: C,
+    access: Access,
+    path: Option<&str>,
+) -> (Judgement, Option<String>, String) {
     match path {
         Some(p) if !p.is_empty() => {
             let j = Judgement::new(capability).with_paths([&Word::plain(p)], access);
             (j, None, p.to_string())
         }
-        _ => (Judgement::opaque(capability, "the call names no file"), Some("<no path>".to_string()), String::new()),
+        _ => (
+            Judgement::opaque(capability, "the call names no file"),
+            Some("<no path>".to_string()),
+            String::new(),
+        ),
     }
 }
 
@@ -172,12 +258,20 @@ fn search_tool(input: &Value, path: Option<&str>) -> (Judgement, Option<String>,
     let pattern = text_field(input, &["pattern", "glob_pattern", "query", "regex"]).unwrap_or("");
     let mut j = Judgement::new(C::FsReadWorkspace).recursive(true);
     // A path-shaped glob pattern names where it looks (`~/.ssh/*`, `/etc/**`).
-    let pattern_root: Option<String> = if pattern.starts_with('/') || pattern.starts_with('~') || pattern.starts_with("..") {
-        let fixed: Vec<&str> = pattern.split('/').take_while(|s| !s.contains(['*', '?', '[', '{'])).collect();
-        Some(if fixed.len() <= 1 && pattern.starts_with('/') { "/".to_string() } else { fixed.join("/") })
-    } else {
-        None
-    };
+    let pattern_root: Option<String> =
+        if pattern.starts_with('/') || pattern.starts_with('~') || pattern.starts_with("..") {
+            let fixed: Vec<&str> = pattern
+                .split('/')
+                .take_while(|s| !s.contains(['*', '?', '[', '{']))
+                .collect();
+            Some(if fixed.len() <= 1 && pattern.starts_with('/') {
+                "/".to_string()
+            } else {
+                fixed.join("/")
+            })
+        } else {
+            None
+        };
     let place = pattern_root.as_deref().or(path).unwrap_or(".");
     j.targets.push((Word::plain(place), Access::Read));
     if let (Some(p), Some(_)) = (path, &pattern_root) {
@@ -188,22 +282,82 @@ fn search_tool(input: &Value, path: Option<&str>) -> (Judgement, Option<String>,
         _ => "",
     };
     let _ = mode;
-    (j, None, format!("{pattern} {}", path.unwrap_or("")).trim().to_string())
+    (
+        j,
+        None,
+        format!("{pattern} {}", path.unwrap_or(""))
+            .trim()
+            .to_string(),
+    )
 }
 
-const READ_VERBS: &[&str] = &["get", "list", "read", "search", "query", "describe", "status", "fetch", "find", "show", "view", "lookup", "count", "check", "browse", "download", "inspect", "retrieve", "resolve", "explain", "info", "ls"];
-const EXEC_VERBS: &[&str] = &["exec", "execute", "run", "eval", "evaluate", "invoke", "call", "spawn", "build", "shell", "command", "script", "install"];
-const PROSE_KEYS: &[&str] = &["title", "body", "message", "description", "content", "text", "comment", "prompt", "query", "summary", "note", "notes", "markdown"];
-const SECRET_KEYS: &[&str] = &["token", "password", "secret", "key", "apikey", "api_key", "credential", "credentials", "auth", "authorization", "passphrase", "cookie", "session"];
+const READ_VERBS: &[&str] = &[
+    "get", "list", "read", "search", "query", "describe", "status", "fetch", "find", "show",
+    "view", "lookup", "count", "check", "browse", "download", "inspect", "retrieve", "resolve",
+    "explain", "info", "ls",
+];
+const EXEC_VERBS: &[&str] = &[
+    "exec", "execute", "run", "eval", "evaluate", "invoke", "call", "spawn", "build", "shell",
+    "command", "script", "install",
+];
+const PROSE_KEYS: &[&str] = &[
+    "title",
+    "body",
+    "message",
+    "description",
+    "content",
+    "text",
+    "comment",
+    "prompt",
+    "query",
+    "summary",
+    "note",
+    "notes",
+    "markdown",
+];
+const SECRET_KEYS: &[&str] = &[
+    "token",
+    "password",
+    "secret",
+    "key",
+    "apikey",
+    "api_key",
+    "credential",
+    "credentials",
+    "auth",
+    "authorization",
+    "passphrase",
+    "cookie",
+    "session",
+];
 
 fn mcp(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
     let tool = call.tool.as_str();
-    let name = tool.rsplit("__").next().unwrap_or(tool).to_ascii_lowercase();
+    let name = tool
+        .rsplit("__")
+        .next()
+        .unwrap_or(tool)
+        .to_ascii_lowercase();
     let verb = name.split(['_', '-', '.']).next().unwrap_or("");
-    let secret_store = ["vault", "secret", "1password", "onepassword", "keychain", "bitwarden", "credential"].iter().any(|s| tool.to_ascii_lowercase().contains(s));
+    let secret_store = [
+        "vault",
+        "secret",
+        "1password",
+        "onepassword",
+        "keychain",
+        "bitwarden",
+        "credential",
+    ]
+    .iter()
+    .any(|s| tool.to_ascii_lowercase().contains(s));
     let mut j = Judgement::new(C::McpCall);
     if READ_VERBS.contains(&verb) {
-        j.blast = crate::model::Blast { reach: Reach::Network, reversibility: Reversibility::Trivial, exposure: crate::model::Exposure::None, scale: Scale::Single };
+        j.blast = crate::model::Blast {
+            reach: Reach::Network,
+            reversibility: Reversibility::Trivial,
+            exposure: crate::model::Exposure::None,
+            scale: Scale::Single,
+        };
     } else if EXEC_VERBS.contains(&verb) {
         j.blast.reach = Reach::Machine;
         j.blast.reversibility = Reversibility::Hard;
@@ -212,7 +366,8 @@ fn mcp(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
     let mut strings = Vec::new();
     collect_strings(&call.input, 0, &mut strings);
     for s in strings.iter().take(256) {
-        if s.starts_with('/') || s.starts_with("~/") || s.starts_with("./") || s.starts_with("../") {
+        if s.starts_with('/') || s.starts_with("~/") || s.starts_with("./") || s.starts_with("../")
+        {
             j.targets.push((Word::plain(s), Access::Read));
         }
     }
@@ -244,8 +399,12 @@ fn collect_strings(value: &Value, depth: usize, out: &mut Vec<String>) {
     }
     match value {
         Value::String(s) => out.push(s.clone()),
-        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, depth + 1, out)),
-        Value::Object(map) => map.values().for_each(|v| collect_strings(v, depth + 1, out)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| collect_strings(v, depth + 1, out)),
+        Value::Object(map) => map
+            .values()
+            .for_each(|v| collect_strings(v, depth + 1, out)),
         _ => {}
     }
 }
@@ -261,7 +420,19 @@ fn args_shape(value: &Value, depth: usize, secret_store: bool, roots: &Roots, cw
     let mut parts: Vec<String> = keys
         .iter()
         .take(shown)
-        .map(|k| format!("{k}:{}", value_shape(Some(k), map.get(*k).unwrap_or(&Value::Null), depth + 1, secret_store, roots, cwd)))
+        .map(|k| {
+            format!(
+                "{k}:{}",
+                value_shape(
+                    Some(k),
+                    map.get(*k).unwrap_or(&Value::Null),
+                    depth + 1,
+                    secret_store,
+                    roots,
+                    cwd
+                )
+            )
+        })
         .collect();
     if keys.len() > shown {
         parts.push(format!("+{} more", keys.len() - shown));
@@ -269,7 +440,14 @@ fn args_shape(value: &Value, depth: usize, secret_store: bool, roots: &Roots, cw
     parts.join(", ")
 }
 
-fn value_shape(key: Option<&str>, value: &Value, depth: usize, secret_store: bool, roots: &Roots, cwd: &str) -> String {
+fn value_shape(
+    key: Option<&str>,
+    value: &Value,
+    depth: usize,
+    secret_store: bool,
+    roots: &Roots,
+    cwd: &str,
+) -> String {
     let key_lower = key.unwrap_or("").to_ascii_lowercase();
     if secret_store || SECRET_KEYS.iter().any(|s| key_lower.contains(s)) {
         return "<redacted>".to_string();
@@ -283,7 +461,13 @@ fn value_shape(key: Option<&str>, value: &Value, depth: usize, secret_store: boo
                 "<text>".to_string()
             } else if s.len() <= 24 && s.chars().any(|c| c.is_ascii_digit()) && !s.contains('/') {
                 "<id>".to_string()
-            } else if s.len() <= 16 && !s.is_empty() && (s.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c == '-') || s.chars().all(|c| c.is_ascii_uppercase() || c == '_')) {
+            } else if s.len() <= 16
+                && !s.is_empty()
+                && (s
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
+                    || s.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+            {
                 s.clone()
             } else {
                 normalize_arg(s, Some(cwd), roots)
@@ -292,7 +476,10 @@ fn value_shape(key: Option<&str>, value: &Value, depth: usize, secret_store: boo
         Value::Array(items) => match items.first() {
             None => "<list>".to_string(),
             Some(_) if depth >= 2 => "<list>".to_string(),
-            Some(first) => format!("<list of {}>", value_shape(key, first, depth + 1, secret_store, roots, cwd)),
+            Some(first) => format!(
+                "<list of {}>",
+                value_shape(key, first, depth + 1, secret_store, roots, cwd)
+            ),
         },
         Value::Object(_) if depth >= 2 => "<obj>".to_string(),
         Value::Object(_) => format!("{{{}}}", args_shape(value, depth, secret_store, roots, cwd)),

@@ -7,18 +7,123 @@ use super::{Invocation, Judgement};
 use crate::model::{Capability as C, Exposure, Reach, Reversibility, Scale};
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
-    (&["aws", "gcloud", "gsutil", "bq", "az", "doctl", "linode-cli", "hcloud", "oci", "ibmcloud", "flyctl", "fly", "heroku", "vercel", "netlify", "firebase", "wrangler", "railway", "render", "supabase", "eksctl", "s3cmd", "rclone", "gh-cloud"], cloud_cli),
-    (&["kubectl", "oc", "k9s", "kubectx", "kubens", "minikube-kubectl"], kubectl),
-    (&["helm", "helmfile", "kustomize", "skaffold", "tilt", "argocd", "flux"], helm),
-    (&["terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf", "serverless", "sls", "sam", "ansible", "ansible-playbook", "packer", "vagrant", "nomad", "consul", "vault"], iac),
+    (
+        &[
+            "aws",
+            "gcloud",
+            "gsutil",
+            "bq",
+            "az",
+            "doctl",
+            "linode-cli",
+            "hcloud",
+            "oci",
+            "ibmcloud",
+            "flyctl",
+            "fly",
+            "heroku",
+            "vercel",
+            "netlify",
+            "firebase",
+            "wrangler",
+            "railway",
+            "render",
+            "supabase",
+            "eksctl",
+            "s3cmd",
+            "rclone",
+            "gh-cloud",
+        ],
+        cloud_cli,
+    ),
+    (
+        &[
+            "kubectl",
+            "oc",
+            "k9s",
+            "kubectx",
+            "kubens",
+            "minikube-kubectl",
+        ],
+        kubectl,
+    ),
+    (
+        &[
+            "helm",
+            "helmfile",
+            "kustomize",
+            "skaffold",
+            "tilt",
+            "argocd",
+            "flux",
+        ],
+        helm,
+    ),
+    (
+        &[
+            "terraform",
+            "tofu",
+            "terragrunt",
+            "pulumi",
+            "cdk",
+            "cdktf",
+            "serverless",
+            "sls",
+            "sam",
+            "ansible",
+            "ansible-playbook",
+            "packer",
+            "vagrant",
+            "nomad",
+            "consul",
+            "vault",
+        ],
+        iac,
+    ),
 ];
 
 const READ_VERBS: &[&str] = &[
-    "describe", "list", "get", "show", "ls", "cat", "head", "status", "info", "version", "whoami",
-    "logs", "log", "tail", "inspect", "lookup", "query", "search", "validate", "plan", "diff",
-    "explain", "api-resources", "api-versions", "cluster-info", "top", "view", "history", "output",
-    "providers", "graph", "fmt", "preview", "config-list", "account", "help", "--version", "--help",
-    "wait", "events", "auth-list",
+    "describe",
+    "list",
+    "get",
+    "show",
+    "ls",
+    "cat",
+    "head",
+    "status",
+    "info",
+    "version",
+    "whoami",
+    "logs",
+    "log",
+    "tail",
+    "inspect",
+    "lookup",
+    "query",
+    "search",
+    "validate",
+    "plan",
+    "diff",
+    "explain",
+    "api-resources",
+    "api-versions",
+    "cluster-info",
+    "top",
+    "view",
+    "history",
+    "output",
+    "providers",
+    "graph",
+    "fmt",
+    "preview",
+    "config-list",
+    "account",
+    "help",
+    "--version",
+    "--help",
+    "wait",
+    "events",
+    "auth-list",
 ];
 
 fn production_named(inv: &Invocation<'_>) -> bool {
@@ -31,18 +136,35 @@ fn production_named(inv: &Invocation<'_>) -> bool {
 fn is_read(verb: &str) -> bool {
     let verb = verb.to_ascii_lowercase();
     READ_VERBS.contains(&verb.as_str())
-        || ["describe-", "list-", "get-", "show-", "lookup-", "search-", "ls-"]
-            .iter()
-            .any(|p| verb.starts_with(p))
+        || [
+            "describe-",
+            "list-",
+            "get-",
+            "show-",
+            "lookup-",
+            "search-",
+            "ls-",
+        ]
+        .iter()
+        .any(|p| verb.starts_with(p))
 }
 
 fn secretish(inv: &Invocation<'_>) -> bool {
     inv.args.iter().any(|w| {
         let t = w.text.to_ascii_lowercase();
-        t.contains("secret") || t.contains("credential") || t.contains("password") || t == "get-login-password"
-            || t == "print-access-token" || t == "print-identity-token" || t == "get-session-token"
-            || t.contains("access-token") || t == "decrypt" || t == "get-parameter" || t == "get-parameters"
-            || t == "export-credentials" || t == "kms"
+        t.contains("secret")
+            || t.contains("credential")
+            || t.contains("password")
+            || t == "get-login-password"
+            || t == "print-access-token"
+            || t == "print-identity-token"
+            || t == "get-session-token"
+            || t.contains("access-token")
+            || t == "decrypt"
+            || t == "get-parameter"
+            || t == "get-parameters"
+            || t == "export-credentials"
+            || t == "kms"
     })
 }
 
@@ -55,11 +177,33 @@ fn with_production(inv: &Invocation<'_>, j: Judgement) -> Judgement {
 }
 
 fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["--profile", "--region", "--project", "-p", "--output", "-o", "--query", "--format", "--filter", "--subscription", "-g", "--resource-group", "--app", "-a", "--zone", "--endpoint-url", "--name", "-n"]);
+    let positionals = inv.positionals(&[
+        "--profile",
+        "--region",
+        "--project",
+        "-p",
+        "--output",
+        "-o",
+        "--query",
+        "--format",
+        "--filter",
+        "--subscription",
+        "-g",
+        "--resource-group",
+        "--app",
+        "-a",
+        "--zone",
+        "--endpoint-url",
+        "--name",
+        "-n",
+    ]);
     if secretish(inv) {
         return Judgement::new(C::SecretRead).reach(Reach::External);
     }
-    let words: Vec<String> = positionals.iter().map(|w| w.text.to_ascii_lowercase()).collect();
+    let words: Vec<String> = positionals
+        .iter()
+        .map(|w| w.text.to_ascii_lowercase())
+        .collect();
     // The verb is the last word that looks like one; `aws s3 ls`, `gcloud compute instances list`.
     let verb = words
         .iter()
@@ -67,22 +211,43 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
         .find(|w| is_read(w) || is_write_verb(w))
         .cloned()
         .unwrap_or_default();
-    if words.iter().any(|w| w == "ssh" || w == "scp" || w == "exec" || w == "run-command" || w == "send-command" || w == "start-session" || w == "console") {
+    if words.iter().any(|w| {
+        w == "ssh"
+            || w == "scp"
+            || w == "exec"
+            || w == "run-command"
+            || w == "send-command"
+            || w == "start-session"
+            || w == "console"
+    }) {
         return Judgement::opaque(C::ExecRemote, "runs commands on a remote machine");
     }
-    if inv.program == "rclone" || (words.first().map(String::as_str) == Some("s3") && matches!(verb.as_str(), "cp" | "sync" | "mv")) {
+    if inv.program == "rclone"
+        || (words.first().map(String::as_str) == Some("s3")
+            && matches!(verb.as_str(), "cp" | "sync" | "mv"))
+    {
         // The direction decides: to a bucket is a send, from one is a fetch.
-        let operands: Vec<&crate::shell::lex::Word> = positionals.iter().copied().skip(if inv.program == "rclone" { 1 } else { 2 }).collect();
-        let remote = |w: &crate::shell::lex::Word| w.text.contains("://") || (inv.program == "rclone" && w.text.contains(':'));
+        let operands: Vec<&crate::shell::lex::Word> = positionals
+            .iter()
+            .copied()
+            .skip(if inv.program == "rclone" { 1 } else { 2 })
+            .collect();
+        let remote = |w: &crate::shell::lex::Word| {
+            w.text.contains("://") || (inv.program == "rclone" && w.text.contains(':'))
+        };
         return match operands.split_last() {
             Some((dest, sources)) if !remote(dest) && sources.iter().all(|s| remote(s)) => {
                 let mut j = Judgement::new(C::NetFetch).reversibility(Reversibility::Easy);
-                j.targets.push(((*dest).clone(), crate::model::Access::Write));
+                j.targets
+                    .push(((*dest).clone(), crate::model::Access::Write));
                 j
             }
             Some((_, sources)) => Judgement::new(C::NetSend)
                 .reach(Reach::External)
-                .with_paths(sources.iter().copied().filter(|s| !remote(s)), crate::model::Access::Read),
+                .with_paths(
+                    sources.iter().copied().filter(|s| !remote(s)),
+                    crate::model::Access::Read,
+                ),
             None => Judgement::new(C::NetSend).reach(Reach::External),
         };
     }
@@ -90,7 +255,14 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
         Judgement::new(C::ExecCloudRead)
     } else {
         let mut j = Judgement::new(C::ExecCloud);
-        if verb.starts_with("delete") || verb.starts_with("remove") || verb.starts_with("terminate") || verb == "rm" || verb == "rb" || verb.starts_with("destroy") || verb.starts_with("purge") {
+        if verb.starts_with("delete")
+            || verb.starts_with("remove")
+            || verb.starts_with("terminate")
+            || verb == "rm"
+            || verb == "rb"
+            || verb.starts_with("destroy")
+            || verb.starts_with("purge")
+        {
             j = j.reversibility(Reversibility::Irreversible);
         }
         if inv.has_any(&["--recursive", "--all", "--force"]) {
@@ -102,39 +274,139 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn is_write_verb(word: &str) -> bool {
-    const WRITE: &[&str] = &["create", "delete", "update", "put", "set", "deploy", "apply", "remove", "rm", "rb", "mb", "cp", "mv", "sync", "start", "stop", "restart", "terminate", "run", "invoke", "scale", "attach", "detach", "modify", "enable", "disable", "add", "destroy", "publish", "upload", "release", "rollback", "promote", "import", "purge", "reset", "tag", "untag"];
+    const WRITE: &[&str] = &[
+        "create",
+        "delete",
+        "update",
+        "put",
+        "set",
+        "deploy",
+        "apply",
+        "remove",
+        "rm",
+        "rb",
+        "mb",
+        "cp",
+        "mv",
+        "sync",
+        "start",
+        "stop",
+        "restart",
+        "terminate",
+        "run",
+        "invoke",
+        "scale",
+        "attach",
+        "detach",
+        "modify",
+        "enable",
+        "disable",
+        "add",
+        "destroy",
+        "publish",
+        "upload",
+        "release",
+        "rollback",
+        "promote",
+        "import",
+        "purge",
+        "reset",
+        "tag",
+        "untag",
+    ];
     WRITE.contains(&word) || WRITE.iter().any(|w| word.starts_with(&format!("{w}-")))
 }
 
 fn kubectl(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-n", "--namespace", "--context", "-o", "--output", "-l", "--selector", "-c", "--container", "--kubeconfig", "-f", "--filename"]);
+    let sub = inv.sub(&[
+        "-n",
+        "--namespace",
+        "--context",
+        "-o",
+        "--output",
+        "-l",
+        "--selector",
+        "-c",
+        "--container",
+        "--kubeconfig",
+        "-f",
+        "--filename",
+    ]);
     if inv.has("--kubeconfig") {
-        return Judgement::opaque(C::ExecCloud, "points kubectl at another cluster configuration");
+        return Judgement::opaque(
+            C::ExecCloud,
+            "points kubectl at another cluster configuration",
+        );
     }
     let j = match sub.as_str() {
         "exec" | "attach" | "debug" | "cp" | "port-forward" | "proxy" | "run" => {
-            Judgement::opaque(C::ExecContainer, "runs commands inside the cluster").reach(Reach::External)
+            Judgement::opaque(C::ExecContainer, "runs commands inside the cluster")
+                .reach(Reach::External)
         }
-        "get" if inv.args.iter().any(|w| w.text.to_ascii_lowercase().starts_with("secret")) => {
+        "get"
+            if inv
+                .args
+                .iter()
+                .any(|w| w.text.to_ascii_lowercase().starts_with("secret")) =>
+        {
             Judgement::new(C::SecretRead).reach(Reach::External)
         }
-        "config" if inv.args.iter().any(|w| w.text == "view" && inv.has("--raw")) => Judgement::new(C::SecretRead),
-        "config" if inv.args.iter().any(|w| matches!(w.text.as_str(), "view" | "get-contexts" | "current-context" | "get-clusters")) => Judgement::new(C::ExecCloudRead),
+        "config"
+            if inv
+                .args
+                .iter()
+                .any(|w| w.text == "view" && inv.has("--raw")) =>
+        {
+            Judgement::new(C::SecretRead)
+        }
+        "config"
+            if inv.args.iter().any(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "view" | "get-contexts" | "current-context" | "get-clusters"
+                )
+            }) =>
+        {
+            Judgement::new(C::ExecCloudRead)
+        }
         "config" => Judgement::new(C::ExecCloud).reach(Reach::Machine),
         s if is_read(s) || s.is_empty() => Judgement::new(C::ExecCloudRead),
-        _ if inv.args.iter().any(|w| matches!(w.text.as_str(), "--dry-run=client" | "--dry-run=server" | "--dry-run")) => Judgement::new(C::ExecCloudRead),
-        "delete" | "drain" | "cordon" | "taint" => Judgement::new(C::ExecCloud).reversibility(Reversibility::Irreversible),
+        _ if inv.args.iter().any(|w| {
+            matches!(
+                w.text.as_str(),
+                "--dry-run=client" | "--dry-run=server" | "--dry-run"
+            )
+        }) =>
+        {
+            Judgement::new(C::ExecCloudRead)
+        }
+        "delete" | "drain" | "cordon" | "taint" => {
+            Judgement::new(C::ExecCloud).reversibility(Reversibility::Irreversible)
+        }
         _ => Judgement::new(C::ExecCloud),
     };
     with_production(inv, j)
 }
 
 fn helm(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-n", "--namespace", "--kube-context", "-f", "--values", "--set", "-o", "--output", "--version", "--repo"]);
+    let sub = inv.sub(&[
+        "-n",
+        "--namespace",
+        "--kube-context",
+        "-f",
+        "--values",
+        "--set",
+        "-o",
+        "--output",
+        "--version",
+        "--repo",
+    ]);
     let j = match sub.as_str() {
         "template" | "lint" | "build" => Judgement::new(C::ExecIacPlan),
         "login" | "token" => Judgement::new(C::SecretRead),
-        "uninstall" | "delete" | "destroy" => Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible),
+        "uninstall" | "delete" | "destroy" => {
+            Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible)
+        }
         s if is_read(s) || s.is_empty() => Judgement::new(C::ExecCloudRead),
         "repo" | "dependency" | "dep" | "pull" | "fetch" => Judgement::new(C::ExecPkg),
         _ => Judgement::new(C::ExecIac),
@@ -143,23 +415,56 @@ fn helm(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn iac(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-var", "-var-file", "-target", "-chdir", "--stack", "-s", "-i", "--inventory", "-e", "--extra-vars", "-l", "--limit"]);
+    let sub = inv.sub(&[
+        "-var",
+        "-var-file",
+        "-target",
+        "-chdir",
+        "--stack",
+        "-s",
+        "-i",
+        "--inventory",
+        "-e",
+        "--extra-vars",
+        "-l",
+        "--limit",
+    ]);
     if inv.args.iter().any(|w| w.text.starts_with("-chdir=")) {
         return Judgement::opaque(C::ExecIac, "runs configuration from another directory");
     }
     let j = match (inv.program, sub.as_str()) {
         ("ansible" | "ansible-playbook", _) => {
-            if inv.has_any(&["--check", "-C", "--syntax-check", "--list-hosts", "--list-tasks"]) {
+            if inv.has_any(&[
+                "--check",
+                "-C",
+                "--syntax-check",
+                "--list-hosts",
+                "--list-tasks",
+            ]) {
                 Judgement::new(C::ExecIacPlan)
             } else {
                 Judgement::new(C::ExecIac)
             }
         }
-        ("vault", "read" | "kv" | "login" | "token") => Judgement::new(C::SecretRead).reach(Reach::External),
-        (_, "output") if inv.has_any(&["-json", "-raw", "--json"]) => Judgement::new(C::SecretRead).reach(Reach::External),
+        ("vault", "read" | "kv" | "login" | "token") => {
+            Judgement::new(C::SecretRead).reach(Reach::External)
+        }
+        (_, "output") if inv.has_any(&["-json", "-raw", "--json"]) => {
+            Judgement::new(C::SecretRead).reach(Reach::External)
+        }
         (_, "fmt") if !inv.has_any(&["-check", "--check"]) => Judgement::new(C::ExecBuild),
-        (_, "init" | "get" | "providers" | "version" | "fmt" | "validate" | "graph" | "show" | "output" | "state" | "workspace" | "console" | "plan" | "preview" | "synth" | "diff" | "list" | "ls" | "stack" | "whoami" | "about" | "config" | "status" | "") => {
-            if sub == "state" && inv.args.iter().any(|w| matches!(w.text.as_str(), "rm" | "mv" | "push" | "replace-provider")) {
+        (
+            _,
+            "init" | "get" | "providers" | "version" | "fmt" | "validate" | "graph" | "show"
+            | "output" | "state" | "workspace" | "console" | "plan" | "preview" | "synth" | "diff"
+            | "list" | "ls" | "stack" | "whoami" | "about" | "config" | "status" | "",
+        ) => {
+            if sub == "state"
+                && inv
+                    .args
+                    .iter()
+                    .any(|w| matches!(w.text.as_str(), "rm" | "mv" | "push" | "replace-provider"))
+            {
                 Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible)
             } else if sub == "output" || sub == "show" || sub == "state" {
                 // Outputs and state hold secrets in plain text.
@@ -170,7 +475,9 @@ fn iac(inv: &Invocation<'_>) -> Judgement {
                 Judgement::new(C::ExecIacPlan)
             }
         }
-        (_, "destroy" | "remove" | "rm" | "delete" | "taint") => Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible),
+        (_, "destroy" | "remove" | "rm" | "delete" | "taint") => {
+            Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible)
+        }
         ("vagrant", "ssh") => Judgement::opaque(C::ExecRemote, "a shell on another machine"),
         _ => Judgement::new(C::ExecIac),
     };

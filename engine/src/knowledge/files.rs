@@ -5,40 +5,169 @@
 //! `tee`, `dd of=`, `find -delete`, `tar -x`, and recursive searches of credential trees.
 
 use super::{Invocation, Judgement};
-use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility, Scale};
+use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (
         &[
-            "cat", "head", "tail", "less", "more", "bat", "batcat", "wc", "file", "stat", "md5sum",
-            "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "od", "xxd", "hexdump",
-            "strings", "nl", "tac", "cut", "uniq", "column", "paste", "readlink", "realpath",
-            "fold", "fmt", "expand", "unexpand", "rev", "iconv", "base64", "base32", "jq", "yq",
-            "zcat", "zless", "bzcat", "xzcat", "view", "type", "look", "join", "csvlook", "mdcat",
-            "glow", "pr", "numfmt",
+            "cat",
+            "head",
+            "tail",
+            "less",
+            "more",
+            "bat",
+            "batcat",
+            "wc",
+            "file",
+            "stat",
+            "md5sum",
+            "sha1sum",
+            "sha256sum",
+            "sha512sum",
+            "cksum",
+            "b2sum",
+            "od",
+            "xxd",
+            "hexdump",
+            "strings",
+            "nl",
+            "tac",
+            "cut",
+            "uniq",
+            "column",
+            "paste",
+            "readlink",
+            "realpath",
+            "fold",
+            "fmt",
+            "expand",
+            "unexpand",
+            "rev",
+            "iconv",
+            "base64",
+            "base32",
+            "jq",
+            "yq",
+            "zcat",
+            "zless",
+            "bzcat",
+            "xzcat",
+            "view",
+            "type",
+            "look",
+            "join",
+            "csvlook",
+            "mdcat",
+            "glow",
+            "pr",
+            "numfmt",
         ],
         reader,
     ),
-    (&["diff", "cmp", "comm", "colordiff", "difft", "delta", "sdiff"], reader),
-    (&["sort"], sort),
-    (&["ls", "tree", "du", "exa", "eza", "lsd", "dir", "vdir"], lister),
     (
-        &["grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep", "ugrep"],
+        &[
+            "diff",
+            "cmp",
+            "comm",
+            "colordiff",
+            "difft",
+            "delta",
+            "sdiff",
+        ],
+        reader,
+    ),
+    (&["sort"], sort),
+    (
+        &["ls", "tree", "du", "exa", "eza", "lsd", "dir", "vdir"],
+        lister,
+    ),
+    (
+        &[
+            "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "git-grep", "ugrep",
+        ],
         searcher,
     ),
     (&["fd", "fdfind", "locate", "mlocate", "plocate"], finder),
     (&["find"], find),
     (
         &[
-            "echo", "printf", "true", "false", "pwd", "which", "whereis", "whoami", "date",
-            "uname", "hostname", "id", "groups", "test", "[", "[[", "sleep", "seq", "yes",
-            "clear", "cd", "pushd", "popd", "dirs", "basename", "dirname", "tty", "arch",
-            "nproc", "uptime", "cal", "expr", "bc", "dc", "factor", "hash", "wait", "jobs",
-            "shift", "set", "unset", "shopt", "local", "declare", "typeset", "readonly", "read",
-            "getopts", "let", "return", "exit", "break", "continue", ":", "tput", "stty",
-            "command", "alias", "unalias", "history", "help", "man", "info", "tldr", "apropos",
-            "whatis", "locale", "df", "free", "lscpu", "lsblk", "vmstat", "iostat", "getconf",
-            "mktemp", "tr", "awk-version",
+            "echo",
+            "printf",
+            "true",
+            "false",
+            "pwd",
+            "which",
+            "whereis",
+            "whoami",
+            "date",
+            "uname",
+            "hostname",
+            "id",
+            "groups",
+            "test",
+            "[",
+            "[[",
+            "sleep",
+            "seq",
+            "yes",
+            "clear",
+            "cd",
+            "pushd",
+            "popd",
+            "dirs",
+            "basename",
+            "dirname",
+            "tty",
+            "arch",
+            "nproc",
+            "uptime",
+            "cal",
+            "expr",
+            "bc",
+            "dc",
+            "factor",
+            "hash",
+            "wait",
+            "jobs",
+            "shift",
+            "set",
+            "unset",
+            "shopt",
+            "local",
+            "declare",
+            "typeset",
+            "readonly",
+            "read",
+            "getopts",
+            "let",
+            "return",
+            "exit",
+            "break",
+            "continue",
+            ":",
+            "tput",
+            "stty",
+            "command",
+            "alias",
+            "unalias",
+            "history",
+            "help",
+            "man",
+            "info",
+            "tldr",
+            "apropos",
+            "whatis",
+            "locale",
+            "df",
+            "free",
+            "lscpu",
+            "lsblk",
+            "vmstat",
+            "iostat",
+            "getconf",
+            "mktemp",
+            "tr",
+            "awk-version",
         ],
         inspect,
     ),
@@ -51,23 +180,59 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["cp", "install", "ditto"], copy),
     (&["mv", "rename"], move_files),
     (&["ln", "link"], link),
-    (&["rm", "rmdir", "unlink", "trash", "trash-put", "gio-trash"], delete),
-    (&["chmod", "chown", "chgrp", "chattr", "setfacl", "xattr"], permissions),
+    (
+        &["rm", "rmdir", "unlink", "trash", "trash-put", "gio-trash"],
+        delete,
+    ),
+    (
+        &["chmod", "chown", "chgrp", "chattr", "setfacl", "xattr"],
+        permissions,
+    ),
     (&["sed", "gsed"], sed),
     (&["perl-rename"], move_files),
     (&["dd"], dd),
     (&["tar", "bsdtar", "gtar"], tar),
     (&["zip", "7z", "7za", "rar"], zip),
-    (&["unzip", "unrar", "gunzip", "bunzip2", "unxz", "uncompress", "unzstd"], extract),
+    (
+        &[
+            "unzip",
+            "unrar",
+            "gunzip",
+            "bunzip2",
+            "unxz",
+            "uncompress",
+            "unzstd",
+        ],
+        extract,
+    ),
     (&["gzip", "bzip2", "xz", "zstd", "lz4", "brotli"], compress),
     (&["patch"], patch),
     (&["split", "csplit"], split),
-    (&["vim", "vi", "nvim", "nano", "emacs", "code", "subl", "ed", "ex", "pico", "micro"], editor),
+    (
+        &[
+            "vim", "vi", "nvim", "nano", "emacs", "code", "subl", "ed", "ex", "pico", "micro",
+        ],
+        editor,
+    ),
     (&["open", "xdg-open", "start"], open),
 ];
 
 fn reader(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-n", "-c", "-f", "--lines", "--bytes", "-d", "-s", "-w", "-t", "-k", "-l", "--arg", "--argjson"];
+    let valued = [
+        "-n",
+        "-c",
+        "-f",
+        "--lines",
+        "--bytes",
+        "-d",
+        "-s",
+        "-w",
+        "-t",
+        "-k",
+        "-l",
+        "--arg",
+        "--argjson",
+    ];
     let mut positionals = inv.positionals(&valued);
     if inv.program == "jq" || inv.program == "yq" {
         // The first positional is the filter expression.
@@ -83,7 +248,16 @@ fn reader(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn sort(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-k", "-t", "-o", "--output", "-S", "-T", "--key", "--field-separator"];
+    let valued = [
+        "-k",
+        "-t",
+        "-o",
+        "--output",
+        "-S",
+        "-T",
+        "--key",
+        "--field-separator",
+    ];
     let j = Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(&valued), Access::Read);
     match inv.any_value(&["-o", "--output"]) {
         Some(out) => {
@@ -99,7 +273,8 @@ fn sort(inv: &Invocation<'_>) -> Judgement {
 
 fn lister(inv: &Invocation<'_>) -> Judgement {
     let valued = ["-I", "-L", "--ignore", "-d", "--max-depth", "-P"];
-    let recursive = inv.has_any(&["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
+    let recursive =
+        inv.has_any(&["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
     let positionals = inv.positionals(&valued);
     let j = Judgement::new(C::FsReadWorkspace).recursive(recursive);
     if positionals.is_empty() {
@@ -110,10 +285,37 @@ fn lister(inv: &Invocation<'_>) -> Judgement {
 
 fn searcher(inv: &Invocation<'_>) -> Judgement {
     let valued = [
-        "-e", "-f", "-A", "-B", "-C", "-m", "-g", "--glob", "-t", "--type", "-T", "--type-not",
-        "--max-count", "--context", "--regexp", "--file", "--include", "--exclude",
-        "--exclude-dir", "-d", "--max-depth", "-j", "--threads", "-M", "--max-columns",
-        "-E", "--encoding", "--color", "--colors", "-r", "--replace",
+        "-e",
+        "-f",
+        "-A",
+        "-B",
+        "-C",
+        "-m",
+        "-g",
+        "--glob",
+        "-t",
+        "--type",
+        "-T",
+        "--type-not",
+        "--max-count",
+        "--context",
+        "--regexp",
+        "--file",
+        "--include",
+        "--exclude",
+        "--exclude-dir",
+        "-d",
+        "--max-depth",
+        "-j",
+        "--threads",
+        "-M",
+        "--max-columns",
+        "-E",
+        "--encoding",
+        "--color",
+        "--colors",
+        "-r",
+        "--replace",
     ];
     let mut valued_here: Vec<&str> = valued.to_vec();
     // grep's -r takes no value; ripgrep's -r is --replace.
@@ -135,14 +337,30 @@ fn searcher(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn finder(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-e", "--extension", "-t", "--type", "-d", "--max-depth", "-E", "--exclude", "-x", "-X", "--exec", "--exec-batch"];
+    let valued = [
+        "-e",
+        "--extension",
+        "-t",
+        "--type",
+        "-d",
+        "--max-depth",
+        "-E",
+        "--exclude",
+        "-x",
+        "-X",
+        "--exec",
+        "--exec-batch",
+    ];
     if inv.has_any(&["-x", "--exec", "-X", "--exec-batch"]) {
         return Judgement::opaque(C::ExecUnknown, "fd runs a command on every match");
     }
     let positionals = inv.positionals(&valued);
     Judgement::new(C::FsReadWorkspace)
         .recursive(true)
-        .with_paths(positionals.get(1..).unwrap_or(&[]).iter().copied(), Access::Read)
+        .with_paths(
+            positionals.get(1..).unwrap_or(&[]).iter().copied(),
+            Access::Read,
+        )
 }
 
 fn find(inv: &Invocation<'_>) -> Judgement {
@@ -152,13 +370,16 @@ fn find(inv: &Invocation<'_>) -> Judgement {
         .take_while(|w| !w.text.starts_with('-') && w.text != "(" && w.text != "!")
         .collect();
     let mut j = if inv.has("-delete") {
-        Judgement::new(C::FsDelete).scale(Scale::Many).with_paths(roots.iter().copied(), Access::Delete)
+        Judgement::new(C::FsDelete)
+            .scale(Scale::Many)
+            .with_paths(roots.iter().copied(), Access::Delete)
     } else {
         Judgement::new(C::FsReadWorkspace).with_paths(roots.iter().copied(), Access::Read)
     };
     j = j.recursive(true);
     if roots.is_empty() {
-        j.targets.push((crate::shell::lex::Word::plain("."), Access::Read));
+        j.targets
+            .push((crate::shell::lex::Word::plain("."), Access::Read));
     }
     for flag in ["-fprint", "-fprint0", "-fprintf", "-fls"] {
         if let Some(out) = inv.value(&[flag]) {
@@ -176,13 +397,13 @@ fn inspect(_inv: &Invocation<'_>) -> Judgement {
 fn export(inv: &Invocation<'_>) -> Judgement {
     // `export NAME=value`: a hijacking name changes what later commands run.
     for word in inv.args {
-        if let Some((name, _)) = word.text.split_once('=') {
-            if crate::shell::unwrap::is_hijack(name) {
-                return Judgement::opaque(
-                    C::ExecUnknown,
-                    &format!("`export {name}=` changes which program later commands run"),
-                );
-            }
+        if let Some((name, _)) = word.text.split_once('=')
+            && crate::shell::unwrap::is_hijack(name)
+        {
+            return Judgement::opaque(
+                C::ExecUnknown,
+                &format!("`export {name}=` changes which program later commands run"),
+            );
         }
     }
     Judgement::new(C::Meta)
@@ -211,15 +432,34 @@ fn truncate(inv: &Invocation<'_>) -> Judgement {
 
 fn shred(inv: &Invocation<'_>) -> Judgement {
     let valued = ["-n", "--iterations", "-s", "--size", "--random-source"];
-    let capability = if inv.has_any(&["-u", "--remove"]) { C::FsDelete } else { C::FsWriteWorkspace };
-    let access = if capability == C::FsDelete { Access::Delete } else { Access::Write };
+    let capability = if inv.has_any(&["-u", "--remove"]) {
+        C::FsDelete
+    } else {
+        C::FsWriteWorkspace
+    };
+    let access = if capability == C::FsDelete {
+        Access::Delete
+    } else {
+        Access::Write
+    };
     Judgement::new(capability)
         .reversibility(Reversibility::Irreversible)
         .with_paths(inv.positionals(&valued), access)
 }
 
 fn copy(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "-g", "--owner", "--group"];
+    let valued = [
+        "-t",
+        "--target-directory",
+        "-S",
+        "--suffix",
+        "-m",
+        "--mode",
+        "-o",
+        "-g",
+        "--owner",
+        "--group",
+    ];
     let positionals = inv.positionals(&valued);
     let recursive = inv.has_any(&["-r", "-R", "-a", "--recursive", "--archive"]);
     let mut j = Judgement::new(C::FsWriteWorkspace).recursive(recursive);
@@ -261,7 +501,11 @@ fn link(inv: &Invocation<'_>) -> Judgement {
         // The link's target counts as written: a link into `/etc` lets later "workspace"
         // writes land there. A relative symlink target is relative to the link's directory.
         let symbolic = inv.has_any(&["-s", "--symbolic"]);
-        let link_dir = link.text.rsplit_once('/').map(|(dir, _)| dir).unwrap_or(".");
+        let link_dir = link
+            .text
+            .rsplit_once('/')
+            .map(|(dir, _)| dir)
+            .unwrap_or(".");
         for target in targets {
             let mut word = (*target).clone();
             if symbolic && !word.text.starts_with(['/', '~']) && targets.len() == 1 {
@@ -307,16 +551,25 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
         let script = positionals.remove(0);
         // `w file` and `e` commands write files or run programs.
         if sed_script_escapes(&script.text) {
-            return Judgement::opaque(C::ExecUnknown, "the sed program writes files or runs commands");
+            return Judgement::opaque(
+                C::ExecUnknown,
+                "the sed program writes files or runs commands",
+            );
         }
     }
     for script in inv.args.iter().filter(|w| w.text.contains('\n')) {
         if sed_script_escapes(&script.text) {
-            return Judgement::opaque(C::ExecUnknown, "the sed program writes files or runs commands");
+            return Judgement::opaque(
+                C::ExecUnknown,
+                "the sed program writes files or runs commands",
+            );
         }
     }
     let in_place = inv.has_any(&["-i", "--in-place"])
-        || inv.args.iter().any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
+        || inv
+            .args
+            .iter()
+            .any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
     if in_place {
         Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write)
     } else {
@@ -354,7 +607,11 @@ fn dd(inv: &Invocation<'_>) -> Judgement {
             j.capability = C::FsWriteWorkspace;
             j.blast = C::FsWriteWorkspace.default_blast();
             // Writing a raw device cannot be undone.
-            j = j.reversibility(if path.starts_with("/dev/") { Reversibility::Irreversible } else { Reversibility::Hard });
+            j = j.reversibility(if path.starts_with("/dev/") {
+                Reversibility::Irreversible
+            } else {
+                Reversibility::Hard
+            });
         }
     }
     j
@@ -366,10 +623,31 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
     let has = |letter: char, long: &str| {
         inv.has(&format!("-{letter}")) || inv.has(long) || (bundled && first.contains(letter))
     };
-    if inv.has_any(&["--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script", "--new-volume-script", "-F"]) {
+    if inv.has_any(&[
+        "--to-command",
+        "--use-compress-program",
+        "-I",
+        "--checkpoint-action",
+        "--info-script",
+        "--new-volume-script",
+        "-F",
+    ]) {
         return Judgement::opaque(C::ExecUnknown, "tar runs another program");
     }
-    let valued = ["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "--exclude", "-b", "-H", "--format"];
+    let valued = [
+        "-f",
+        "--file",
+        "-C",
+        "--directory",
+        "-T",
+        "--files-from",
+        "-X",
+        "--exclude-from",
+        "--exclude",
+        "-b",
+        "-H",
+        "--format",
+    ];
     let mut positionals = inv.positionals(&valued);
     if bundled && !positionals.is_empty() {
         positionals.remove(0);
@@ -387,7 +665,10 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
     let dir = inv.any_value(&["-C", "--directory"]);
     if has('x', "--extract") || has('x', "--get") {
         // The archive decides which files change (and may hold `..` entries).
-        let mut j = Judgement::opaque(C::FsWriteWorkspace, "archive extraction writes whatever the archive holds");
+        let mut j = Judgement::opaque(
+            C::FsWriteWorkspace,
+            "archive extraction writes whatever the archive holds",
+        );
         j = j.scale(Scale::Many);
         if let Some(a) = archive {
             j.targets.push((a, Access::Read));
@@ -415,10 +696,19 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
 
 fn zip(inv: &Invocation<'_>) -> Judgement {
     let positionals = inv.positionals(&["-x", "-i", "-P", "--password", "-o"]);
-    if inv.program != "zip" && matches!(positionals.first().map(|w| w.text.as_str()), Some("x" | "e")) {
-        return Judgement::opaque(C::FsWriteWorkspace, "archive extraction writes whatever the archive holds");
+    if inv.program != "zip"
+        && matches!(
+            positionals.first().map(|w| w.text.as_str()),
+            Some("x" | "e")
+        )
+    {
+        return Judgement::opaque(
+            C::FsWriteWorkspace,
+            "archive extraction writes whatever the archive holds",
+        );
     }
-    let mut j = Judgement::new(C::FsWriteWorkspace).recursive(inv.has_any(&["-r", "--recurse-paths"]) || inv.program != "zip");
+    let mut j = Judgement::new(C::FsWriteWorkspace)
+        .recursive(inv.has_any(&["-r", "--recurse-paths"]) || inv.program != "zip");
     let skip = usize::from(inv.program != "zip");
     let mut words = positionals.into_iter().skip(skip);
     if let Some(archive) = words.next() {
@@ -429,13 +719,21 @@ fn zip(inv: &Invocation<'_>) -> Judgement {
 
 fn extract(inv: &Invocation<'_>) -> Judgement {
     if inv.has_any(&["-l", "-t", "--list", "--test"]) {
-        return Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(&["-d", "-x"]), Access::Read);
+        return Judgement::new(C::FsReadWorkspace)
+            .with_paths(inv.positionals(&["-d", "-x"]), Access::Read);
     }
-    if matches!(inv.program, "gunzip" | "bunzip2" | "unxz" | "uncompress" | "unzstd") {
-        return Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&["-S"]), Access::Write);
+    if matches!(
+        inv.program,
+        "gunzip" | "bunzip2" | "unxz" | "uncompress" | "unzstd"
+    ) {
+        return Judgement::new(C::FsWriteWorkspace)
+            .with_paths(inv.positionals(&["-S"]), Access::Write);
     }
-    let mut j = Judgement::opaque(C::FsWriteWorkspace, "archive extraction writes whatever the archive holds")
-        .scale(Scale::Many);
+    let mut j = Judgement::opaque(
+        C::FsWriteWorkspace,
+        "archive extraction writes whatever the archive holds",
+    )
+    .scale(Scale::Many);
     j = j.with_paths(inv.positionals(&["-d", "-x", "-P"]), Access::Read);
     if let Some(d) = inv.any_value(&["-d"]) {
         j.targets.push((d, Access::Write));
@@ -445,7 +743,8 @@ fn extract(inv: &Invocation<'_>) -> Judgement {
 
 fn compress(inv: &Invocation<'_>) -> Judgement {
     if inv.has_any(&["-c", "--stdout", "-l", "--list", "-t", "--test"]) {
-        return Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(&["-S"]), Access::Read);
+        return Judgement::new(C::FsReadWorkspace)
+            .with_paths(inv.positionals(&["-S"]), Access::Read);
     }
     Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&["-S", "-o"]), Access::Write)
 }
@@ -468,11 +767,17 @@ fn split(inv: &Invocation<'_>) -> Judgement {
 
 fn editor(inv: &Invocation<'_>) -> Judgement {
     // An interactive editor; in an agent's shell it blocks or runs its own commands.
-    Judgement::opaque(C::FsWriteWorkspace, "an interactive editor can run anything")
-        .with_paths(inv.positionals(&[]), Access::Write)
+    Judgement::opaque(
+        C::FsWriteWorkspace,
+        "an interactive editor can run anything",
+    )
+    .with_paths(inv.positionals(&[]), Access::Write)
 }
 
 fn open(inv: &Invocation<'_>) -> Judgement {
-    Judgement::opaque(C::ExecUnknown, "opens a file or URL with whatever program is registered")
-        .with_paths(inv.positionals(&["-a", "-b"]), Access::Read)
+    Judgement::opaque(
+        C::ExecUnknown,
+        "opens a file or URL with whatever program is registered",
+    )
+    .with_paths(inv.positionals(&["-a", "-b"]), Access::Read)
 }

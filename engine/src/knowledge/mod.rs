@@ -144,7 +144,8 @@ impl<'a> Invocation<'a> {
         self.args.iter().take_while(|w| w.text != "--").any(|w| {
             let t = w.text.as_str();
             if flag.starts_with("--") {
-                t.strip_prefix(flag).is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+                t.strip_prefix(flag)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
             } else if let Some(letter) = flag.strip_prefix('-').filter(|l| l.len() == 1) {
                 t == flag
                     || (t.starts_with('-')
@@ -183,7 +184,9 @@ impl<'a> Invocation<'a> {
         self.args.iter().find_map(|word| {
             flags.iter().find_map(|flag| {
                 let rest = if flag.starts_with("--") {
-                    word.text.strip_prefix(flag).and_then(|r| r.strip_prefix('='))
+                    word.text
+                        .strip_prefix(flag)
+                        .and_then(|r| r.strip_prefix('='))
                 } else {
                     word.text.strip_prefix(flag).filter(|r| !r.is_empty())
                 }?;

@@ -9,17 +9,67 @@ use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility};
 use crate::shell::lex::Word;
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
-    (&["curl", "curlie", "xh", "http", "https", "httpie", "aria2c", "lynx", "w3m"], http),
+    (
+        &[
+            "curl", "curlie", "xh", "http", "https", "httpie", "aria2c", "lynx", "w3m",
+        ],
+        http,
+    ),
     (&["wget", "wget2"], wget),
     (&["ssh", "mosh", "autossh", "et"], ssh),
-    (&["scp", "sftp", "ftp", "lftp", "tftp", "smbclient"], remote_copy),
+    (
+        &["scp", "sftp", "ftp", "lftp", "tftp", "smbclient"],
+        remote_copy,
+    ),
     (&["rsync"], rsync),
-    (&["nc", "ncat", "netcat", "socat", "telnet", "openssl", "websocat", "cryptcat"], socket),
-    (&["ping", "dig", "nslookup", "host", "traceroute", "tracepath", "mtr", "whois", "ifconfig", "ip", "ss", "netstat", "arp", "route", "nmap", "tcpdump", "iftop", "speedtest", "iperf", "iperf3"], diagnostic),
+    (
+        &[
+            "nc", "ncat", "netcat", "socat", "telnet", "openssl", "websocat", "cryptcat",
+        ],
+        socket,
+    ),
+    (
+        &[
+            "ping",
+            "dig",
+            "nslookup",
+            "host",
+            "traceroute",
+            "tracepath",
+            "mtr",
+            "whois",
+            "ifconfig",
+            "ip",
+            "ss",
+            "netstat",
+            "arp",
+            "route",
+            "nmap",
+            "tcpdump",
+            "iftop",
+            "speedtest",
+            "iperf",
+            "iperf3",
+        ],
+        diagnostic,
+    ),
 ];
 
 fn upload_flags(inv: &Invocation<'_>) -> Vec<Word> {
-    const DATA: &[&str] = &["-d", "--data", "--data-binary", "--data-raw", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "--form-string", "-T", "--upload-file"];
+    const DATA: &[&str] = &[
+        "-d",
+        "--data",
+        "--data-binary",
+        "--data-raw",
+        "--data-ascii",
+        "--data-urlencode",
+        "--json",
+        "-F",
+        "--form",
+        "--form-string",
+        "-T",
+        "--upload-file",
+    ];
     let mut sent = Vec::new();
     let mut iter = inv.args.iter().peekable();
     while let Some(word) = iter.next() {
@@ -28,9 +78,14 @@ fn upload_flags(inv: &Invocation<'_>) -> Vec<Word> {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (t, None),
         };
-        let attached = DATA.iter().find(|d| d.len() == 2 && t.starts_with(**d) && t.len() > 2).map(|d| t.get(d.len()..).unwrap_or("").to_string());
+        let attached = DATA
+            .iter()
+            .find(|d| d.len() == 2 && t.starts_with(**d) && t.len() > 2)
+            .map(|d| t.get(d.len()..).unwrap_or("").to_string());
         if DATA.contains(&flag) || attached.is_some() {
-            let value = value.or(attached).or_else(|| iter.next().map(|w| w.text.clone()));
+            let value = value
+                .or(attached)
+                .or_else(|| iter.next().map(|w| w.text.clone()));
             let mut w = word.clone();
             w.text = value.unwrap_or_default();
             sent.push(w);
@@ -43,14 +98,57 @@ fn http(inv: &Invocation<'_>) -> Judgement {
     if inv.has_any(&["-K", "--config"]) {
         return Judgement::opaque(C::NetSend, "options come from a config file");
     }
-    let urls: Vec<&Word> = inv.positionals(&["-o", "--output", "-H", "--header", "-X", "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-c", "--cookie-jar", "-w", "--write-out", "-m", "--max-time", "--connect-timeout", "-x", "--proxy", "-E", "--cert", "--key", "--cacert", "-r", "--range", "-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--json", "-F", "--form", "-T", "--upload-file", "--retry", "-D", "--dump-header"]);
+    let urls: Vec<&Word> = inv.positionals(&[
+        "-o",
+        "--output",
+        "-H",
+        "--header",
+        "-X",
+        "--request",
+        "-u",
+        "--user",
+        "-A",
+        "--user-agent",
+        "-e",
+        "--referer",
+        "-b",
+        "--cookie",
+        "-c",
+        "--cookie-jar",
+        "-w",
+        "--write-out",
+        "-m",
+        "--max-time",
+        "--connect-timeout",
+        "-x",
+        "--proxy",
+        "-E",
+        "--cert",
+        "--key",
+        "--cacert",
+        "-r",
+        "--range",
+        "-d",
+        "--data",
+        "--data-binary",
+        "--data-raw",
+        "--data-urlencode",
+        "--json",
+        "-F",
+        "--form",
+        "-T",
+        "--upload-file",
+        "--retry",
+        "-D",
+        "--dump-header",
+    ]);
     if urls.iter().any(|u| !u.is_literal()) {
         return Judgement::opaque(C::NetFetch, "the address is only known at run time");
     }
     // `file://` reads a local file.
     let local: Vec<Word> = urls
         .iter()
-        .filter_map(|u| u.text.strip_prefix("file://").map(|p| Word::plain(p)))
+        .filter_map(|u| u.text.strip_prefix("file://").map(Word::plain))
         .collect();
     if !local.is_empty() {
         let mut j = Judgement::new(C::FsReadWorkspace).with_paths(local.iter(), Access::Read);
@@ -62,15 +160,27 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         return j;
     }
     let sent = upload_flags(inv);
-    let method = inv.any_value(&["-X", "--request"]).map(|w| w.text.to_ascii_uppercase());
+    let method = inv
+        .any_value(&["-X", "--request"])
+        .map(|w| w.text.to_ascii_uppercase());
     let httpie_send = matches!(inv.program, "http" | "https" | "xh" | "httpie")
-        && inv.args.iter().any(|w| w.text.contains(":=") || w.text.contains('@') || (w.text.contains('=') && !w.text.starts_with('-')));
-    let mut j = if !sent.is_empty() || httpie_send || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD") {
+        && inv.args.iter().any(|w| {
+            w.text.contains(":=")
+                || w.text.contains('@')
+                || (w.text.contains('=') && !w.text.starts_with('-'))
+        });
+    let mut j = if !sent.is_empty()
+        || httpie_send
+        || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD")
+    {
         let mut j = Judgement::new(C::NetSend);
         for w in sent {
             // `@file` and `-T file` send a file's contents.
             let path = w.text.trim_start_matches(['@', '<']);
-            if w.text.starts_with('@') || w.text.starts_with('<') || (!path.is_empty() && inv.has_any(&["-T", "--upload-file"])) {
+            if w.text.starts_with('@')
+                || w.text.starts_with('<')
+                || (!path.is_empty() && inv.has_any(&["-T", "--upload-file"]))
+            {
                 let mut p = w.clone();
                 p.text = path.to_string();
                 j.targets.push((p, Access::Read));
@@ -80,19 +190,45 @@ fn http(inv: &Invocation<'_>) -> Judgement {
     } else {
         Judgement::new(C::NetFetch)
     };
-    for flag in [&["-o", "--output"][..], &["-c", "--cookie-jar"], &["-D", "--dump-header"], &["--trace", "--trace-ascii"]] {
+    for flag in [
+        &["-o", "--output"][..],
+        &["-c", "--cookie-jar"],
+        &["-D", "--dump-header"],
+        &["--trace", "--trace-ascii"],
+    ] {
         if let Some(out) = inv.any_value(flag) {
             j.targets.push((out, Access::Write));
         }
     }
-    if inv.has_any(&["-O", "--remote-name", "-J", "--remote-header-name", "--remote-name-all"]) {
+    if inv.has_any(&[
+        "-O",
+        "--remote-name",
+        "-J",
+        "--remote-header-name",
+        "--remote-name-all",
+    ]) {
         j.targets.push((Word::plain("."), Access::Write));
     }
-    if let Some(file) = inv.any_value(&["-b", "--cookie", "-E", "--cert", "--key", "-n", "--netrc-file", "-u", "--user"]) {
+    if let Some(file) = inv.any_value(&[
+        "-b",
+        "--cookie",
+        "-E",
+        "--cert",
+        "--key",
+        "-n",
+        "--netrc-file",
+        "-u",
+        "--user",
+    ]) {
         if file.text.contains('/') || file.text.contains('.') {
             j.targets.push((file, Access::Read));
         }
-        if inv.has_any(&["-u", "--user", "--oauth2-bearer"]) || inv.args.iter().any(|w| w.text.to_ascii_lowercase().contains("authorization:")) {
+        if inv.has_any(&["-u", "--user", "--oauth2-bearer"])
+            || inv
+                .args
+                .iter()
+                .any(|w| w.text.to_ascii_lowercase().contains("authorization:"))
+        {
             j = j.exposure(Exposure::ReadsSecrets);
         }
     }
@@ -103,7 +239,13 @@ fn http(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn wget(inv: &Invocation<'_>) -> Judgement {
-    let mut j = if inv.has_any(&["--post-file", "--post-data", "--body-file", "--body-data", "--method"]) {
+    let mut j = if inv.has_any(&[
+        "--post-file",
+        "--post-data",
+        "--body-file",
+        "--body-data",
+        "--method",
+    ]) {
         let mut j = Judgement::new(C::NetSend);
         if let Some(file) = inv.any_value(&["--post-file", "--body-file"]) {
             j.targets.push((file, Access::Read));
@@ -112,7 +254,16 @@ fn wget(inv: &Invocation<'_>) -> Judgement {
     } else {
         Judgement::new(C::NetFetch)
     };
-    match inv.any_value(&["-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output"]) {
+    match inv.any_value(&[
+        "-O",
+        "--output-document",
+        "-P",
+        "--directory-prefix",
+        "-o",
+        "--output-file",
+        "-a",
+        "--append-output",
+    ]) {
         Some(out) if out.text != "-" => j.targets.push((out, Access::Write)),
         Some(_) => {}
         None => j.targets.push((Word::plain("."), Access::Write)),
@@ -127,10 +278,16 @@ fn wget(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn ssh(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-p", "-i", "-l", "-o", "-F", "-L", "-R", "-D", "-J", "-W", "-b", "-c", "-E", "-m", "-O", "-Q", "-S", "-w", "-B", "-e", "-I"];
+    let valued = [
+        "-p", "-i", "-l", "-o", "-F", "-L", "-R", "-D", "-J", "-W", "-b", "-c", "-E", "-m", "-O",
+        "-Q", "-S", "-w", "-B", "-e", "-I",
+    ];
     if inv.args.iter().any(|w| {
         let t = w.text.to_ascii_lowercase();
-        t.contains("proxycommand") || t.contains("localcommand") || t.contains("permitlocalcommand") || t.contains("knownhostscommand")
+        t.contains("proxycommand")
+            || t.contains("localcommand")
+            || t.contains("permitlocalcommand")
+            || t.contains("knownhostscommand")
     }) || inv.has("-F")
     {
         return Judgement::opaque(C::ExecUnknown, "ssh options that run a local command");
@@ -155,18 +312,28 @@ fn ssh(inv: &Invocation<'_>) -> Judgement {
 
 fn is_remote_spec(text: &str) -> bool {
     let before_slash = text.split('/').next().unwrap_or(text);
-    before_slash.contains(':') && !text.starts_with('/') && !text.starts_with('.') || text.contains("://")
+    before_slash.contains(':') && !text.starts_with('/') && !text.starts_with('.')
+        || text.contains("://")
 }
 
 fn remote_copy(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-P", "-i", "-o", "-F", "-l", "-c", "-J", "-S", "-b", "-D"]);
-    if inv.args.iter().any(|w| w.text.to_ascii_lowercase().contains("proxycommand")) || inv.has("-F") || inv.has("-S") {
+    let positionals =
+        inv.positionals(&["-P", "-i", "-o", "-F", "-l", "-c", "-J", "-S", "-b", "-D"]);
+    if inv
+        .args
+        .iter()
+        .any(|w| w.text.to_ascii_lowercase().contains("proxycommand"))
+        || inv.has("-F")
+        || inv.has("-S")
+    {
         return Judgement::opaque(C::ExecUnknown, "options that run a local command");
     }
     let Some((dest, sources)) = positionals.split_last() else {
         return Judgement::opaque(C::NetSend, "an interactive transfer session");
     };
-    if is_remote_spec(&dest.text) || matches!(inv.program, "sftp" | "ftp" | "lftp" | "tftp" | "smbclient") {
+    if is_remote_spec(&dest.text)
+        || matches!(inv.program, "sftp" | "ftp" | "lftp" | "tftp" | "smbclient")
+    {
         Judgement::new(C::NetSend).with_paths(sources.iter().copied(), Access::Read)
     } else {
         let mut j = Judgement::new(C::NetFetch).reversibility(Reversibility::Easy);
@@ -176,10 +343,33 @@ fn remote_copy(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn rsync(inv: &Invocation<'_>) -> Judgement {
-    if inv.has_any(&["-e", "--rsh", "--rsync-path"]) || inv.args.iter().any(|w| w.text.starts_with("--rsh=") || w.text.starts_with("--rsync-path=")) {
-        return Judgement::opaque(C::ExecUnknown, "rsync runs the program given with -e or --rsync-path");
+    if inv.has_any(&["-e", "--rsh", "--rsync-path"])
+        || inv
+            .args
+            .iter()
+            .any(|w| w.text.starts_with("--rsh=") || w.text.starts_with("--rsync-path="))
+    {
+        return Judgement::opaque(
+            C::ExecUnknown,
+            "rsync runs the program given with -e or --rsync-path",
+        );
     }
-    let positionals = inv.positionals(&["--exclude", "--include", "--filter", "-f", "--exclude-from", "--include-from", "--files-from", "--backup-dir", "--suffix", "--chmod", "--chown", "-T", "--temp-dir", "--log-file"]);
+    let positionals = inv.positionals(&[
+        "--exclude",
+        "--include",
+        "--filter",
+        "-f",
+        "--exclude-from",
+        "--include-from",
+        "--files-from",
+        "--backup-dir",
+        "--suffix",
+        "--chmod",
+        "--chown",
+        "-T",
+        "--temp-dir",
+        "--log-file",
+    ]);
     let Some((dest, sources)) = positionals.split_last() else {
         return Judgement::new(C::ExecInspect);
     };
@@ -190,11 +380,18 @@ fn rsync(inv: &Invocation<'_>) -> Judgement {
         j.targets.push(((*dest).clone(), Access::Write));
         j
     } else {
-        let mut j = Judgement::new(C::FsWriteWorkspace).with_paths(sources.iter().copied(), Access::Read);
+        let mut j =
+            Judgement::new(C::FsWriteWorkspace).with_paths(sources.iter().copied(), Access::Read);
         j.targets.push(((*dest).clone(), Access::Write));
         j
     };
-    if inv.has_any(&["--delete", "--delete-after", "--delete-before", "--delete-during", "--remove-source-files"]) {
+    if inv.has_any(&[
+        "--delete",
+        "--delete-after",
+        "--delete-before",
+        "--delete-during",
+        "--remove-source-files",
+    ]) {
         j = j.reversibility(Reversibility::Irreversible);
     }
     j.recursive(inv.has_any(&["-r", "-a", "--recursive", "--archive"]))
@@ -206,12 +403,21 @@ fn socket(inv: &Invocation<'_>) -> Judgement {
         if matches!(sub.as_str(), "s_client" | "s_server") {
             return Judgement::new(C::NetSend);
         }
-        if matches!(sub.as_str(), "version" | "x509" | "dgst" | "list" | "ciphers" | "rand") {
+        if matches!(
+            sub.as_str(),
+            "version" | "x509" | "dgst" | "list" | "ciphers" | "rand"
+        ) {
             return Judgement::new(C::ExecInspect);
         }
         return Judgement::new(C::FsWriteWorkspace).reach(Reach::Machine);
     }
-    if inv.has_any(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"]) || inv.program == "socat" && inv.args.iter().any(|w| w.text.to_ascii_lowercase().contains("exec:") || w.text.to_ascii_lowercase().contains("system:")) {
+    if inv.has_any(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"])
+        || inv.program == "socat"
+            && inv.args.iter().any(|w| {
+                w.text.to_ascii_lowercase().contains("exec:")
+                    || w.text.to_ascii_lowercase().contains("system:")
+            })
+    {
         return Judgement::opaque(C::NetSend, "binds a program to a network socket");
     }
     Judgement::new(C::NetSend)
@@ -220,10 +426,27 @@ fn socket(inv: &Invocation<'_>) -> Judgement {
 fn diagnostic(inv: &Invocation<'_>) -> Judgement {
     match inv.program {
         "nmap" | "tcpdump" => Judgement::new(C::NetSend).reach(Reach::Network),
-        "ip" | "ifconfig" | "route" | "arp" if inv.args.iter().any(|w| matches!(w.text.as_str(), "add" | "del" | "delete" | "set" | "flush" | "change" | "replace" | "up" | "down")) => {
+        "ip" | "ifconfig" | "route" | "arp"
+            if inv.args.iter().any(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "add"
+                        | "del"
+                        | "delete"
+                        | "set"
+                        | "flush"
+                        | "change"
+                        | "replace"
+                        | "up"
+                        | "down"
+                )
+            }) =>
+        {
             Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard)
         }
-        "ip" | "ifconfig" | "ss" | "netstat" | "arp" | "route" => Judgement::new(C::ExecInspect).reach(Reach::Machine),
+        "ip" | "ifconfig" | "ss" | "netstat" | "arp" | "route" => {
+            Judgement::new(C::ExecInspect).reach(Reach::Machine)
+        }
         _ => Judgement::new(C::NetFetch),
     }
 }

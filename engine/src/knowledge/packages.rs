@@ -11,32 +11,227 @@ use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["npm", "pnpm", "yarn", "bun", "cnpm"], js),
     (&["pip", "pip3", "pipx", "easy_install"], pip),
-    (&["uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "pixi"], python_project),
+    (
+        &[
+            "uv",
+            "poetry",
+            "pipenv",
+            "pdm",
+            "hatch",
+            "rye",
+            "conda",
+            "mamba",
+            "micromamba",
+            "pixi",
+        ],
+        python_project,
+    ),
     (&["cargo"], cargo),
     (&["rustup"], rustup),
     (&["go"], go),
-    (&["mvn", "mvnw", "gradle", "gradlew", "sbt", "lein", "ant"], jvm),
+    (
+        &["mvn", "mvnw", "gradle", "gradlew", "sbt", "lein", "ant"],
+        jvm,
+    ),
     (&["dotnet", "nuget", "msbuild"], dotnet),
     (&["composer"], composer),
     (&["gem", "bundle", "bundler"], ruby),
-    (&["apt", "apt-get", "aptitude", "dpkg", "brew", "yum", "dnf", "pacman", "apk", "port", "snap", "flatpak", "choco", "winget", "scoop", "zypper", "nix-env", "nix", "rpm"], system_packages),
-    (&["make", "gmake", "just", "task", "rake", "invoke", "nox", "scons", "mage", "earthly", "bazel", "bazelisk", "buck", "buck2", "pants"], task_runner),
-    (&["cmake", "ninja", "meson", "autoreconf", "configure", "xcodebuild", "swift"], build_system),
-    (&["pytest", "py.test", "jest", "vitest", "mocha", "ava", "rspec", "phpunit", "karma", "tap", "bats", "ctest", "cargo-nextest", "tox", "nyc", "c8", "pest", "minitest", "unittest", "behave", "cucumber", "hypothesis", "coverage"], test_runner),
+    (
+        &[
+            "apt", "apt-get", "aptitude", "dpkg", "brew", "yum", "dnf", "pacman", "apk", "port",
+            "snap", "flatpak", "choco", "winget", "scoop", "zypper", "nix-env", "nix", "rpm",
+        ],
+        system_packages,
+    ),
+    (
+        &[
+            "make", "gmake", "just", "task", "rake", "invoke", "nox", "scons", "mage", "earthly",
+            "bazel", "bazelisk", "buck", "buck2", "pants",
+        ],
+        task_runner,
+    ),
+    (
+        &[
+            "cmake",
+            "ninja",
+            "meson",
+            "autoreconf",
+            "configure",
+            "xcodebuild",
+            "swift",
+        ],
+        build_system,
+    ),
+    (
+        &[
+            "pytest",
+            "py.test",
+            "jest",
+            "vitest",
+            "mocha",
+            "ava",
+            "rspec",
+            "phpunit",
+            "karma",
+            "tap",
+            "bats",
+            "ctest",
+            "cargo-nextest",
+            "tox",
+            "nyc",
+            "c8",
+            "pest",
+            "minitest",
+            "unittest",
+            "behave",
+            "cucumber",
+            "hypothesis",
+            "coverage",
+        ],
+        test_runner,
+    ),
     (&["playwright", "cypress"], browser_tests),
-    (&["eslint", "prettier", "ruff", "black", "isort", "flake8", "pylint", "mypy", "pyright", "tsc", "rustfmt", "gofmt", "goimports", "shellcheck", "shfmt", "hadolint", "yamllint", "markdownlint", "stylelint", "biome", "golangci-lint", "rubocop", "swiftlint", "ktlint", "clang-format", "clang-tidy", "cargo-clippy", "clippy-driver", "taplo", "dprint", "oxlint", "standard", "xo", "vale", "codespell", "typos", "actionlint", "tflint", "buf", "sqlfluff", "djlint", "autopep8", "yapf", "pydocstyle", "bandit", "semgrep", "deno"], linter),
-    (&["gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "javac", "swiftc", "kotlinc", "zig", "tinygo", "ld", "as", "nasm", "esbuild", "webpack", "rollup", "vite", "parcel", "turbo", "nx", "lerna", "next", "tsup", "swc", "babel", "sass", "lessc", "postcss", "tailwindcss", "wasm-pack", "trunk", "maturin", "protoc"], compiler),
+    (
+        &[
+            "eslint",
+            "prettier",
+            "ruff",
+            "black",
+            "isort",
+            "flake8",
+            "pylint",
+            "mypy",
+            "pyright",
+            "tsc",
+            "rustfmt",
+            "gofmt",
+            "goimports",
+            "shellcheck",
+            "shfmt",
+            "hadolint",
+            "yamllint",
+            "markdownlint",
+            "stylelint",
+            "biome",
+            "golangci-lint",
+            "rubocop",
+            "swiftlint",
+            "ktlint",
+            "clang-format",
+            "clang-tidy",
+            "cargo-clippy",
+            "clippy-driver",
+            "taplo",
+            "dprint",
+            "oxlint",
+            "standard",
+            "xo",
+            "vale",
+            "codespell",
+            "typos",
+            "actionlint",
+            "tflint",
+            "buf",
+            "sqlfluff",
+            "djlint",
+            "autopep8",
+            "yapf",
+            "pydocstyle",
+            "bandit",
+            "semgrep",
+            "deno",
+        ],
+        linter,
+    ),
+    (
+        &[
+            "gcc",
+            "g++",
+            "cc",
+            "c++",
+            "clang",
+            "clang++",
+            "rustc",
+            "javac",
+            "swiftc",
+            "kotlinc",
+            "zig",
+            "tinygo",
+            "ld",
+            "as",
+            "nasm",
+            "esbuild",
+            "webpack",
+            "rollup",
+            "vite",
+            "parcel",
+            "turbo",
+            "nx",
+            "lerna",
+            "next",
+            "tsup",
+            "swc",
+            "babel",
+            "sass",
+            "lessc",
+            "postcss",
+            "tailwindcss",
+            "wasm-pack",
+            "trunk",
+            "maturin",
+            "protoc",
+        ],
+        compiler,
+    ),
 ];
 
 const TEST_SCRIPTS: &[&str] = &[
-    "test", "tests", "t", "tst", "lint", "typecheck", "type-check", "types", "tsc", "check",
-    "e2e", "coverage", "cov", "verify", "validate", "spec", "unit", "integration", "ci", "format:check",
-    "fmt:check", "prettier:check", "lint:fix", "audit",
+    "test",
+    "tests",
+    "t",
+    "tst",
+    "lint",
+    "typecheck",
+    "type-check",
+    "types",
+    "tsc",
+    "check",
+    "e2e",
+    "coverage",
+    "cov",
+    "verify",
+    "validate",
+    "spec",
+    "unit",
+    "integration",
+    "ci",
+    "format:check",
+    "fmt:check",
+    "prettier:check",
+    "lint:fix",
+    "audit",
 ];
 
 const BUILD_SCRIPTS: &[&str] = &[
-    "build", "compile", "bundle", "format", "fmt", "prettier", "assemble", "dist", "dev", "start",
-    "serve", "preview", "watch", "generate", "codegen", "docs", "storybook", "clean", "package",
+    "build",
+    "compile",
+    "bundle",
+    "format",
+    "fmt",
+    "prettier",
+    "assemble",
+    "dist",
+    "dev",
+    "start",
+    "serve",
+    "preview",
+    "watch",
+    "generate",
+    "codegen",
+    "docs",
+    "storybook",
+    "clean",
+    "package",
 ];
 
 fn script_kind(name: &str) -> Option<C> {
@@ -71,13 +266,33 @@ fn other_project(inv: &Invocation<'_>, flags: &[&str], mut j: Judgement) -> Judg
 }
 
 fn js(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F", "--registry", "--tag", "--otp", "--access", "--loglevel"];
+    let valued = [
+        "--prefix",
+        "-C",
+        "--dir",
+        "--cwd",
+        "-w",
+        "--workspace",
+        "--filter",
+        "-F",
+        "--registry",
+        "--tag",
+        "--otp",
+        "--access",
+        "--loglevel",
+    ];
     let positionals = inv.positionals(&valued);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
-        "" | "install" | "i" | "ci" | "add" | "remove" | "rm" | "uninstall" | "un" | "update" | "up" | "upgrade" | "dedupe" | "prune" | "rebuild" | "link" | "ln" | "unlink" | "import" => {
-            if sub.is_empty() && inv.program != "yarn" && inv.program != "bun" && inv.program != "pnpm" {
+        "" | "install" | "i" | "ci" | "add" | "remove" | "rm" | "uninstall" | "un" | "update"
+        | "up" | "upgrade" | "dedupe" | "prune" | "rebuild" | "link" | "ln" | "unlink"
+        | "import" => {
+            if sub.is_empty()
+                && inv.program != "yarn"
+                && inv.program != "bun"
+                && inv.program != "pnpm"
+            {
                 Judgement::new(C::ExecInspect)
             } else {
                 let mut j = Judgement::new(C::ExecPkg);
@@ -90,17 +305,26 @@ fn js(inv: &Invocation<'_>) -> Judgement {
         "test" | "t" | "tst" => Judgement::new(C::ExecTest),
         "run" | "run-script" | "rum" | "urn" => {
             if inv.program == "bun" && (arg.contains('.') || arg.contains('/')) {
-                Judgement::opaque(C::ExecInterpreter, "runs a script file the engine has not read")
+                Judgement::opaque(
+                    C::ExecInterpreter,
+                    "runs a script file the engine has not read",
+                )
             } else {
                 script(arg)
             }
         }
         "start" | "stop" | "restart" => script(sub),
-        "publish" | "unpublish" | "deprecate" | "dist-tag" | "owner" | "access" | "team" => Judgement::new(C::ExecPkgPublish),
-        "login" | "adduser" | "logout" | "token" | "whoami" => Judgement::opaque(C::SecretRead, "handles registry credentials"),
+        "publish" | "unpublish" | "deprecate" | "dist-tag" | "owner" | "access" | "team" => {
+            Judgement::new(C::ExecPkgPublish)
+        }
+        "login" | "adduser" | "logout" | "token" | "whoami" => {
+            Judgement::opaque(C::SecretRead, "handles registry credentials")
+        }
         "pack" | "version" if arg.is_empty() || sub == "pack" => Judgement::new(C::ExecBuild),
         "version" => Judgement::new(C::ExecVcsWrite),
-        "ls" | "list" | "ll" | "la" | "outdated" | "view" | "info" | "show" | "why" | "explain" | "search" | "docs" | "help" | "root" | "bin" | "prefix" | "doctor" | "fund" | "licenses" | "query" | "sbom" => Judgement::new(C::ExecInspect),
+        "ls" | "list" | "ll" | "la" | "outdated" | "view" | "info" | "show" | "why" | "explain"
+        | "search" | "docs" | "help" | "root" | "bin" | "prefix" | "doctor" | "fund"
+        | "licenses" | "query" | "sbom" => Judgement::new(C::ExecInspect),
         "audit" if arg == "fix" => Judgement::new(C::ExecPkg),
         "audit" => Judgement::new(C::NetFetch),
         "config" | "set" | "get" | "c" => {
@@ -113,23 +337,43 @@ fn js(inv: &Invocation<'_>) -> Judgement {
         "init" | "create" => Judgement::opaque(C::ExecUnknown, "runs an initializer package"),
         "exec" | "x" | "dlx" => Judgement::opaque(C::ExecUnknown, "fetches a package and runs it"),
         "cache" => Judgement::new(C::ExecPkg),
-        "workspaces" | "workspace" => Judgement::opaque(C::ExecUnknown, "runs a command in another workspace"),
+        "workspaces" | "workspace" => {
+            Judgement::opaque(C::ExecUnknown, "runs a command in another workspace")
+        }
         // yarn, pnpm and bun run scripts by bare name.
         other if inv.program != "npm" => {
             if inv.program == "bun" && (other.contains('.') || other.contains('/')) {
-                Judgement::opaque(C::ExecInterpreter, "runs a script file the engine has not read")
+                Judgement::opaque(
+                    C::ExecInterpreter,
+                    "runs a script file the engine has not read",
+                )
             } else {
                 script(other)
             }
         }
         other => Judgement::opaque(C::ExecUnknown, &format!("an unknown npm command `{other}`")),
     };
-    let j = if inv.has_any(&["-r", "--recursive", "--workspaces", "--filter", "-ws"]) { j.scale(Scale::Many) } else { j };
+    let j = if inv.has_any(&["-r", "--recursive", "--workspaces", "--filter", "-ws"]) {
+        j.scale(Scale::Many)
+    } else {
+        j
+    };
     other_project(inv, &["--prefix", "-C", "--dir", "--cwd"], j)
 }
 
 fn pip(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-t", "--target", "--python"]);
+    let sub = inv.sub(&[
+        "-r",
+        "--requirement",
+        "-c",
+        "--constraint",
+        "-i",
+        "--index-url",
+        "--extra-index-url",
+        "-t",
+        "--target",
+        "--python",
+    ]);
     match sub.as_str() {
         "install" | "uninstall" | "download" | "wheel" | "inject" | "upgrade" | "reinstall" => {
             let mut j = Judgement::new(C::ExecPkg);
@@ -139,23 +383,48 @@ fn pip(inv: &Invocation<'_>) -> Judgement {
             j
         }
         "run" => Judgement::opaque(C::ExecUnknown, "fetches a package and runs it"),
-        "list" | "show" | "freeze" | "check" | "inspect" | "debug" | "help" | "index" | "search" | "cache" | "hash" | "" => Judgement::new(C::ExecInspect),
+        "list" | "show" | "freeze" | "check" | "inspect" | "debug" | "help" | "index"
+        | "search" | "cache" | "hash" | "" => Judgement::new(C::ExecInspect),
         "config" => Judgement::new(C::FsWriteOutside),
         _ => Judgement::opaque(C::ExecUnknown, "an unknown pip command"),
     }
 }
 
 fn python_project(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-p", "--python", "--directory", "--project", "-n", "--name", "-e", "--env", "--with", "--group", "--extra", "-C"];
+    let valued = [
+        "-p",
+        "--python",
+        "--directory",
+        "--project",
+        "-n",
+        "--name",
+        "-e",
+        "--env",
+        "--with",
+        "--group",
+        "--extra",
+        "-C",
+    ];
     let positionals = inv.positionals(&valued);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
         "pip" => {
-            let rest: Vec<_> = inv.args.iter().skip_while(|w| w.text != "pip").skip(1).cloned().collect();
-            return pip(&Invocation { program: "pip", args: &rest, config_keys: &[] });
+            let rest: Vec<_> = inv
+                .args
+                .iter()
+                .skip_while(|w| w.text != "pip")
+                .skip(1)
+                .cloned()
+                .collect();
+            return pip(&Invocation {
+                program: "pip",
+                args: &rest,
+                config_keys: &[],
+            });
         }
-        "sync" | "add" | "remove" | "install" | "update" | "upgrade" | "lock" | "create" | "env" | "venv" | "self" | "python" | "toolchain" => {
+        "sync" | "add" | "remove" | "install" | "update" | "upgrade" | "lock" | "create"
+        | "env" | "venv" | "self" | "python" | "toolchain" => {
             if sub == "venv" || (sub == "env" && arg == "use") {
                 Judgement::new(C::FsWriteWorkspace)
             } else if sub == "lock" && inv.has("--check") {
@@ -164,41 +433,96 @@ fn python_project(inv: &Invocation<'_>) -> Judgement {
                 Judgement::new(C::ExecPkg)
             }
         }
-        "tool" if matches!(arg, "run") => Judgement::opaque(C::ExecUnknown, "fetches a package and runs it"),
+        "tool" if matches!(arg, "run") => {
+            Judgement::opaque(C::ExecUnknown, "fetches a package and runs it")
+        }
         "tool" if matches!(arg, "list" | "dir") => Judgement::new(C::ExecInspect),
         "tool" => Judgement::new(C::ExecPkg),
         "build" => Judgement::new(C::ExecBuild),
         "publish" | "upload" => Judgement::new(C::ExecPkgPublish),
-        "show" | "check" | "tree" | "list" | "info" | "version" | "search" | "graph" | "help" | "--version" | "config" if sub != "config" || arg.is_empty() => Judgement::new(C::ExecInspect),
+        "show" | "check" | "tree" | "list" | "info" | "version" | "search" | "graph" | "help"
+        | "--version" | "config"
+            if sub != "config" || arg.is_empty() =>
+        {
+            Judgement::new(C::ExecInspect)
+        }
         "test" => Judgement::new(C::ExecTest),
         "init" | "new" => Judgement::new(C::FsWriteWorkspace),
         "shell" | "activate" => Judgement::opaque(C::ExecUnknown, "an interactive shell"),
-        _ => Judgement::opaque(C::ExecUnknown, &format!("an unknown `{}` command", inv.program)),
+        _ => Judgement::opaque(
+            C::ExecUnknown,
+            &format!("an unknown `{}` command", inv.program),
+        ),
     };
     other_project(inv, &["--directory", "--project", "-C"], j)
 }
 
 fn cargo(inv: &Invocation<'_>) -> Judgement {
     if inv.has("--config") || inv.args.iter().any(|w| w.text.starts_with("--config=")) {
-        return Judgement::opaque(C::ExecUnknown, "`--config` can point cargo at other programs");
+        return Judgement::opaque(
+            C::ExecUnknown,
+            "`--config` can point cargo at other programs",
+        );
     }
-    let valued = ["-p", "--package", "--bin", "--example", "--test", "--bench", "--features", "-F", "--target", "--target-dir", "-j", "--jobs", "--profile", "--manifest-path", "-Z", "--color", "--message-format", "--exclude"];
-    let positionals: Vec<_> = inv.positionals(&valued).into_iter().filter(|w| !w.text.starts_with('+')).collect();
+    let valued = [
+        "-p",
+        "--package",
+        "--bin",
+        "--example",
+        "--test",
+        "--bench",
+        "--features",
+        "-F",
+        "--target",
+        "--target-dir",
+        "-j",
+        "--jobs",
+        "--profile",
+        "--manifest-path",
+        "-Z",
+        "--color",
+        "--message-format",
+        "--exclude",
+    ];
+    let positionals: Vec<_> = inv
+        .positionals(&valued)
+        .into_iter()
+        .filter(|w| !w.text.starts_with('+'))
+        .collect();
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
-        "test" | "t" | "nextest" | "check" | "c" | "clippy" | "bench" | "miri" | "deny" | "audit" | "machete" | "shear" | "udeps" | "hack" | "semver-checks" | "insta" | "llvm-cov" | "tarpaulin" | "mutants" | "outdated" => {
-            if sub == "clippy" && inv.has("--fix") { Judgement::new(C::ExecBuild) } else { Judgement::new(C::ExecTest) }
+        "test" | "t" | "nextest" | "check" | "c" | "clippy" | "bench" | "miri" | "deny"
+        | "audit" | "machete" | "shear" | "udeps" | "hack" | "semver-checks" | "insta"
+        | "llvm-cov" | "tarpaulin" | "mutants" | "outdated" => {
+            if sub == "clippy" && inv.has("--fix") {
+                Judgement::new(C::ExecBuild)
+            } else {
+                Judgement::new(C::ExecTest)
+            }
         }
         "fmt" => {
-            if inv.has("--check") { Judgement::new(C::ExecTest) } else { Judgement::new(C::ExecBuild) }
+            if inv.has("--check") {
+                Judgement::new(C::ExecTest)
+            } else {
+                Judgement::new(C::ExecBuild)
+            }
         }
-        "build" | "b" | "doc" | "d" | "run" | "r" | "clean" | "fix" | "expand" | "rustc" | "rustdoc" | "vendor" | "generate-lockfile" | "package" | "xtask" => Judgement::new(C::ExecBuild),
+        "build" | "b" | "doc" | "d" | "run" | "r" | "clean" | "fix" | "expand" | "rustc"
+        | "rustdoc" | "vendor" | "generate-lockfile" | "package" | "xtask" => {
+            Judgement::new(C::ExecBuild)
+        }
         "add" | "remove" | "rm" | "update" | "fetch" | "upgrade" => Judgement::new(C::ExecPkg),
-        "install" | "uninstall" | "binstall" => Judgement::new(C::ExecPkg).reversibility(Reversibility::Hard),
+        "install" | "uninstall" | "binstall" => {
+            Judgement::new(C::ExecPkg).reversibility(Reversibility::Hard)
+        }
         "publish" | "yank" | "owner" | "login" | "logout" => Judgement::new(C::ExecPkgPublish),
-        "tree" | "metadata" | "search" | "info" | "version" | "locate-project" | "pkgid" | "verify-project" | "read-manifest" | "help" | "" => Judgement::new(C::ExecInspect),
+        "tree" | "metadata" | "search" | "info" | "version" | "locate-project" | "pkgid"
+        | "verify-project" | "read-manifest" | "help" | "" => Judgement::new(C::ExecInspect),
         "new" | "init" => Judgement::new(C::FsWriteWorkspace),
-        other => Judgement::opaque(C::ExecUnknown, &format!("`cargo {other}` runs a plugin the engine does not know")),
+        other => Judgement::opaque(
+            C::ExecUnknown,
+            &format!("`cargo {other}` runs a plugin the engine does not know"),
+        ),
     };
     other_project(inv, &["--manifest-path"], j)
 }
@@ -212,7 +536,22 @@ fn rustup(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn go(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-o", "-run", "-tags", "-ldflags", "-gcflags", "-mod", "-C", "-exec", "-toolexec", "-p", "-timeout", "-count", "-bench", "-coverprofile"]);
+    let positionals = inv.positionals(&[
+        "-o",
+        "-run",
+        "-tags",
+        "-ldflags",
+        "-gcflags",
+        "-mod",
+        "-C",
+        "-exec",
+        "-toolexec",
+        "-p",
+        "-timeout",
+        "-count",
+        "-bench",
+        "-coverprofile",
+    ]);
     if inv.has_any(&["-exec", "-toolexec"]) {
         return Judgement::opaque(C::ExecUnknown, "runs the build through another program");
     }
@@ -220,14 +559,23 @@ fn go(inv: &Invocation<'_>) -> Judgement {
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
         "test" | "vet" => Judgement::new(C::ExecTest),
-        "build" | "fmt" | "doc" | "clean" | "tool" if sub != "tool" || matches!(arg, "cover" | "pprof" | "vet") => Judgement::new(C::ExecBuild),
-        "run" if arg.contains('@') => Judgement::opaque(C::ExecUnknown, "fetches a module and runs it"),
+        "build" | "fmt" | "doc" | "clean" | "tool"
+            if sub != "tool" || matches!(arg, "cover" | "pprof" | "vet") =>
+        {
+            Judgement::new(C::ExecBuild)
+        }
+        "run" if arg.contains('@') => {
+            Judgement::opaque(C::ExecUnknown, "fetches a module and runs it")
+        }
         "run" => Judgement::new(C::ExecBuild),
         "list" | "version" | "env" | "help" => Judgement::new(C::ExecInspect),
         "mod" if matches!(arg, "graph" | "why" | "verify") => Judgement::new(C::ExecInspect),
         "mod" | "get" | "work" => Judgement::new(C::ExecPkg),
         "install" => Judgement::new(C::ExecPkg).reversibility(Reversibility::Hard),
-        "generate" => Judgement::opaque(C::ExecUnknown, "runs the commands written in `//go:generate` lines"),
+        "generate" => Judgement::opaque(
+            C::ExecUnknown,
+            "runs the commands written in `//go:generate` lines",
+        ),
         _ => Judgement::opaque(C::ExecUnknown, "an unknown go command"),
     };
     let mut j = j;
@@ -238,8 +586,26 @@ fn go(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn jvm(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-f", "--file", "-p", "--project-dir", "-D", "-P", "-s", "--settings", "-b", "--build-file", "-x", "--exclude-task", "-pl", "--projects"]);
-    let tasks: Vec<String> = positionals.iter().map(|w| w.text.to_ascii_lowercase()).collect();
+    let positionals = inv.positionals(&[
+        "-f",
+        "--file",
+        "-p",
+        "--project-dir",
+        "-D",
+        "-P",
+        "-s",
+        "--settings",
+        "-b",
+        "--build-file",
+        "-x",
+        "--exclude-task",
+        "-pl",
+        "--projects",
+    ]);
+    let tasks: Vec<String> = positionals
+        .iter()
+        .map(|w| w.text.to_ascii_lowercase())
+        .collect();
     if tasks.is_empty() {
         return Judgement::new(C::ExecBuild);
     }
@@ -247,13 +613,25 @@ fn jvm(inv: &Invocation<'_>) -> Judgement {
     for task in &tasks {
         let name = task.rsplit(':').next().unwrap_or(task);
         let kind = match name {
-            "test" | "check" | "verify" | "lint" | "spotbugs" | "checkstyle" | "pmd" | "detekt" | "ktlintcheck" | "spotlesscheck" | "integrationtest" | "connectedcheck" => C::ExecTest,
-            "compile" | "build" | "assemble" | "package" | "clean" | "jar" | "war" | "classes" | "testclasses" | "compilejava" | "compilekotlin" | "javadoc" | "spotlessapply" | "shadowjar" | "bootjar" | "installdist" | "process-resources" | "test-compile" | "validate" | "initialize" => C::ExecBuild,
-            "dependencies" | "tasks" | "projects" | "properties" | "help" | "tree" | "dependencyinsight" | "outdated" | "effective-pom" | "--version" | "-v" => C::ExecInspect,
+            "test" | "check" | "verify" | "lint" | "spotbugs" | "checkstyle" | "pmd" | "detekt"
+            | "ktlintcheck" | "spotlesscheck" | "integrationtest" | "connectedcheck" => C::ExecTest,
+            "compile" | "build" | "assemble" | "package" | "clean" | "jar" | "war" | "classes"
+            | "testclasses" | "compilejava" | "compilekotlin" | "javadoc" | "spotlessapply"
+            | "shadowjar" | "bootjar" | "installdist" | "process-resources" | "test-compile"
+            | "validate" | "initialize" => C::ExecBuild,
+            "dependencies" | "tasks" | "projects" | "properties" | "help" | "tree"
+            | "dependencyinsight" | "outdated" | "effective-pom" | "--version" | "-v" => {
+                C::ExecInspect
+            }
             "install" => C::ExecPkg,
-            "deploy" | "publish" | "release" | "publishtomavenlocal" | "uploadarchives" => C::ExecPkgPublish,
+            "deploy" | "publish" | "release" | "publishtomavenlocal" | "uploadarchives" => {
+                C::ExecPkgPublish
+            }
             _ => {
-                return Judgement::opaque(C::ExecUnknown, &format!("the build task `{task}` could be anything"));
+                return Judgement::opaque(
+                    C::ExecUnknown,
+                    &format!("the build task `{task}` could be anything"),
+                );
             }
         };
         worst = worst.max_by_risk(kind);
@@ -267,7 +645,9 @@ trait ByRisk {
 
 impl ByRisk for C {
     fn max_by_risk(self, other: C) -> C {
-        if other.default_blast().tier() > self.default_blast().tier() || (self == C::ExecInspect && other != C::ExecInspect) {
+        if other.default_blast().tier() > self.default_blast().tier()
+            || (self == C::ExecInspect && other != C::ExecInspect)
+        {
             other
         } else {
             self
@@ -276,15 +656,42 @@ impl ByRisk for C {
 }
 
 fn dotnet(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-c", "--configuration", "-f", "--framework", "-o", "--output", "-r", "--runtime", "-p", "--project", "-v", "--verbosity", "-s", "--source"]);
-    let sub = positionals.first().map(|w| w.text.to_ascii_lowercase()).unwrap_or_default();
-    let arg = positionals.get(1).map(|w| w.text.to_ascii_lowercase()).unwrap_or_default();
+    let positionals = inv.positionals(&[
+        "-c",
+        "--configuration",
+        "-f",
+        "--framework",
+        "-o",
+        "--output",
+        "-r",
+        "--runtime",
+        "-p",
+        "--project",
+        "-v",
+        "--verbosity",
+        "-s",
+        "--source",
+    ]);
+    let sub = positionals
+        .first()
+        .map(|w| w.text.to_ascii_lowercase())
+        .unwrap_or_default();
+    let arg = positionals
+        .get(1)
+        .map(|w| w.text.to_ascii_lowercase())
+        .unwrap_or_default();
     match (inv.program, sub.as_str()) {
         (_, "test" | "vstest") => Judgement::new(C::ExecTest),
         (_, "format") if inv.has("--verify-no-changes") => Judgement::new(C::ExecTest),
-        (_, "build" | "run" | "publish" | "pack" | "clean" | "format" | "restore" | "msbuild" | "watch") => Judgement::new(C::ExecBuild),
+        (
+            _,
+            "build" | "run" | "publish" | "pack" | "clean" | "format" | "restore" | "msbuild"
+            | "watch",
+        ) => Judgement::new(C::ExecBuild),
         (_, "add") if arg == "package" || arg == "reference" => Judgement::new(C::ExecPkg),
-        (_, "list" | "--info" | "--version" | "--list-sdks" | "sln" | "help" | "") => Judgement::new(C::ExecInspect),
+        (_, "list" | "--info" | "--version" | "--list-sdks" | "sln" | "help" | "") => {
+            Judgement::new(C::ExecInspect)
+        }
         (_, "new") => Judgement::new(C::FsWriteWorkspace),
         (_, "tool") if arg == "run" => Judgement::opaque(C::ExecUnknown, "runs a .NET tool"),
         (_, "tool" | "workload") => Judgement::new(C::ExecPkg),
@@ -300,11 +707,14 @@ fn composer(inv: &Invocation<'_>) -> Judgement {
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
-        "install" | "update" | "require" | "remove" | "upgrade" | "reinstall" => Judgement::new(C::ExecPkg),
+        "install" | "update" | "require" | "remove" | "upgrade" | "reinstall" => {
+            Judgement::new(C::ExecPkg)
+        }
         "test" => Judgement::new(C::ExecTest),
         "run-script" | "run" => script(arg),
         "dump-autoload" | "dumpautoload" | "validate" => Judgement::new(C::ExecBuild),
-        "show" | "outdated" | "licenses" | "depends" | "why" | "why-not" | "audit" | "info" | "search" | "diagnose" | "" => Judgement::new(C::ExecInspect),
+        "show" | "outdated" | "licenses" | "depends" | "why" | "why-not" | "audit" | "info"
+        | "search" | "diagnose" | "" => Judgement::new(C::ExecInspect),
         other => script(other),
     };
     other_project(inv, &["-d", "--working-dir"], j)
@@ -313,9 +723,11 @@ fn composer(inv: &Invocation<'_>) -> Judgement {
 fn ruby(inv: &Invocation<'_>) -> Judgement {
     let sub = inv.sub(&["-v", "--version", "--gemfile", "-j", "--jobs"]);
     match sub.as_str() {
-        "install" | "update" | "add" | "remove" | "uninstall" | "lock" | "pristine" | "cleanup" | "" => Judgement::new(C::ExecPkg),
+        "install" | "update" | "add" | "remove" | "uninstall" | "lock" | "pristine" | "cleanup"
+        | "" => Judgement::new(C::ExecPkg),
         "push" | "yank" | "owner" | "signin" => Judgement::new(C::ExecPkgPublish),
-        "list" | "info" | "show" | "outdated" | "check" | "search" | "contents" | "env" | "which" | "help" | "specification" | "doctor" => Judgement::new(C::ExecInspect),
+        "list" | "info" | "show" | "outdated" | "check" | "search" | "contents" | "env"
+        | "which" | "help" | "specification" | "doctor" => Judgement::new(C::ExecInspect),
         "build" => Judgement::new(C::ExecBuild),
         _ => Judgement::opaque(C::ExecUnknown, "an unknown gem or bundler command"),
     }
@@ -324,42 +736,91 @@ fn ruby(inv: &Invocation<'_>) -> Judgement {
 fn system_packages(inv: &Invocation<'_>) -> Judgement {
     let sub = inv.sub(&["-o", "-t", "--target-release", "-c"]);
     match sub.as_str() {
-        "search" | "show" | "info" | "list" | "policy" | "depends" | "rdepends" | "madison" | "query" | "-q" | "-l" | "-s" | "--version" | "doctor" | "config" | "leaves" | "deps" | "uses" | "outdated" | "home" | "desc" | "" => Judgement::new(C::ExecInspect),
-        "update" if matches!(inv.program, "apt" | "apt-get" | "aptitude") => Judgement::new(C::ExecPkg),
+        "search" | "show" | "info" | "list" | "policy" | "depends" | "rdepends" | "madison"
+        | "query" | "-q" | "-l" | "-s" | "--version" | "doctor" | "config" | "leaves" | "deps"
+        | "uses" | "outdated" | "home" | "desc" | "" => Judgement::new(C::ExecInspect),
+        "update" if matches!(inv.program, "apt" | "apt-get" | "aptitude") => {
+            Judgement::new(C::ExecPkg)
+        }
         "services" => Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard),
-        _ => Judgement::new(C::ExecPkg).reach(Reach::Machine).reversibility(Reversibility::Hard),
+        _ => Judgement::new(C::ExecPkg)
+            .reach(Reach::Machine)
+            .reversibility(Reversibility::Hard),
     }
 }
 
 fn task_runner(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-f", "--file", "-C", "--directory", "-j", "--jobs", "-t", "--target"]);
+    let positionals = inv.positionals(&[
+        "-f",
+        "--file",
+        "-C",
+        "--directory",
+        "-j",
+        "--jobs",
+        "-t",
+        "--target",
+    ]);
     let verb = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     if matches!(inv.program, "bazel" | "bazelisk") {
         return match verb {
             "test" | "coverage" => Judgement::new(C::ExecTest),
-            "build" | "query" | "cquery" | "aquery" | "info" | "version" | "clean" | "fetch" => Judgement::new(C::ExecBuild),
+            "build" | "query" | "cquery" | "aquery" | "info" | "version" | "clean" | "fetch" => {
+                Judgement::new(C::ExecBuild)
+            }
             _ => Judgement::opaque(C::ExecUnknown, "runs a bazel target"),
         };
     }
-    if inv.has_any(&["-n", "--dry-run", "--just-print", "--list", "-l", "--summary", "--help", "--version"]) && inv.program != "nox" {
+    if inv.has_any(&[
+        "-n",
+        "--dry-run",
+        "--just-print",
+        "--list",
+        "-l",
+        "--summary",
+        "--help",
+        "--version",
+    ]) && inv.program != "nox"
+    {
         return Judgement::new(C::ExecInspect);
     }
     Judgement::opaque(
         C::ExecUnknown,
-        &format!("`{}` runs recipes written in a file the engine has not read", inv.program),
+        &format!(
+            "`{}` runs recipes written in a file the engine has not read",
+            inv.program
+        ),
     )
 }
 
 fn build_system(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-B", "-S", "-G", "-D", "-C", "-j", "--target", "--config", "-scheme", "-project", "-workspace"]);
+    let sub = inv.sub(&[
+        "-B",
+        "-S",
+        "-G",
+        "-D",
+        "-C",
+        "-j",
+        "--target",
+        "--config",
+        "-scheme",
+        "-project",
+        "-workspace",
+    ]);
     match (inv.program, sub.as_str()) {
         ("swift", "test") | ("xcodebuild", "test") => Judgement::new(C::ExecTest),
         ("swift", "build" | "package") => Judgement::new(C::ExecBuild),
         ("swift", "run") => Judgement::new(C::ExecBuild),
-        ("swift", _) => Judgement::opaque(C::ExecInterpreter, "runs Swift code the engine has not read"),
-        ("cmake", _) if inv.has("-P") || inv.has("-E") => Judgement::opaque(C::ExecUnknown, "cmake runs a script or a command"),
+        ("swift", _) => Judgement::opaque(
+            C::ExecInterpreter,
+            "runs Swift code the engine has not read",
+        ),
+        ("cmake", _) if inv.has("-P") || inv.has("-E") => {
+            Judgement::opaque(C::ExecUnknown, "cmake runs a script or a command")
+        }
         ("meson", "test") => Judgement::new(C::ExecTest),
-        ("configure", _) => Judgement::opaque(C::ExecUnknown, "a configure script the engine has not read"),
+        ("configure", _) => {
+            Judgement::opaque(C::ExecUnknown, "a configure script the engine has not read")
+        }
         _ => Judgement::new(C::ExecBuild),
     }
 }
@@ -370,7 +831,13 @@ fn test_runner(inv: &Invocation<'_>) -> Judgement {
     if let Some(base) = inv.any_value(&["--basetemp"]) {
         j.targets.push((base, Access::Delete));
     }
-    if let Some(root) = inv.any_value(&["--rootdir", "-c", "--config", "--confcutdir", "--config-file"]) {
+    if let Some(root) = inv.any_value(&[
+        "--rootdir",
+        "-c",
+        "--config",
+        "--confcutdir",
+        "--config-file",
+    ]) {
         j.targets.push((root, Access::Execute));
     }
     if inv.program == "coverage" && inv.sub(&[]) == "run" {
@@ -380,7 +847,19 @@ fn test_runner(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn browser_tests(inv: &Invocation<'_>) -> Judgement {
-    match inv.sub(&["-c", "--config", "--project", "-g", "--grep", "--reporter", "--browser", "--spec"]).as_str() {
+    match inv
+        .sub(&[
+            "-c",
+            "--config",
+            "--project",
+            "-g",
+            "--grep",
+            "--reporter",
+            "--browser",
+            "--spec",
+        ])
+        .as_str()
+    {
         "test" | "run" => Judgement::new(C::ExecTest),
         "show-report" | "show-trace" | "--version" => Judgement::new(C::ExecInspect),
         "install" => Judgement::new(C::ExecPkg),
@@ -399,10 +878,35 @@ fn linter(inv: &Invocation<'_>) -> Judgement {
             _ => Judgement::opaque(C::ExecInterpreter, "runs code the engine has not read"),
         };
     }
-    let writes = inv.has_any(&["--fix", "--write", "-w", "--in-place", "-i", "--apply", "-a", "--autocorrect", "-A", "--fix-only"])
-        || matches!(inv.program, "black" | "isort" | "autopep8" | "yapf" | "shfmt" | "dprint" | "rustfmt" | "clang-format" | "goimports") && !inv.has_any(&["--check", "--diff", "-d", "-l", "--dry-run"])
-        || (inv.program == "ruff" && inv.sub(&["--config"]) == "format" && !inv.has_any(&["--check", "--diff"]))
-        || (inv.program == "biome" && matches!(inv.sub(&[]).as_str(), "format" | "check") && inv.has("--write"));
+    let writes = inv.has_any(&[
+        "--fix",
+        "--write",
+        "-w",
+        "--in-place",
+        "-i",
+        "--apply",
+        "-a",
+        "--autocorrect",
+        "-A",
+        "--fix-only",
+    ]) || matches!(
+        inv.program,
+        "black"
+            | "isort"
+            | "autopep8"
+            | "yapf"
+            | "shfmt"
+            | "dprint"
+            | "rustfmt"
+            | "clang-format"
+            | "goimports"
+    ) && !inv.has_any(&["--check", "--diff", "-d", "-l", "--dry-run"])
+        || (inv.program == "ruff"
+            && inv.sub(&["--config"]) == "format"
+            && !inv.has_any(&["--check", "--diff"]))
+        || (inv.program == "biome"
+            && matches!(inv.sub(&[]).as_str(), "format" | "check")
+            && inv.has("--write"));
     if inv.program == "tsc" && !inv.has_any(&["--noEmit", "--noemit"]) {
         return Judgement::new(C::ExecBuild);
     }
@@ -415,7 +919,14 @@ fn linter(inv: &Invocation<'_>) -> Judgement {
 
 fn compiler(inv: &Invocation<'_>) -> Judgement {
     let mut j = Judgement::new(C::ExecBuild);
-    if let Some(out) = inv.any_value(&["-o", "--out", "--outfile", "--out-dir", "--outdir", "--output"]) {
+    if let Some(out) = inv.any_value(&[
+        "-o",
+        "--out",
+        "--outfile",
+        "--out-dir",
+        "--outdir",
+        "--output",
+    ]) {
         j.targets.push((out, Access::Write));
     }
     if matches!(inv.program, "zig") && inv.sub(&[]) == "run" {

@@ -9,71 +9,378 @@ use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility, Scal
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["docker", "podman", "nerdctl", "buildah"], container),
     (&["docker-compose", "podman-compose"], compose),
-    (&["kind", "minikube", "k3d", "colima", "lima", "limactl", "multipass"], local_cluster),
-    (&["psql", "mysql", "mariadb", "sqlite3", "mongosh", "mongo", "redis-cli", "clickhouse-client", "cqlsh", "sqlcmd", "duckdb", "pg_dump", "pg_restore", "mysqldump", "createdb", "dropdb", "pg_ctl", "influx"], database),
-    (&["alembic", "flyway", "liquibase", "prisma", "sequelize", "knex", "dbmate", "goose", "migrate", "diesel", "sqlx", "atlas", "drizzle-kit"], migrator),
-    (&["ps", "pgrep", "top", "htop", "btop", "lsof", "pstree", "pidof", "jobs", "uptime", "w", "who", "last", "journalctl", "dmesg", "systemd-analyze", "fuser", "pmap", "strace", "ltrace", "gdb", "lldb", "perf", "valgrind", "time"], process_inspect),
+    (
+        &[
+            "kind",
+            "minikube",
+            "k3d",
+            "colima",
+            "lima",
+            "limactl",
+            "multipass",
+        ],
+        local_cluster,
+    ),
+    (
+        &[
+            "psql",
+            "mysql",
+            "mariadb",
+            "sqlite3",
+            "mongosh",
+            "mongo",
+            "redis-cli",
+            "clickhouse-client",
+            "cqlsh",
+            "sqlcmd",
+            "duckdb",
+            "pg_dump",
+            "pg_restore",
+            "mysqldump",
+            "createdb",
+            "dropdb",
+            "pg_ctl",
+            "influx",
+        ],
+        database,
+    ),
+    (
+        &[
+            "alembic",
+            "flyway",
+            "liquibase",
+            "prisma",
+            "sequelize",
+            "knex",
+            "dbmate",
+            "goose",
+            "migrate",
+            "diesel",
+            "sqlx",
+            "atlas",
+            "drizzle-kit",
+        ],
+        migrator,
+    ),
+    (
+        &[
+            "ps",
+            "pgrep",
+            "top",
+            "htop",
+            "btop",
+            "lsof",
+            "pstree",
+            "pidof",
+            "jobs",
+            "uptime",
+            "w",
+            "who",
+            "last",
+            "journalctl",
+            "dmesg",
+            "systemd-analyze",
+            "fuser",
+            "pmap",
+            "strace",
+            "ltrace",
+            "gdb",
+            "lldb",
+            "perf",
+            "valgrind",
+            "time",
+        ],
+        process_inspect,
+    ),
     (&["kill", "pkill", "killall", "xkill", "renice"], kill),
-    (&["systemctl", "service", "launchctl", "sc", "schtasks", "crontab", "at", "batch", "loginctl", "rc-service", "update-rc.d", "chkconfig", "reg", "defaults"], system_service),
-    (&["mount", "umount", "mkfs", "fdisk", "parted", "mkswap", "swapon", "swapoff", "losetup", "cryptsetup", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "sysctl", "modprobe", "insmod", "rmmod", "shutdown", "reboot", "halt", "poweroff", "init", "useradd", "userdel", "usermod", "groupadd", "passwd", "chpasswd", "visudo", "setenforce", "csrutil", "diskutil", "hdiutil", "wipefs", "blkdiscard", "sgdisk", "mdadm", "lvm", "pvcreate", "vgcreate", "lvcreate", "chroot", "unshare", "nsenter", "capsh", "setcap", "security", "osascript", "tccutil", "spctl", "scutil", "networksetup", "pmset", "nvram"], system_admin),
-    (&["python", "python3", "python2", "pypy", "pypy3", "py", "ipython"], python),
-    (&["node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "rscript", "r", "julia", "java", "kotlin", "scala", "groovy", "elixir", "erl", "ghci", "runghc", "racket", "guile", "tclsh", "wish", "powershell", "pwsh", "cmd", "cscript", "wscript", "mshta", "osascript", "jshell", "irb", "pry", "dotnet-script", "ts-node", "tsx", "esno", "vite-node", "awk", "gawk", "mawk", "nawk", "expect", "jrunscript", "rhino", "qjs"], interpreter),
+    (
+        &[
+            "systemctl",
+            "service",
+            "launchctl",
+            "sc",
+            "schtasks",
+            "crontab",
+            "at",
+            "batch",
+            "loginctl",
+            "rc-service",
+            "update-rc.d",
+            "chkconfig",
+            "reg",
+            "defaults",
+        ],
+        system_service,
+    ),
+    (
+        &[
+            "mount",
+            "umount",
+            "mkfs",
+            "fdisk",
+            "parted",
+            "mkswap",
+            "swapon",
+            "swapoff",
+            "losetup",
+            "cryptsetup",
+            "iptables",
+            "ip6tables",
+            "nft",
+            "ufw",
+            "firewall-cmd",
+            "sysctl",
+            "modprobe",
+            "insmod",
+            "rmmod",
+            "shutdown",
+            "reboot",
+            "halt",
+            "poweroff",
+            "init",
+            "useradd",
+            "userdel",
+            "usermod",
+            "groupadd",
+            "passwd",
+            "chpasswd",
+            "visudo",
+            "setenforce",
+            "csrutil",
+            "diskutil",
+            "hdiutil",
+            "wipefs",
+            "blkdiscard",
+            "sgdisk",
+            "mdadm",
+            "lvm",
+            "pvcreate",
+            "vgcreate",
+            "lvcreate",
+            "chroot",
+            "unshare",
+            "nsenter",
+            "capsh",
+            "setcap",
+            "security",
+            "osascript",
+            "tccutil",
+            "spctl",
+            "scutil",
+            "networksetup",
+            "pmset",
+            "nvram",
+        ],
+        system_admin,
+    ),
+    (
+        &[
+            "python", "python3", "python2", "pypy", "pypy3", "py", "ipython",
+        ],
+        python,
+    ),
+    (
+        &[
+            "node",
+            "nodejs",
+            "ruby",
+            "perl",
+            "php",
+            "lua",
+            "luajit",
+            "rscript",
+            "r",
+            "julia",
+            "java",
+            "kotlin",
+            "scala",
+            "groovy",
+            "elixir",
+            "erl",
+            "ghci",
+            "runghc",
+            "racket",
+            "guile",
+            "tclsh",
+            "wish",
+            "powershell",
+            "pwsh",
+            "cmd",
+            "cscript",
+            "wscript",
+            "mshta",
+            "osascript",
+            "jshell",
+            "irb",
+            "pry",
+            "dotnet-script",
+            "ts-node",
+            "tsx",
+            "esno",
+            "vite-node",
+            "awk",
+            "gawk",
+            "mawk",
+            "nawk",
+            "expect",
+            "jrunscript",
+            "rhino",
+            "qjs",
+        ],
+        interpreter,
+    ),
 ];
 
 fn container(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "-f", "--file", "-t", "--tag", "--name", "-e", "--env", "-p", "--publish", "-v", "--volume", "-w", "--workdir", "--network", "--platform", "-u", "--user", "--entrypoint", "--mount", "--format", "--filter"]);
+    let positionals = inv.positionals(&[
+        "-H",
+        "--host",
+        "--context",
+        "-c",
+        "--config",
+        "-l",
+        "--log-level",
+        "-f",
+        "--file",
+        "-t",
+        "--tag",
+        "--name",
+        "-e",
+        "--env",
+        "-p",
+        "--publish",
+        "-v",
+        "--volume",
+        "-w",
+        "--workdir",
+        "--network",
+        "--platform",
+        "-u",
+        "--user",
+        "--entrypoint",
+        "--mount",
+        "--format",
+        "--filter",
+    ]);
     if inv.has_any(&["-H", "--host", "--context", "--config"]) {
-        return Judgement::opaque(C::ExecContainer, "points the container client at another daemon");
+        return Judgement::opaque(
+            C::ExecContainer,
+            "points the container client at another daemon",
+        );
     }
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     if sub == "compose" {
-        let after: Vec<crate::shell::lex::Word> = inv.args.iter().skip_while(|w| w.text != "compose").skip(1).cloned().collect();
-        return compose(&Invocation { program: "docker-compose", args: &after, config_keys: &[] });
+        let after: Vec<crate::shell::lex::Word> = inv
+            .args
+            .iter()
+            .skip_while(|w| w.text != "compose")
+            .skip(1)
+            .cloned()
+            .collect();
+        return compose(&Invocation {
+            program: "docker-compose",
+            args: &after,
+            config_keys: &[],
+        });
     }
     let verb = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
-    let sub = if matches!(sub, "container" | "image" | "volume" | "network" | "system" | "builder" | "buildx" | "compose") && !verb.is_empty() && sub != "compose" {
+    let sub = if matches!(
+        sub,
+        "container" | "image" | "volume" | "network" | "system" | "builder" | "buildx" | "compose"
+    ) && !verb.is_empty()
+        && sub != "compose"
+    {
         verb
     } else {
         sub
     };
     match sub {
-        "ps" | "images" | "ls" | "inspect" | "logs" | "version" | "info" | "stats" | "top" | "history" | "port" | "diff" | "events" | "df" | "search" | "--version" | "" => Judgement::new(C::ExecContainerRead),
-        "exec" | "attach" | "debug" => Judgement::opaque(C::ExecContainer, "runs commands inside a container"),
+        "ps" | "images" | "ls" | "inspect" | "logs" | "version" | "info" | "stats" | "top"
+        | "history" | "port" | "diff" | "events" | "df" | "search" | "--version" | "" => {
+            Judgement::new(C::ExecContainerRead)
+        }
+        "exec" | "attach" | "debug" => {
+            Judgement::opaque(C::ExecContainer, "runs commands inside a container")
+        }
         "run" | "create" => {
             let dangerous_mount = inv.args.iter().any(|w| {
                 let t = w.text.as_str();
-                t.contains("docker.sock") || t.starts_with("/:") || t.contains("=/,") || t.ends_with("=/") || t.starts_with("/etc:") || t.starts_with("~/") || t.contains("/home/")
+                t.contains("docker.sock")
+                    || t.starts_with("/:")
+                    || t.contains("=/,")
+                    || t.ends_with("=/")
+                    || t.starts_with("/etc:")
+                    || t.starts_with("~/")
+                    || t.contains("/home/")
             });
-            if inv.has("--privileged") || inv.args.iter().any(|w| matches!(w.text.as_str(), "--pid=host" | "--net=host" | "--network=host" | "--cap-add=ALL" | "--cap-add=SYS_ADMIN" | "--userns=host" | "--ipc=host")) || dangerous_mount {
-                return Judgement::opaque(C::ExecPrivilege, "a container with host privileges or host files");
+            if inv.has("--privileged")
+                || inv.args.iter().any(|w| {
+                    matches!(
+                        w.text.as_str(),
+                        "--pid=host"
+                            | "--net=host"
+                            | "--network=host"
+                            | "--cap-add=ALL"
+                            | "--cap-add=SYS_ADMIN"
+                            | "--userns=host"
+                            | "--ipc=host"
+                    )
+                })
+                || dangerous_mount
+            {
+                return Judgement::opaque(
+                    C::ExecPrivilege,
+                    "a container with host privileges or host files",
+                );
             }
-            Judgement::opaque(C::ExecContainer, "runs an image whose contents the engine has not read")
+            Judgement::opaque(
+                C::ExecContainer,
+                "runs an image whose contents the engine has not read",
+            )
         }
         "build" => Judgement::new(C::ExecContainer),
         "pull" => Judgement::new(C::ExecContainer).reach(Reach::Network),
         "push" | "login" | "logout" | "tag" if sub != "tag" => Judgement::new(C::ExecPkgPublish),
-        "tag" | "start" | "stop" | "restart" | "pause" | "unpause" | "kill" | "wait" | "rename" | "update" => Judgement::new(C::ExecContainer),
+        "tag" | "start" | "stop" | "restart" | "pause" | "unpause" | "kill" | "wait" | "rename"
+        | "update" => Judgement::new(C::ExecContainer),
         "rm" | "rmi" | "prune" | "kill-all" => {
             let mut j = Judgement::new(C::ExecContainer).reversibility(Reversibility::Hard);
             if inv.has_any(&["-a", "--all", "-f", "--force", "--volumes"]) {
-                j = j.scale(Scale::Sweeping).reversibility(Reversibility::Irreversible);
+                j = j
+                    .scale(Scale::Sweeping)
+                    .reversibility(Reversibility::Irreversible);
             }
             j
         }
         "cp" => Judgement::new(C::ExecContainer).reversibility(Reversibility::Hard),
-        "save" | "export" => Judgement::new(C::FsWriteWorkspace).with_paths(inv.value(&["-o", "--output"]), Access::Write),
+        "save" | "export" => Judgement::new(C::FsWriteWorkspace)
+            .with_paths(inv.value(&["-o", "--output"]), Access::Write),
         "load" | "import" => Judgement::new(C::ExecContainer),
         _ => Judgement::opaque(C::ExecContainer, "an unknown container command"),
     }
 }
 
 fn compose(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-f", "--file", "-p", "--project-name", "--profile", "--env-file"]);
+    let sub = inv.sub(&[
+        "-f",
+        "--file",
+        "-p",
+        "--project-name",
+        "--profile",
+        "--env-file",
+    ]);
     match sub.as_str() {
-        "ps" | "logs" | "config" | "images" | "ls" | "top" | "version" | "port" | "events" => Judgement::new(C::ExecContainerRead),
+        "ps" | "logs" | "config" | "images" | "ls" | "top" | "version" | "port" | "events" => {
+            Judgement::new(C::ExecContainerRead)
+        }
         "exec" | "run" => Judgement::opaque(C::ExecContainer, "runs commands inside a container"),
-        "up" | "create" | "start" | "restart" | "watch" => Judgement::opaque(C::ExecContainer, "runs images whose contents the engine has not read"),
-        "down" if inv.has_any(&["-v", "--volumes", "--rmi"]) => Judgement::new(C::ExecContainer).reversibility(Reversibility::Irreversible),
+        "up" | "create" | "start" | "restart" | "watch" => Judgement::opaque(
+            C::ExecContainer,
+            "runs images whose contents the engine has not read",
+        ),
+        "down" if inv.has_any(&["-v", "--volumes", "--rmi"]) => {
+            Judgement::new(C::ExecContainer).reversibility(Reversibility::Irreversible)
+        }
         "push" => Judgement::new(C::ExecPkgPublish),
         _ => Judgement::new(C::ExecContainer),
     }
@@ -81,14 +388,23 @@ fn compose(inv: &Invocation<'_>) -> Judgement {
 
 fn local_cluster(inv: &Invocation<'_>) -> Judgement {
     match inv.sub(&["--name", "-p", "--profile"]).as_str() {
-        "get" | "status" | "version" | "ip" | "logs" | "list" | "profile" => Judgement::new(C::ExecContainerRead),
-        "ssh" | "shell" | "exec" => Judgement::opaque(C::ExecContainer, "a shell inside the cluster"),
+        "get" | "status" | "version" | "ip" | "logs" | "list" | "profile" => {
+            Judgement::new(C::ExecContainerRead)
+        }
+        "ssh" | "shell" | "exec" => {
+            Judgement::opaque(C::ExecContainer, "a shell inside the cluster")
+        }
         "delete" => Judgement::new(C::ExecContainer).reversibility(Reversibility::Hard),
         _ => Judgement::new(C::ExecContainer),
     }
 }
 
-const SQL_WRITES: &[&str] = &["insert", "update", "delete", "drop", "truncate", "alter", "create", "grant", "revoke", "copy", "call", "do", "merge", "vacuum", "reindex", "attach", "replace", "upsert", "rename", "set", "load", "import", "flushall", "flushdb", "del", "hset", "lpush", "sadd", "expire", "shutdown", "config"];
+const SQL_WRITES: &[&str] = &[
+    "insert", "update", "delete", "drop", "truncate", "alter", "create", "grant", "revoke", "copy",
+    "call", "do", "merge", "vacuum", "reindex", "attach", "replace", "upsert", "rename", "set",
+    "load", "import", "flushall", "flushdb", "del", "hset", "lpush", "sadd", "expire", "shutdown",
+    "config",
+];
 
 fn database(inv: &Invocation<'_>) -> Judgement {
     if matches!(inv.program, "dropdb") {
@@ -101,19 +417,37 @@ fn database(inv: &Invocation<'_>) -> Judgement {
         }
         return j;
     }
-    if matches!(inv.program, "mongosh" | "mongo") && inv.has_any(&["--eval", "-f", "--file"]) || matches!(inv.program, "mongosh" | "mongo") && inv.positionals(&["--host", "--port", "-u", "-p"]).iter().any(|w| w.text.ends_with(".js")) {
+    if matches!(inv.program, "mongosh" | "mongo") && inv.has_any(&["--eval", "-f", "--file"])
+        || matches!(inv.program, "mongosh" | "mongo")
+            && inv
+                .positionals(&["--host", "--port", "-u", "-p"])
+                .iter()
+                .any(|w| w.text.ends_with(".js"))
+    {
         return Judgement::opaque(C::ExecDb, "runs JavaScript in the database shell");
     }
     let inline = inv.any_value(&["-c", "--command", "-e", "--execute", "--eval"]);
     let file = inv.any_value(&["-f", "--file"]);
     let text = match (&inline, inv.program) {
         (Some(sql), _) => Some(sql.text.clone()),
-        (None, "sqlite3" | "duckdb") => inv.positionals(&["-cmd", "-init", "-separator"]).get(1).map(|w| w.text.clone()),
-        (None, "redis-cli") => Some(inv.positionals(&["-h", "-p", "-a", "-n", "-u"]).iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ")),
+        (None, "sqlite3" | "duckdb") => inv
+            .positionals(&["-cmd", "-init", "-separator"])
+            .get(1)
+            .map(|w| w.text.clone()),
+        (None, "redis-cli") => Some(
+            inv.positionals(&["-h", "-p", "-a", "-n", "-u"])
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
         _ => None,
     };
     let mut j = match (text, file) {
-        (_, Some(f)) => Judgement::opaque(C::ExecDb, "runs SQL from a file the engine has not read").with_paths([&f], Access::Read),
+        (_, Some(f)) => {
+            Judgement::opaque(C::ExecDb, "runs SQL from a file the engine has not read")
+                .with_paths([&f], Access::Read)
+        }
         (Some(sql), None) => {
             let lower = sql.to_ascii_lowercase();
             let writes = lower
@@ -121,7 +455,8 @@ fn database(inv: &Invocation<'_>) -> Judgement {
                 .any(|w| SQL_WRITES.contains(&w));
             if writes {
                 let mut j = Judgement::new(C::ExecDb);
-                if lower.contains("drop") || lower.contains("truncate") || lower.contains("delete") {
+                if lower.contains("drop") || lower.contains("truncate") || lower.contains("delete")
+                {
                     j = j.reversibility(Reversibility::Irreversible);
                 }
                 j
@@ -131,35 +466,91 @@ fn database(inv: &Invocation<'_>) -> Judgement {
                 Judgement::new(C::ExecDbRead)
             }
         }
-        (None, None) => Judgement::opaque(C::ExecDb, "an interactive database session or SQL from standard input"),
+        (None, None) => Judgement::opaque(
+            C::ExecDb,
+            "an interactive database session or SQL from standard input",
+        ),
     };
-    let local = inv.args.iter().all(|w| !w.text.contains("://") || w.text.contains("localhost") || w.text.contains("127.0.0.1"))
-        && inv.any_value(&["-h", "--host"]).is_none_or(|h| matches!(h.text.as_str(), "localhost" | "127.0.0.1" | "::1"));
+    let local = inv.args.iter().all(|w| {
+        !w.text.contains("://") || w.text.contains("localhost") || w.text.contains("127.0.0.1")
+    }) && inv
+        .any_value(&["-h", "--host"])
+        .is_none_or(|h| matches!(h.text.as_str(), "localhost" | "127.0.0.1" | "::1"));
     if local {
         j.blast.reach = j.blast.reach.min(Reach::Machine);
         if j.capability == C::ExecDbRead {
             j.blast.reach = Reach::Machine;
         }
     }
-    if inv.args.iter().any(|w| { let t = w.text.to_ascii_lowercase(); t.contains("prod") && !t.contains("product") }) {
+    if inv.args.iter().any(|w| {
+        let t = w.text.to_ascii_lowercase();
+        t.contains("prod") && !t.contains("product")
+    }) {
         j.blast.reach = Reach::Production;
     }
-    if matches!(inv.program, "sqlite3" | "duckdb") {
-        if let Some(db) = inv.positionals(&["-cmd", "-init", "-separator"]).first() {
-            j.targets.push(((*db).clone(), if j.capability == C::ExecDbRead { Access::Read } else { Access::Write }));
-            j.blast.reach = Reach::Workspace;
-        }
+    if matches!(inv.program, "sqlite3" | "duckdb")
+        && let Some(db) = inv.positionals(&["-cmd", "-init", "-separator"]).first()
+    {
+        j.targets.push((
+            (*db).clone(),
+            if j.capability == C::ExecDbRead {
+                Access::Read
+            } else {
+                Access::Write
+            },
+        ));
+        j.blast.reach = Reach::Workspace;
     }
     j
 }
 
 fn migrator(inv: &Invocation<'_>) -> Judgement {
-    let words: Vec<String> = inv.positionals(&["-c", "--config", "--schema", "-d", "--database-url", "--url"]).iter().map(|w| w.text.to_ascii_lowercase()).collect();
-    let read = words.iter().any(|w| matches!(w.as_str(), "status" | "current" | "history" | "info" | "validate" | "show" | "heads" | "check" | "diff" | "format" | "generate" | "list" | "version"));
-    let destroy = words.iter().any(|w| matches!(w.as_str(), "reset" | "drop" | "clean" | "downgrade" | "down" | "rollback" | "revert" | "undo"));
+    let words: Vec<String> = inv
+        .positionals(&[
+            "-c",
+            "--config",
+            "--schema",
+            "-d",
+            "--database-url",
+            "--url",
+        ])
+        .iter()
+        .map(|w| w.text.to_ascii_lowercase())
+        .collect();
+    let read = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "status"
+                | "current"
+                | "history"
+                | "info"
+                | "validate"
+                | "show"
+                | "heads"
+                | "check"
+                | "diff"
+                | "format"
+                | "generate"
+                | "list"
+                | "version"
+        )
+    });
+    let destroy = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "reset" | "drop" | "clean" | "downgrade" | "down" | "rollback" | "revert" | "undo"
+        )
+    });
     if destroy {
         Judgement::new(C::ExecDb).reversibility(Reversibility::Irreversible)
-    } else if read && !words.iter().any(|w| matches!(w.as_str(), "deploy" | "push" | "up" | "upgrade" | "migrate" | "run" | "apply" | "seed")) {
+    } else if read
+        && !words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "deploy" | "push" | "up" | "upgrade" | "migrate" | "run" | "apply" | "seed"
+            )
+        })
+    {
         Judgement::new(C::ExecDbRead)
     } else {
         Judgement::new(C::ExecDb)
@@ -167,10 +558,15 @@ fn migrator(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn process_inspect(inv: &Invocation<'_>) -> Judgement {
-    if matches!(inv.program, "strace" | "ltrace" | "gdb" | "lldb" | "perf" | "valgrind") {
+    if matches!(
+        inv.program,
+        "strace" | "ltrace" | "gdb" | "lldb" | "perf" | "valgrind"
+    ) {
         return Judgement::opaque(C::ExecProcess, "attaches to or runs another program");
     }
-    if inv.program == "journalctl" && inv.has_any(&["--vacuum-size", "--vacuum-time", "--rotate", "--flush"]) {
+    if inv.program == "journalctl"
+        && inv.has_any(&["--vacuum-size", "--vacuum-time", "--rotate", "--flush"])
+    {
         return Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard);
     }
     Judgement::new(C::ExecInspect).reach(Reach::Machine)
@@ -178,7 +574,10 @@ fn process_inspect(inv: &Invocation<'_>) -> Judgement {
 
 fn kill(inv: &Invocation<'_>) -> Judgement {
     let positionals = inv.positionals(&["-s", "-n", "--signal", "-u", "-U", "-g", "-t"]);
-    let sweeping = positionals.iter().any(|w| w.text == "-1" || w.text == "0") || inv.args.iter().any(|w| w.text == "-1") || inv.program == "killall" || inv.has_any(&["-u", "-U"]);
+    let sweeping = positionals.iter().any(|w| w.text == "-1" || w.text == "0")
+        || inv.args.iter().any(|w| w.text == "-1")
+        || inv.program == "killall"
+        || inv.has_any(&["-u", "-U"]);
     let mut j = Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard);
     if sweeping {
         j = j.scale(Scale::Sweeping);
@@ -189,7 +588,22 @@ fn kill(inv: &Invocation<'_>) -> Judgement {
 fn system_service(inv: &Invocation<'_>) -> Judgement {
     let sub = inv.sub(&["--user", "-u", "-H", "-M"]);
     let reading = match inv.program {
-        "systemctl" | "service" | "launchctl" | "loginctl" | "sc" => matches!(sub.as_str(), "status" | "list" | "list-units" | "list-unit-files" | "is-active" | "is-enabled" | "show" | "cat" | "print" | "query" | "list-timers" | "blame" | ""),
+        "systemctl" | "service" | "launchctl" | "loginctl" | "sc" => matches!(
+            sub.as_str(),
+            "status"
+                | "list"
+                | "list-units"
+                | "list-unit-files"
+                | "is-active"
+                | "is-enabled"
+                | "show"
+                | "cat"
+                | "print"
+                | "query"
+                | "list-timers"
+                | "blame"
+                | ""
+        ),
         "crontab" => inv.has("-l"),
         "defaults" => matches!(sub.as_str(), "read" | "domains" | "find"),
         "reg" => matches!(sub.as_str(), "query" | "export"),
@@ -202,7 +616,24 @@ fn system_service(inv: &Invocation<'_>) -> Judgement {
     }
     let mut j = Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard);
     let persists = matches!(inv.program, "crontab" | "at" | "batch" | "schtasks")
-        || matches!(sub.as_str(), "enable" | "load" | "bootstrap" | "link" | "add" | "import" | "submit" | "config" | "create" | "write" | "set-default" | "preset" | "edit" | "daemon-reload" | "mask");
+        || matches!(
+            sub.as_str(),
+            "enable"
+                | "load"
+                | "bootstrap"
+                | "link"
+                | "add"
+                | "import"
+                | "submit"
+                | "config"
+                | "create"
+                | "write"
+                | "set-default"
+                | "preset"
+                | "edit"
+                | "daemon-reload"
+                | "mask"
+        );
     if persists {
         j.persistence = true;
         j.opaque = Some("installs something that runs later without asking".to_string());
@@ -213,7 +644,13 @@ fn system_service(inv: &Invocation<'_>) -> Judgement {
 fn system_admin(inv: &Invocation<'_>) -> Judgement {
     let read = match inv.program {
         "mount" => inv.args.is_empty(),
-        "iptables" | "ip6tables" | "nft" | "ufw" => inv.has_any(&["-L", "--list", "-S", "status"]) || inv.args.iter().any(|w| matches!(w.text.as_str(), "list" | "status")),
+        "iptables" | "ip6tables" | "nft" | "ufw" => {
+            inv.has_any(&["-L", "--list", "-S", "status"])
+                || inv
+                    .args
+                    .iter()
+                    .any(|w| matches!(w.text.as_str(), "list" | "status"))
+        }
         "sysctl" => !inv.has("-w") && inv.args.iter().all(|w| !w.text.contains('=')),
         "fdisk" | "parted" => inv.has("-l"),
         "diskutil" => matches!(inv.sub(&[]).as_str(), "list" | "info"),
@@ -223,7 +660,12 @@ fn system_admin(inv: &Invocation<'_>) -> Judgement {
     if read {
         return Judgement::new(C::ExecInspect).reach(Reach::Machine);
     }
-    if inv.program == "security" && inv.args.iter().any(|w| w.text.starts_with("find-") || w.text.starts_with("dump-")) {
+    if inv.program == "security"
+        && inv
+            .args
+            .iter()
+            .any(|w| w.text.starts_with("find-") || w.text.starts_with("dump-"))
+    {
         return Judgement::new(C::SecretRead);
     }
     Judgement::new(C::ExecPrivilege).reversibility(Reversibility::Irreversible)
@@ -231,15 +673,36 @@ fn system_admin(inv: &Invocation<'_>) -> Judgement {
 
 /// `python -m MODULE` for modules we know, judged like their own commands.
 fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Judgement> {
-    let inv = Invocation { program: module, args: rest, config_keys: &[] };
+    let inv = Invocation {
+        program: module,
+        args: rest,
+        config_keys: &[],
+    };
     match module {
-        "pytest" | "unittest" | "doctest" | "nose2" | "tox" | "nox" if module != "nox" => Some(Judgement::new(C::ExecTest)),
-        "mypy" | "ruff" | "black" | "isort" | "flake8" | "pylint" | "pyright" | "pyflakes" | "pycodestyle" | "bandit" => super::judge(&inv),
-        "pip" => super::judge(&Invocation { program: "pip", args: rest, config_keys: &[] }),
-        "venv" | "virtualenv" => Some(Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&["--prompt"]), Access::Write)),
-        "build" | "compileall" | "py_compile" | "maturin" | "setuptools_scm" => Some(Judgement::new(C::ExecBuild)),
-        "json.tool" => Some(Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(&["--indent"]), Access::Read)),
-        "http.server" | "SimpleHTTPServer" => Some(Judgement::new(C::NetSend).reach(Reach::Network)),
+        "pytest" | "unittest" | "doctest" | "nose2" | "tox" | "nox" if module != "nox" => {
+            Some(Judgement::new(C::ExecTest))
+        }
+        "mypy" | "ruff" | "black" | "isort" | "flake8" | "pylint" | "pyright" | "pyflakes"
+        | "pycodestyle" | "bandit" => super::judge(&inv),
+        "pip" => super::judge(&Invocation {
+            program: "pip",
+            args: rest,
+            config_keys: &[],
+        }),
+        "venv" | "virtualenv" => Some(
+            Judgement::new(C::FsWriteWorkspace)
+                .with_paths(inv.positionals(&["--prompt"]), Access::Write),
+        ),
+        "build" | "compileall" | "py_compile" | "maturin" | "setuptools_scm" => {
+            Some(Judgement::new(C::ExecBuild))
+        }
+        "json.tool" => Some(
+            Judgement::new(C::FsReadWorkspace)
+                .with_paths(inv.positionals(&["--indent"]), Access::Read),
+        ),
+        "http.server" | "SimpleHTTPServer" => {
+            Some(Judgement::new(C::NetSend).reach(Reach::Network))
+        }
         "twine" => Some(Judgement::new(C::ExecPkgPublish)),
         "coverage" => None,
         _ => None,
@@ -254,7 +717,13 @@ fn python(inv: &Invocation<'_>) -> Judgement {
             let Some(module) = args.get(1) else { break };
             let rest = args.get(2..).unwrap_or(&[]);
             return python_module(&module.text, rest).unwrap_or_else(|| {
-                Judgement::opaque(C::ExecInterpreter, &format!("runs the module `{}`, which the engine does not know", module.text))
+                Judgement::opaque(
+                    C::ExecInterpreter,
+                    &format!(
+                        "runs the module `{}`, which the engine does not know",
+                        module.text
+                    ),
+                )
             });
         }
         if matches!(t, "-V" | "--version" | "-h" | "--help") {
@@ -270,8 +739,14 @@ fn python(inv: &Invocation<'_>) -> Judgement {
         return Judgement::opaque(C::ExecInterpreter, "runs inline code");
     }
     match args.first() {
-        None => Judgement::opaque(C::ExecInterpreter, "an interpreter reading code from its input"),
-        Some(script) => Judgement::opaque(C::ExecInterpreter, "runs a script the engine has not read").with_paths([script], Access::Execute),
+        None => Judgement::opaque(
+            C::ExecInterpreter,
+            "an interpreter reading code from its input",
+        ),
+        Some(script) => {
+            Judgement::opaque(C::ExecInterpreter, "runs a script the engine has not read")
+                .with_paths([script], Access::Execute)
+        }
     }
 }
 
@@ -280,7 +755,15 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
         return Judgement::new(C::ExecInspect);
     }
     if matches!(inv.program, "awk" | "gawk" | "mawk" | "nawk") {
-        let positionals = inv.positionals(&["-F", "-v", "-f", "--field-separator", "--assign", "-i", "--include"]);
+        let positionals = inv.positionals(&[
+            "-F",
+            "-v",
+            "-f",
+            "--field-separator",
+            "--assign",
+            "-i",
+            "--include",
+        ]);
         if inv.has_any(&["-f", "--file", "-i", "--include", "-E", "--exec"]) {
             return Judgement::opaque(C::ExecInterpreter, "runs an awk program from a file");
         }
@@ -288,21 +771,64 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
             return Judgement::opaque(C::ExecInterpreter, "an awk program read from its input");
         };
         let code = program.text.as_str();
-        if code.contains("system") || code.contains('|') || code.contains('>') || code.contains("getline") || code.contains("ENVIRON") || code.contains("@load") {
-            return Judgement::opaque(C::ExecInterpreter, "the awk program runs commands or writes files");
+        if code.contains("system")
+            || code.contains('|')
+            || code.contains('>')
+            || code.contains("getline")
+            || code.contains("ENVIRON")
+            || code.contains("@load")
+        {
+            return Judgement::opaque(
+                C::ExecInterpreter,
+                "the awk program runs commands or writes files",
+            );
         }
         return Judgement::new(C::FsReadWorkspace).with_paths(files.iter().copied(), Access::Read);
     }
     if inv.program == "java" && inv.has("-jar") {
-        return Judgement::opaque(C::ExecInterpreter, "runs a jar the engine has not read").with_paths(inv.value(&["-jar"]), Access::Execute);
+        return Judgement::opaque(C::ExecInterpreter, "runs a jar the engine has not read")
+            .with_paths(inv.value(&["-jar"]), Access::Execute);
     }
-    let inline = inv.has_any(&["-e", "-c", "--eval", "-p", "--print", "-r", "-E", "-Command", "-command", "-EncodedCommand", "-enc", "/c", "/k", "-x"]);
+    let inline = inv.has_any(&[
+        "-e",
+        "-c",
+        "--eval",
+        "-p",
+        "--print",
+        "-r",
+        "-E",
+        "-Command",
+        "-command",
+        "-EncodedCommand",
+        "-enc",
+        "/c",
+        "/k",
+        "-x",
+    ]);
     if inline {
         return Judgement::opaque(C::ExecInterpreter, "runs inline code");
     }
-    let script = inv.positionals(&["-r", "--require", "-I", "--import", "--loader", "-cp", "-classpath", "--class-path"]).first().map(|w| (*w).clone());
+    let script = inv
+        .positionals(&[
+            "-r",
+            "--require",
+            "-I",
+            "--import",
+            "--loader",
+            "-cp",
+            "-classpath",
+            "--class-path",
+        ])
+        .first()
+        .map(|w| (*w).clone());
     match script {
-        Some(script) => Judgement::opaque(C::ExecInterpreter, "runs a script the engine has not read").with_paths([&script], Access::Execute),
-        None => Judgement::opaque(C::ExecInterpreter, "an interpreter reading code from its input"),
+        Some(script) => {
+            Judgement::opaque(C::ExecInterpreter, "runs a script the engine has not read")
+                .with_paths([&script], Access::Execute)
+        }
+        None => Judgement::opaque(
+            C::ExecInterpreter,
+            "an interpreter reading code from its input",
+        ),
     }
 }

@@ -18,13 +18,37 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
 pub fn config_key_executes(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     const EXACT: &[&str] = &[
-        "core.pager", "core.editor", "core.sshcommand", "core.hookspath", "core.fsmonitor",
-        "core.askpass", "core.gitproxy", "core.alternaterefscommand", "credential.helper",
-        "init.templatedir", "diff.external", "sequence.editor", "gpg.program", "sendemail.smtpserver",
-        "uploadpack.packobjectshook", "core.worktree", "include.path", "remote.origin.uploadpack",
-        "remote.origin.receivepack", "sendemail.aliasfiletype", "web.browser", "merge.tool", "diff.tool",
-        "pager.log", "pager.diff", "pager.show", "interactive.difffilter", "ssh.variant", "core.attributesfile",
-        "http.proxy", "url.insteadof",
+        "core.pager",
+        "core.editor",
+        "core.sshcommand",
+        "core.hookspath",
+        "core.fsmonitor",
+        "core.askpass",
+        "core.gitproxy",
+        "core.alternaterefscommand",
+        "credential.helper",
+        "init.templatedir",
+        "diff.external",
+        "sequence.editor",
+        "gpg.program",
+        "sendemail.smtpserver",
+        "uploadpack.packobjectshook",
+        "core.worktree",
+        "include.path",
+        "remote.origin.uploadpack",
+        "remote.origin.receivepack",
+        "sendemail.aliasfiletype",
+        "web.browser",
+        "merge.tool",
+        "diff.tool",
+        "pager.log",
+        "pager.diff",
+        "pager.show",
+        "interactive.difffilter",
+        "ssh.variant",
+        "core.attributesfile",
+        "http.proxy",
+        "url.insteadof",
     ];
     EXACT.contains(&key.as_str())
         || key.starts_with("alias.")
@@ -38,24 +62,101 @@ pub fn config_key_executes(key: &str) -> bool {
         || (key.starts_with("gpg.") && key.ends_with("program"))
         || (key.starts_with("credential.") && key.ends_with("helper"))
         || (key.starts_with("mergetool.") || key.starts_with("difftool."))
-        || (key.starts_with("remote.") && (key.ends_with(".uploadpack") || key.ends_with(".receivepack") || key.ends_with(".proxy")))
+        || (key.starts_with("remote.")
+            && (key.ends_with(".uploadpack")
+                || key.ends_with(".receivepack")
+                || key.ends_with(".proxy")))
         || key.starts_with("core.")
-            && matches!(key.as_str(), "core.pager" | "core.editor" | "core.sshcommand" | "core.hookspath" | "core.fsmonitor" | "core.askpass" | "core.gitproxy")
+            && matches!(
+                key.as_str(),
+                "core.pager"
+                    | "core.editor"
+                    | "core.sshcommand"
+                    | "core.hookspath"
+                    | "core.fsmonitor"
+                    | "core.askpass"
+                    | "core.gitproxy"
+            )
 }
 
 const GIT_READ: &[&str] = &[
-    "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse",
-    "rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "reflog", "whatchanged",
-    "name-rev", "merge-base", "for-each-ref", "show-ref", "show-branch", "count-objects",
-    "verify-commit", "verify-tag", "cherry", "range-diff", "check-ignore", "check-attr",
-    "var", "version", "help", "fsck", "diff-tree", "diff-index", "diff-files", "shortlog",
+    "status",
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "annotate",
+    "shortlog",
+    "describe",
+    "rev-parse",
+    "rev-list",
+    "ls-files",
+    "ls-tree",
+    "ls-remote",
+    "cat-file",
+    "grep",
+    "reflog",
+    "whatchanged",
+    "name-rev",
+    "merge-base",
+    "for-each-ref",
+    "show-ref",
+    "show-branch",
+    "count-objects",
+    "verify-commit",
+    "verify-tag",
+    "cherry",
+    "range-diff",
+    "check-ignore",
+    "check-attr",
+    "var",
+    "version",
+    "help",
+    "fsck",
+    "diff-tree",
+    "diff-index",
+    "diff-files",
+    "shortlog",
 ];
 
 const GIT_WRITE: &[&str] = &[
-    "add", "commit", "checkout", "switch", "restore", "merge", "rebase", "cherry-pick", "revert",
-    "stash", "tag", "branch", "mv", "rm", "init", "clone", "fetch", "pull", "reset", "worktree",
-    "notes", "apply", "am", "submodule", "sparse-checkout", "gc", "prune", "repack", "maintenance",
-    "bisect", "clean", "update-index", "update-ref", "symbolic-ref", "lfs", "mergetool", "format-patch",
+    "add",
+    "commit",
+    "checkout",
+    "switch",
+    "restore",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "stash",
+    "tag",
+    "branch",
+    "mv",
+    "rm",
+    "init",
+    "clone",
+    "fetch",
+    "pull",
+    "reset",
+    "worktree",
+    "notes",
+    "apply",
+    "am",
+    "submodule",
+    "sparse-checkout",
+    "gc",
+    "prune",
+    "repack",
+    "maintenance",
+    "bisect",
+    "clean",
+    "update-index",
+    "update-ref",
+    "symbolic-ref",
+    "lfs",
+    "mergetool",
+    "format-patch",
 ];
 
 fn git(inv: &Invocation<'_>) -> Judgement {
@@ -64,7 +165,28 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             return Judgement::opaque(C::ExecUnknown, &format!("`git -c {key}=…` runs a program"));
         }
     }
-    let valued = ["-m", "-F", "--message", "--file", "-b", "-B", "-C", "-u", "--author", "--format", "--pretty", "-n", "--depth", "--since", "--until", "-S", "-G", "--grep", "-L", "--date"];
+    let valued = [
+        "-m",
+        "-F",
+        "--message",
+        "--file",
+        "-b",
+        "-B",
+        "-C",
+        "-u",
+        "--author",
+        "--format",
+        "--pretty",
+        "-n",
+        "--depth",
+        "--since",
+        "--until",
+        "-S",
+        "-G",
+        "--grep",
+        "-L",
+        "--date",
+    ];
     let positionals = inv.positionals(&valued);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let rest: Vec<&Word> = positionals.get(1..).unwrap_or(&[]).to_vec();
@@ -73,10 +195,18 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         "config" => git_config(inv, &rest),
         "push" => git_push(inv, &rest),
         "branch" if inv.has_any(&["-D", "-d", "--delete", "-m", "-M", "-c", "-C", "-f"]) => {
-            Judgement::new(C::ExecVcsWrite).reversibility(if inv.has("-D") { Reversibility::Hard } else { Reversibility::Easy })
+            Judgement::new(C::ExecVcsWrite).reversibility(if inv.has("-D") {
+                Reversibility::Hard
+            } else {
+                Reversibility::Easy
+            })
         }
         "branch" | "tag" | "stash" | "remote" | "worktree" | "notes" | "submodule"
-            if rest.is_empty() || matches!(rest.first().map(|w| w.text.as_str()), Some("list" | "show" | "-v")) =>
+            if rest.is_empty()
+                || matches!(
+                    rest.first().map(|w| w.text.as_str()),
+                    Some("list" | "show" | "-v")
+                ) =>
         {
             if sub == "stash" && rest.is_empty() {
                 Judgement::new(C::ExecVcsWrite)
@@ -85,26 +215,41 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             }
         }
         "remote" => {
-            if matches!(rest.first().map(|w| w.text.as_str()), Some("add" | "set-url" | "rename" | "remove" | "rm")) {
+            if matches!(
+                rest.first().map(|w| w.text.as_str()),
+                Some("add" | "set-url" | "rename" | "remove" | "rm")
+            ) {
                 Judgement::new(C::ExecVcsWrite)
             } else {
                 Judgement::new(C::ExecVcsRead)
             }
         }
-        "reset" if inv.has("--hard") => Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard),
+        "reset" if inv.has("--hard") => {
+            Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
+        }
         "clean" => {
             if inv.has_any(&["-n", "--dry-run"]) {
                 Judgement::new(C::ExecVcsRead)
             } else {
-                Judgement::new(C::FsDelete).scale(Scale::Many).reversibility(Reversibility::Irreversible).reach(Reach::Workspace)
+                Judgement::new(C::FsDelete)
+                    .scale(Scale::Many)
+                    .reversibility(Reversibility::Irreversible)
+                    .reach(Reach::Workspace)
             }
         }
-        "checkout" | "restore" if rest.iter().any(|w| w.text == "." ) || inv.has_any(&["-f", "--force"]) || inv.args.iter().any(|w| w.text == "--") => {
+        "checkout" | "restore"
+            if rest.iter().any(|w| w.text == ".")
+                || inv.has_any(&["-f", "--force"])
+                || inv.args.iter().any(|w| w.text == "--") =>
+        {
             Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
         }
         "rebase" | "filter-branch" | "filter-repo" | "replace" => {
             if inv.has_any(&["-x", "--exec", "-i", "--interactive"]) || sub != "rebase" {
-                Judgement::opaque(C::ExecVcsWrite, "rewrites history running commands or an editor")
+                Judgement::opaque(
+                    C::ExecVcsWrite,
+                    "rewrites history running commands or an editor",
+                )
             } else {
                 Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
             }
@@ -123,14 +268,29 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             Judgement::opaque(C::ExecUnknown, "submodule foreach runs shell text")
         }
         "clone" | "fetch" | "pull" | "ls-remote" => {
-            let j = if sub == "ls-remote" { Judgement::new(C::ExecVcsRead) } else { Judgement::new(C::ExecVcsWrite) };
-            if inv.has_any(&["--upload-pack", "-u", "--config", "--template"]) || inv.args.iter().any(|w| w.text.starts_with("--upload-pack=") || w.text.starts_with("--template=")) {
-                return Judgement::opaque(C::ExecUnknown, "runs a program named on the command line");
+            let j = if sub == "ls-remote" {
+                Judgement::new(C::ExecVcsRead)
+            } else {
+                Judgement::new(C::ExecVcsWrite)
+            };
+            if inv.has_any(&["--upload-pack", "-u", "--config", "--template"])
+                || inv.args.iter().any(|w| {
+                    w.text.starts_with("--upload-pack=") || w.text.starts_with("--template=")
+                })
+            {
+                return Judgement::opaque(
+                    C::ExecUnknown,
+                    "runs a program named on the command line",
+                );
             }
             let mut j = j.reach(Reach::Network);
             if sub == "clone" {
                 // The destination directory is written.
-                let urlish: Vec<&Word> = rest.iter().copied().filter(|w| !is_remote(&w.text)).collect();
+                let urlish: Vec<&Word> = rest
+                    .iter()
+                    .copied()
+                    .filter(|w| !is_remote(&w.text))
+                    .collect();
                 j = j.with_paths(urlish, Access::Write);
             }
             j
@@ -146,9 +306,11 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             }
             j
         }
-        "send-email" | "request-pull" | "daemon" | "http-backend" | "instaweb" | "credential" | "credential-store" | "credential-cache" => {
-            Judgement::opaque(C::ExecUnknown, "talks to mail, network daemons or credential stores")
-        }
+        "send-email" | "request-pull" | "daemon" | "http-backend" | "instaweb" | "credential"
+        | "credential-store" | "credential-cache" => Judgement::opaque(
+            C::ExecUnknown,
+            "talks to mail, network daemons or credential stores",
+        ),
         "difftool" | "mergetool" | "gui" | "citool" | "gitk" | "web--browse" => {
             Judgement::opaque(C::ExecUnknown, "launches an external tool")
         }
@@ -166,12 +328,13 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             j = j.with_paths(after_dashes, Access::Read);
             // `rev:path` reads a file from history: the path matters (a committed `.env`).
             for word in &rest {
-                if let Some((_, path)) = word.text.split_once(':') {
-                    if !path.is_empty() && !is_remote(&word.text) {
-                        let mut w = (*word).clone();
-                        w.text = path.to_string();
-                        j.targets.push((w, Access::Read));
-                    }
+                if let Some((_, path)) = word.text.split_once(':')
+                    && !path.is_empty()
+                    && !is_remote(&word.text)
+                {
+                    let mut w = (*word).clone();
+                    w.text = path.to_string();
+                    j.targets.push((w, Access::Read));
                 }
             }
             j
@@ -182,8 +345,10 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         }
         s if GIT_WRITE.contains(&s) => {
             let mut j = Judgement::new(C::ExecVcsWrite);
-            if matches!(s, "commit" | "merge" | "rebase" | "cherry-pick" | "revert" | "am" | "tag")
-                && inv.has_any(&["-e", "--edit"])
+            if matches!(
+                s,
+                "commit" | "merge" | "rebase" | "cherry-pick" | "revert" | "am" | "tag"
+            ) && inv.has_any(&["-e", "--edit"])
             {
                 j.opaque = Some("opens an editor".to_string());
             }
@@ -196,8 +361,15 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         _ => Judgement::opaque(C::ExecUnknown, "an unknown git subcommand (or an alias)"),
     };
     // `--output=file` writes.
-    if let Some(out) = inv.attached_value(&["--output"]).or_else(|| inv.value(&["--output"]).cloned()) {
-        j.capability = if j.capability.is_read_only() { C::FsWriteWorkspace } else { j.capability };
+    if let Some(out) = inv
+        .attached_value(&["--output"])
+        .or_else(|| inv.value(&["--output"]).cloned())
+    {
+        j.capability = if j.capability.is_read_only() {
+            C::FsWriteWorkspace
+        } else {
+            j.capability
+        };
         j.targets.push((out, Access::Write));
     }
     j
@@ -208,19 +380,39 @@ fn is_remote(text: &str) -> bool {
 }
 
 fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
-    let reading = inv.has_any(&["--get", "--get-all", "--get-regexp", "-l", "--list", "--show-origin", "--show-scope", "--name-only", "--get-urlmatch"])
-        || rest.len() == 1;
+    let reading = inv.has_any(&[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "-l",
+        "--list",
+        "--show-origin",
+        "--show-scope",
+        "--name-only",
+        "--get-urlmatch",
+    ]) || rest.len() == 1;
     if reading {
         return Judgement::new(C::ExecVcsRead);
     }
-    let key = rest.first().map(|w| w.text.to_ascii_lowercase()).unwrap_or_default();
+    let key = rest
+        .first()
+        .map(|w| w.text.to_ascii_lowercase())
+        .unwrap_or_default();
     let global = inv.has_any(&["--global", "--system"]);
     if config_key_executes(&key) {
-        return Judgement::opaque(C::ExecVcsWrite, &format!("sets `{key}`, which runs a program")).reach(Reach::Machine);
+        return Judgement::opaque(
+            C::ExecVcsWrite,
+            &format!("sets `{key}`, which runs a program"),
+        )
+        .reach(Reach::Machine);
     }
     if global {
         // `--global` writes `~/.gitconfig`; `--system` writes `/etc/gitconfig`.
-        let file = if inv.has("--system") { "/etc/gitconfig" } else { "~/.gitconfig" };
+        let file = if inv.has("--system") {
+            "/etc/gitconfig"
+        } else {
+            "~/.gitconfig"
+        };
         let mut j = Judgement::new(C::FsWriteOutside);
         j.targets.push((Word::plain(file), Access::Write));
         j
@@ -232,7 +424,9 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
 fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
     let mut j = Judgement::new(C::ExecVcsPublish);
     let force = inv.has_any(&["-f", "--force", "--mirror", "--prune", "--delete", "-d"])
-        || rest.iter().any(|w| w.text.starts_with('+') || w.text.starts_with(':'));
+        || rest
+            .iter()
+            .any(|w| w.text.starts_with('+') || w.text.starts_with(':'));
     if force {
         j = j.reversibility(Reversibility::Irreversible);
     }
@@ -241,7 +435,12 @@ fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
     }
     const PROTECTED: &[&str] = &["main", "master", "production", "prod", "release", "trunk"];
     if rest.iter().any(|w| {
-        let branch = w.text.rsplit(':').next().unwrap_or(&w.text).trim_start_matches('+');
+        let branch = w
+            .text
+            .rsplit(':')
+            .next()
+            .unwrap_or(&w.text)
+            .trim_start_matches('+');
         PROTECTED.contains(&branch)
     }) && force
     {
@@ -251,30 +450,74 @@ fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
 }
 
 fn forge(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-R", "--repo", "-t", "--title", "-b", "--body", "-F", "--body-file", "-L", "--limit", "-q", "--jq", "--json", "-H", "--hostname", "-s", "--state", "-X", "--method", "-f", "-F", "--field", "--raw-field", "--template", "-l", "--label"]);
+    let positionals = inv.positionals(&[
+        "-R",
+        "--repo",
+        "-t",
+        "--title",
+        "-b",
+        "--body",
+        "-F",
+        "--body-file",
+        "-L",
+        "--limit",
+        "-q",
+        "--jq",
+        "--json",
+        "-H",
+        "--hostname",
+        "-s",
+        "--state",
+        "-X",
+        "--method",
+        "-f",
+        "-F",
+        "--field",
+        "--raw-field",
+        "--template",
+        "-l",
+        "--label",
+    ]);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let verb = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
-    const READ_VERBS: &[&str] = &["list", "view", "status", "diff", "checks", "search", "ls", "show", "browse", ""];
+    const READ_VERBS: &[&str] = &[
+        "list", "view", "status", "diff", "checks", "search", "ls", "show", "browse", "",
+    ];
     match sub {
-        "auth" if verb == "token" || inv.has_any(&["--show-token", "-t"]) => Judgement::new(C::SecretRead),
+        "auth" if verb == "token" || inv.has_any(&["--show-token", "-t"]) => {
+            Judgement::new(C::SecretRead)
+        }
         "auth" if matches!(verb, "status") => Judgement::new(C::ExecInspect),
         "auth" => Judgement::opaque(C::SecretRead, "handles credentials interactively"),
         "api" => {
-            let method = inv.any_value(&["-X", "--method"]).map(|w| w.text.to_ascii_uppercase());
-            let writes = method.as_deref().is_some_and(|m| m != "GET") || inv.has_any(&["-f", "-F", "--field", "--raw-field", "--input"]);
+            let method = inv
+                .any_value(&["-X", "--method"])
+                .map(|w| w.text.to_ascii_uppercase());
+            let writes = method.as_deref().is_some_and(|m| m != "GET")
+                || inv.has_any(&["-f", "-F", "--field", "--raw-field", "--input"]);
             if writes {
                 Judgement::new(C::ExecVcsPublish)
             } else {
                 Judgement::new(C::NetFetch)
             }
         }
-        "extension" | "ext" | "alias" | "codespace" | "cs" | "copilot" => Judgement::opaque(C::ExecUnknown, "runs an extension, an alias or a remote environment"),
+        "extension" | "ext" | "alias" | "codespace" | "cs" | "copilot" => Judgement::opaque(
+            C::ExecUnknown,
+            "runs an extension, an alias or a remote environment",
+        ),
         "secret" | "variable" | "ssh-key" | "gpg-key" => {
-            if READ_VERBS.contains(&verb) { Judgement::new(C::ExecCloudRead) } else { Judgement::new(C::ExecVcsPublish).reversibility(Reversibility::Hard) }
+            if READ_VERBS.contains(&verb) {
+                Judgement::new(C::ExecCloudRead)
+            } else {
+                Judgement::new(C::ExecVcsPublish).reversibility(Reversibility::Hard)
+            }
         }
         "repo" if matches!(verb, "clone") => Judgement::new(C::ExecVcsWrite).reach(Reach::Network),
-        "repo" if matches!(verb, "delete" | "archive" | "rename" | "edit") => Judgement::new(C::ExecVcsPublish).reversibility(Reversibility::Irreversible),
-        "pr" | "issue" | "release" | "run" | "workflow" | "repo" | "gist" | "label" | "project" | "cache" | "ruleset" | "mr" | "ci" => {
+        "repo" if matches!(verb, "delete" | "archive" | "rename" | "edit") => {
+            Judgement::new(C::ExecVcsPublish).reversibility(Reversibility::Irreversible)
+        }
+        "pr" | "issue" | "release" | "run" | "workflow" | "repo" | "gist" | "label" | "project"
+        | "cache" | "ruleset" | "mr" | "ci" => {
             if READ_VERBS.contains(&verb) {
                 Judgement::new(C::NetFetch)
             } else if sub == "pr" && matches!(verb, "checkout" | "co") {
@@ -293,11 +536,16 @@ fn forge(inv: &Invocation<'_>) -> Judgement {
 fn other_vcs(inv: &Invocation<'_>) -> Judgement {
     let sub = inv.sub(&["-R", "--repository", "-r", "-m", "--message"]);
     match sub.as_str() {
-        "status" | "st" | "log" | "diff" | "show" | "annotate" | "blame" | "cat" | "files" | "info" | "heads" | "branches" | "tags" | "summary" | "op" | "list" | "ls" => Judgement::new(C::ExecVcsRead),
+        "status" | "st" | "log" | "diff" | "show" | "annotate" | "blame" | "cat" | "files"
+        | "info" | "heads" | "branches" | "tags" | "summary" | "op" | "list" | "ls" => {
+            Judgement::new(C::ExecVcsRead)
+        }
         "push" | "git" if inv.program == "jj" && sub == "git" => Judgement::new(C::ExecVcsPublish),
         "push" | "commit" | "ci" if inv.program == "svn" => Judgement::new(C::ExecVcsPublish),
         "push" | "outgoing" => Judgement::new(C::ExecVcsPublish),
-        "add" | "commit" | "ci" | "new" | "describe" | "squash" | "split" | "update" | "up" | "pull" | "checkout" | "co" | "rebase" | "abandon" | "revert" | "branch" | "bookmark" | "edit" | "restore" | "move" | "rm" => Judgement::new(C::ExecVcsWrite),
+        "add" | "commit" | "ci" | "new" | "describe" | "squash" | "split" | "update" | "up"
+        | "pull" | "checkout" | "co" | "rebase" | "abandon" | "revert" | "branch" | "bookmark"
+        | "edit" | "restore" | "move" | "rm" => Judgement::new(C::ExecVcsWrite),
         _ => Judgement::opaque(C::ExecUnknown, "an unknown version-control subcommand"),
     }
 }

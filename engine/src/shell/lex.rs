@@ -130,7 +130,10 @@ struct Lexer {
 }
 
 fn is_meta(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')')
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
+    )
 }
 
 impl Lexer {
@@ -143,7 +146,9 @@ impl Lexer {
     }
 
     fn starts_with(&self, s: &str) -> bool {
-        s.chars().enumerate().all(|(i, c)| self.peek_at(i) == Some(c))
+        s.chars()
+            .enumerate()
+            .all(|(i, c)| self.peek_at(i) == Some(c))
     }
 
     fn problem(&mut self, text: &str) {
@@ -288,7 +293,10 @@ impl Lexer {
         while matches!(self.peek(), Some(' ') | Some('\t')) {
             self.pos += 1;
         }
-        if self.peek().is_none_or(|c| is_meta(c) && c != '<' && c != '>') {
+        if self
+            .peek()
+            .is_none_or(|c| is_meta(c) && c != '<' && c != '>')
+        {
             self.problem("redirection without a target");
             return;
         }
@@ -646,7 +654,8 @@ impl Lexer {
                 if body.contains("$(") || body.contains('`') {
                     self.scan_nested_substitutions(&body, word);
                 }
-                word.text.push_str(&known_variable(&body).unwrap_or(UNRESOLVED.to_string()));
+                word.text
+                    .push_str(&known_variable(&body).unwrap_or(UNRESOLVED.to_string()));
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
                 self.pos += 1;

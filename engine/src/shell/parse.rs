@@ -70,7 +70,10 @@ pub fn parse(source: &str, depth: usize) -> Script {
     };
     parser.run();
     if !parser.frames.is_empty() {
-        parser.script.problems.push("unclosed compound command".to_string());
+        parser
+            .script
+            .problems
+            .push("unclosed compound command".to_string());
     }
     parser.script
 }
@@ -189,8 +192,13 @@ impl Parser {
                 Token::Arith(word) => Step::Arith(word.clone()),
                 Token::Word(word) => match reserved(word) {
                     Some(keyword) => Step::Keyword(keyword),
-                    None if matches!(self.tokens.get(self.pos + 1), Some(Token::Op(Op::LParen)))
-                        && matches!(self.tokens.get(self.pos + 2), Some(Token::Op(Op::RParen))) =>
+                    None if matches!(
+                        self.tokens.get(self.pos + 1),
+                        Some(Token::Op(Op::LParen))
+                    ) && matches!(
+                        self.tokens.get(self.pos + 2),
+                        Some(Token::Op(Op::RParen))
+                    ) =>
                     {
                         Step::FunctionDefinition
                     }

@@ -130,9 +130,34 @@ const HIJACK_NAMES: &[&str] = &[
 ];
 
 const HIJACK_PREFIXES: &[&str] = &[
-    "GIT_", "LD_", "DYLD_", "PYTHON", "PERL5", "PERL_", "RUBY", "NODE_", "JAVA_", "_JAVA_", "JDK_",
-    "DOTNET_", "NPM_CONFIG_", "npm_config_", "YARN_", "AWS_", "AZURE_", "PSMODULE", "XDG_",
-    "VAULT_", "BUN_", "DENO_", "GOFLAGS", "GOPROXY", "CARGO_TARGET_", "PIP_", "UV_", "CONDA_",
+    "GIT_",
+    "LD_",
+    "DYLD_",
+    "PYTHON",
+    "PERL5",
+    "PERL_",
+    "RUBY",
+    "NODE_",
+    "JAVA_",
+    "_JAVA_",
+    "JDK_",
+    "DOTNET_",
+    "NPM_CONFIG_",
+    "npm_config_",
+    "YARN_",
+    "AWS_",
+    "AZURE_",
+    "PSMODULE",
+    "XDG_",
+    "VAULT_",
+    "BUN_",
+    "DENO_",
+    "GOFLAGS",
+    "GOPROXY",
+    "CARGO_TARGET_",
+    "PIP_",
+    "UV_",
+    "CONDA_",
 ];
 
 /// Harmless names under a hijack prefix.
@@ -204,14 +229,71 @@ const KNOWN_RUNNER_TOOLS: &[&str] = &[
 fn is_peeled(program: &str) -> bool {
     matches!(
         program,
-        "command" | "builtin" | "exec" | "nocorrect" | "noglob" | "sudo" | "doas" | "pkexec"
-            | "gosu" | "su" | "runas" | "run0" | "env" | "timeout" | "nice" | "ionice" | "chrt"
-            | "taskset" | "cpulimit" | "trickle" | "time" | "nohup" | "setsid" | "disown"
-            | "stdbuf" | "unbuffer" | "chronic" | "watch" | "xargs" | "find" | "sh" | "bash"
-            | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "yash" | "csh" | "tcsh"
-            | "busybox" | "eval" | "source" | "." | "trap" | "npx" | "pnpx" | "bunx" | "uvx"
-            | "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "pixi" | "conda"
-            | "mamba" | "pnpm" | "yarn" | "bun" | "npm" | "git"
+        "command"
+            | "builtin"
+            | "exec"
+            | "nocorrect"
+            | "noglob"
+            | "sudo"
+            | "doas"
+            | "pkexec"
+            | "gosu"
+            | "su"
+            | "runas"
+            | "run0"
+            | "env"
+            | "timeout"
+            | "nice"
+            | "ionice"
+            | "chrt"
+            | "taskset"
+            | "cpulimit"
+            | "trickle"
+            | "time"
+            | "nohup"
+            | "setsid"
+            | "disown"
+            | "stdbuf"
+            | "unbuffer"
+            | "chronic"
+            | "watch"
+            | "xargs"
+            | "find"
+            | "sh"
+            | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "ash"
+            | "mksh"
+            | "fish"
+            | "yash"
+            | "csh"
+            | "tcsh"
+            | "busybox"
+            | "eval"
+            | "source"
+            | "."
+            | "trap"
+            | "npx"
+            | "pnpx"
+            | "bunx"
+            | "uvx"
+            | "uv"
+            | "poetry"
+            | "pipenv"
+            | "pdm"
+            | "hatch"
+            | "rye"
+            | "bundle"
+            | "pixi"
+            | "conda"
+            | "mamba"
+            | "pnpm"
+            | "yarn"
+            | "bun"
+            | "npm"
+            | "git"
     )
 }
 
@@ -255,14 +337,14 @@ fn strip_options<'a>(
         if !t.starts_with('-') || t == "-" {
             break;
         }
-        if let Some((flag, value)) = t.split_once('=') {
-            if t.starts_with("--") {
-                let mut v = word.clone();
-                v.text = value.to_string();
-                seen.push((flag.to_string(), Some(v)));
-                i += 1;
-                continue;
-            }
+        if let Some((flag, value)) = t.split_once('=')
+            && t.starts_with("--")
+        {
+            let mut v = word.clone();
+            v.text = value.to_string();
+            seen.push((flag.to_string(), Some(v)));
+            i += 1;
+            continue;
         }
         if valued.contains(&t) {
             seen.push((t.to_string(), args.get(i + 1).cloned()));
@@ -430,9 +512,27 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     }
                     _ => {
                         let valued = [
-                            "-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R",
-                            "--user", "--group", "--host", "--prompt", "--chdir", "--role",
-                            "--type", "--other-user", "--close-from", "--command-timeout",
+                            "-u",
+                            "-g",
+                            "-h",
+                            "-p",
+                            "-C",
+                            "-D",
+                            "-r",
+                            "-t",
+                            "-U",
+                            "-T",
+                            "-R",
+                            "--user",
+                            "--group",
+                            "--host",
+                            "--prompt",
+                            "--chdir",
+                            "--role",
+                            "--type",
+                            "--other-user",
+                            "--close-from",
+                            "--command-timeout",
                             "--chroot",
                         ];
                         let (tail, seen) = strip_options(&rest, &valued);
@@ -455,8 +555,18 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             "env" => {
                 current.wrappers.push(Wrapper::Env);
                 let valued = [
-                    "-u", "--unset", "-S", "--split-string", "-C", "--chdir", "-P", "-a",
-                    "--argv0", "--default-signal", "--ignore-signal", "--block-signal",
+                    "-u",
+                    "--unset",
+                    "-S",
+                    "--split-string",
+                    "-C",
+                    "--chdir",
+                    "-P",
+                    "-a",
+                    "--argv0",
+                    "--default-signal",
+                    "--ignore-signal",
+                    "--block-signal",
                 ];
                 let (tail, seen) = strip_options(&rest, &valued);
                 if let Some(split) = flag_value(&seen, &["-S", "--split-string"]) {
@@ -484,17 +594,15 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 let mut words = tail.iter();
                 let mut remaining = Vec::new();
                 for word in words.by_ref() {
-                    if remaining.is_empty() {
-                        if let Some((name, value)) = word.text.split_once('=') {
-                            if !name.is_empty()
-                                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                            {
-                                let mut v = word.clone();
-                                v.text = value.to_string();
-                                current.assignments.push((name.to_string(), v));
-                                continue;
-                            }
-                        }
+                    if remaining.is_empty()
+                        && let Some((name, value)) = word.text.split_once('=')
+                        && !name.is_empty()
+                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        let mut v = word.clone();
+                        v.text = value.to_string();
+                        current.assignments.push((name.to_string(), v));
+                        continue;
                     }
                     remaining.push(word.clone());
                 }
@@ -511,7 +619,17 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             }
             "nice" | "ionice" | "chrt" | "taskset" | "cpulimit" | "trickle" => {
                 current.wrappers.push(Wrapper::Timing);
-                let valued = ["-n", "--adjustment", "-c", "--class", "-t", "-l", "-p", "-d", "-u"];
+                let valued = [
+                    "-n",
+                    "--adjustment",
+                    "-c",
+                    "--class",
+                    "-t",
+                    "-l",
+                    "-p",
+                    "-d",
+                    "-u",
+                ];
                 let (tail, seen) = strip_options(&rest, &valued);
                 if seen.iter().any(|(f, _)| f == "-p" || f == "--pid") {
                     break; // acts on a running process: judged as process control
@@ -557,8 +675,21 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 current.wrappers.push(Wrapper::StdinArgs);
                 current.args_unknown = true;
                 let valued = [
-                    "-I", "-L", "-n", "-P", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter",
-                    "--max-args", "--max-procs", "--replace", "--max-lines", "--eof",
+                    "-I",
+                    "-L",
+                    "-n",
+                    "-P",
+                    "-d",
+                    "-E",
+                    "-s",
+                    "-a",
+                    "--arg-file",
+                    "--delimiter",
+                    "--max-args",
+                    "--max-procs",
+                    "--replace",
+                    "--max-lines",
+                    "--eof",
                 ];
                 let (tail, _) = strip_options(&rest, &valued);
                 current.args = if tail.is_empty() {
@@ -616,7 +747,8 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             }
             "sh" | "bash" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "yash" | "csh"
             | "tcsh" => {
-                let (tail, seen) = strip_options(&rest, &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
+                let (tail, seen) =
+                    strip_options(&rest, &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
                 let login = has_flag(&seen, &["-l", "--login", "-i", "--rcfile", "--init-file"]);
                 let command_flag = seen.iter().any(|(f, _)| {
                     f == "-c" || (f.starts_with('-') && !f.starts_with("--") && f.contains('c'))
@@ -675,13 +807,16 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 return;
             }
             "npx" | "pnpx" | "bunx" | "uvx" => {
-                let (tail, seen) = strip_options(&rest, &["-p", "--package", "-c", "--call", "--from", "--with"]);
-                if let Some(tool) = tail.first().filter(|_| seen.is_empty()) {
-                    if KNOWN_RUNNER_TOOLS.contains(&tool.text.as_str()) {
-                        current.wrappers.push(Wrapper::Runner);
-                        current.args = tail.to_vec();
-                        continue;
-                    }
+                let (tail, seen) = strip_options(
+                    &rest,
+                    &["-p", "--package", "-c", "--call", "--from", "--with"],
+                );
+                if let Some(tool) = tail.first().filter(|_| seen.is_empty())
+                    && KNOWN_RUNNER_TOOLS.contains(&tool.text.as_str())
+                {
+                    current.wrappers.push(Wrapper::Runner);
+                    current.args = tail.to_vec();
+                    continue;
                 }
                 current.wrappers.push(Wrapper::FetchRun);
                 current.program = program;
@@ -697,7 +832,9 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 current.wrappers.push(Wrapper::Runner);
                 let (tail, _) = strip_options(
                     rest.get(1..).unwrap_or(&[]),
-                    &["-n", "--name", "-e", "--env", "--with", "--python", "-p", "--group"],
+                    &[
+                        "-n", "--name", "-e", "--env", "--with", "--python", "-p", "--group",
+                    ],
                 );
                 current.args = tail.to_vec();
             }
@@ -716,8 +853,14 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             }
             "git" => {
                 let valued = [
-                    "-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                    "--exec-path", "--super-prefix",
+                    "-c",
+                    "-C",
+                    "--git-dir",
+                    "--work-tree",
+                    "--namespace",
+                    "--config-env",
+                    "--exec-path",
+                    "--super-prefix",
                 ];
                 let (tail, seen) = strip_options(&rest, &valued);
                 for (flag, value) in &seen {
@@ -725,15 +868,19 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                         "-c" | "--config-env" => {
                             let key = value
                                 .as_ref()
-                                .map(|v| v.text.split('=').next().unwrap_or("").to_ascii_lowercase())
+                                .map(|v| {
+                                    v.text.split('=').next().unwrap_or("").to_ascii_lowercase()
+                                })
                                 .unwrap_or_default();
                             current.config_keys.push(key);
                         }
                         "-C" => current.chdir = value.clone(),
-                        "--exec-path" | "--git-dir" | "--work-tree" => {
-                            if value.is_some() || flag == "--git-dir" || flag == "--work-tree" {
-                                current.opaque("git pointed at another repository or executable path");
-                            }
+                        "--exec-path" | "--git-dir" | "--work-tree"
+                            if (value.is_some()
+                                || flag == "--git-dir"
+                                || flag == "--work-tree") =>
+                        {
+                            current.opaque("git pointed at another repository or executable path");
                         }
                         _ => {}
                     }
@@ -752,16 +899,22 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             }
         }
     }
-    if current.program.is_empty() {
-        if let Some(first) = current.args.first().cloned() {
-            current.program = base_name(&first.text);
-            current.program_path = first.text.clone();
-            current.args = current.args.get(1..).unwrap_or(&[]).to_vec();
-        }
+    if current.program.is_empty()
+        && let Some(first) = current.args.first().cloned()
+    {
+        current.program = base_name(&first.text);
+        current.program_path = first.text.clone();
+        current.args = current.args.get(1..).unwrap_or(&[]).to_vec();
     }
-    let hijack = current.assignments.iter().find(|(name, _)| is_hijack(name)).map(|(name, _)| name.clone());
+    let hijack = current
+        .assignments
+        .iter()
+        .find(|(name, _)| is_hijack(name))
+        .map(|(name, _)| name.clone());
     if let Some(name) = hijack {
-        current.opaque(&format!("`{name}=` changes which program runs or what it loads"));
+        current.opaque(&format!(
+            "`{name}=` changes which program runs or what it loads"
+        ));
     }
     out.push(current);
 }

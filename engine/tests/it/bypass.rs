@@ -28,17 +28,39 @@ struct Case {
 
 fn neighbours() -> Vec<ToolCall> {
     let shell = [
-        "git status", "git log", "git diff", "npm test", "cargo test", "ls -la", "echo hello",
-        "cat README.md", "diff a b", "grep -rn TODO src", "cat ~/Documents/notes.txt",
-        "python -m pytest", "npm run build",
+        "git status",
+        "git log",
+        "git diff",
+        "npm test",
+        "cargo test",
+        "ls -la",
+        "echo hello",
+        "cat README.md",
+        "diff a b",
+        "grep -rn TODO src",
+        "cat ~/Documents/notes.txt",
+        "python -m pytest",
+        "npm run build",
     ];
-    let mut calls: Vec<ToolCall> = shell.iter().map(|c| ToolCall::shell(c, Some(PROJECT))).collect();
+    let mut calls: Vec<ToolCall> = shell
+        .iter()
+        .map(|c| ToolCall::shell(c, Some(PROJECT)))
+        .collect();
     let tools = [
         ("Read", r#"{"file_path": "/home/dev/proj/README.md"}"#),
-        ("Edit", r#"{"file_path": "/home/dev/proj/src/main.rs", "old_string": "a", "new_string": "b"}"#),
-        ("Write", r#"{"file_path": "/home/dev/proj/src/lib.rs", "content": "x"}"#),
+        (
+            "Edit",
+            r#"{"file_path": "/home/dev/proj/src/main.rs", "old_string": "a", "new_string": "b"}"#,
+        ),
+        (
+            "Write",
+            r#"{"file_path": "/home/dev/proj/src/lib.rs", "content": "x"}"#,
+        ),
         ("Glob", r#"{"pattern": "src/**/*.rs"}"#),
-        ("WebFetch", r#"{"url": "https://docs.rs/serde", "prompt": "summarise"}"#),
+        (
+            "WebFetch",
+            r#"{"url": "https://docs.rs/serde", "prompt": "summarise"}"#,
+        ),
     ];
     for (tool, input) in tools {
         calls.push(call("", Some(tool), Some(input), None));
@@ -61,10 +83,23 @@ fn the_neighbours_are_learned_and_no_bypass_is_allowed() {
     let settings = Settings::default();
     let now = T0 + 41 * DAY_US;
     let session = SessionState::default();
-    let ctx = Context { envelope: &envelope, session: &session, rules: &NoRules, settings: &settings, now_us: now };
+    let ctx = Context {
+        envelope: &envelope,
+        session: &session,
+        rules: &NoRules,
+        settings: &settings,
+        now_us: now,
+    };
     for neighbour in neighbours() {
         let verdict = decide(&analyze(&neighbour, &roots()), &ctx);
-        assert_eq!(verdict.decision.as_str(), "allow", "neighbour {} {} not learned: {:?}", neighbour.tool, neighbour.input, verdict.reasons);
+        assert_eq!(
+            verdict.decision.as_str(),
+            "allow",
+            "neighbour {} {} not learned: {:?}",
+            neighbour.tool,
+            neighbour.input,
+            verdict.reasons
+        );
     }
     let mut failures = Failures::default();
     let mut ids = std::collections::BTreeSet::new();
@@ -75,7 +110,12 @@ fn the_neighbours_are_learned_and_no_bypass_is_allowed() {
         if !corpus.classes.contains_key(&case.class) {
             failures.fail(format!("{}: undocumented class {}", case.id, case.class));
         }
-        let call = call(&case.command, case.tool.as_deref(), case.input.as_deref(), None);
+        let call = call(
+            &case.command,
+            case.tool.as_deref(),
+            case.input.as_deref(),
+            None,
+        );
         let verdict = decide(&analyze(&call, &roots()), &ctx);
         if verdict.decision.as_str() == "allow" {
             failures.fail(format!("{} was allowed: {}", case.id, case.command));
@@ -86,6 +126,9 @@ fn the_neighbours_are_learned_and_no_bypass_is_allowed() {
             failures.fail(format!("class {class} has no case"));
         }
     }
-    assert!(corpus.case.len() >= 120 && corpus.classes.len() >= 15, "the corpus is too small");
+    assert!(
+        corpus.case.len() >= 120 && corpus.classes.len() >= 15,
+        "the corpus is too small"
+    );
     failures.finish("bypass", corpus.case.len());
 }

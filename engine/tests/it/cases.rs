@@ -62,18 +62,35 @@ fn shell_cases() {
             })
             .collect();
         failures.check(&format!("lex words `{}`", case.input), &case.words, &words);
-        failures.check(&format!("lex problems `{}`", case.input), case.problems, !lexed.problems.is_empty());
+        failures.check(
+            &format!("lex problems `{}`", case.input),
+            case.problems,
+            !lexed.problems.is_empty(),
+        );
         if !case.substitutions.is_empty() {
             let subs: Vec<String> = lexed
                 .tokens
                 .iter()
                 .flat_map(|t| match t {
-                    Token::Word(w) => w.substitutions.iter().map(|s| s.source.clone()).collect::<Vec<_>>(),
-                    Token::Redirect(r) => r.target.substitutions.iter().map(|s| s.source.clone()).collect(),
+                    Token::Word(w) => w
+                        .substitutions
+                        .iter()
+                        .map(|s| s.source.clone())
+                        .collect::<Vec<_>>(),
+                    Token::Redirect(r) => r
+                        .target
+                        .substitutions
+                        .iter()
+                        .map(|s| s.source.clone())
+                        .collect(),
                     _ => Vec::new(),
                 })
                 .collect();
-            failures.check(&format!("lex substitutions `{}`", case.input), &case.substitutions, &subs);
+            failures.check(
+                &format!("lex substitutions `{}`", case.input),
+                &case.substitutions,
+                &subs,
+            );
         }
     }
     for case in &cases.split {
@@ -84,8 +101,16 @@ fn shell_cases() {
             .flat_map(unwrap)
             .map(|e| e.program.replace('\u{E000}', "<?>"))
             .collect();
-        failures.check(&format!("split `{}`", case.input), &case.programs, &programs);
-        failures.check(&format!("split problems `{}`", case.input), case.problems, !script.problems.is_empty());
+        failures.check(
+            &format!("split `{}`", case.input),
+            &case.programs,
+            &programs,
+        );
+        failures.check(
+            &format!("split problems `{}`", case.input),
+            case.problems,
+            !script.problems.is_empty(),
+        );
     }
     for case in &cases.unwrap {
         let script = parse(&case.input, 0);
@@ -94,14 +119,30 @@ fn shell_cases() {
             failures.fail(format!("unwrap `{}`: nothing", case.input));
             continue;
         };
-        failures.check(&format!("unwrap program `{}`", case.input), case.program.clone(), effective.program.replace('\u{E000}', "<?>"));
+        failures.check(
+            &format!("unwrap program `{}`", case.input),
+            case.program.clone(),
+            effective.program.replace('\u{E000}', "<?>"),
+        );
         if let Some(args) = &case.args {
             let actual: Vec<String> = effective.args.iter().map(|w| w.text.clone()).collect();
             failures.check(&format!("unwrap args `{}`", case.input), args, &actual);
         }
-        let wrappers: Vec<String> = effective.wrappers.iter().map(|w| w.as_str().to_string()).collect();
-        failures.check(&format!("unwrap wrappers `{}`", case.input), &case.wrappers, &wrappers);
-        failures.check(&format!("unwrap opaque `{}` ({:?})", case.input, effective.opaque), case.opaque, effective.opaque.is_some());
+        let wrappers: Vec<String> = effective
+            .wrappers
+            .iter()
+            .map(|w| w.as_str().to_string())
+            .collect();
+        failures.check(
+            &format!("unwrap wrappers `{}`", case.input),
+            &case.wrappers,
+            &wrappers,
+        );
+        failures.check(
+            &format!("unwrap opaque `{}` ({:?})", case.input, effective.opaque),
+            case.opaque,
+            effective.opaque.is_some(),
+        );
     }
     failures.finish("shell", total);
 }
@@ -125,7 +166,11 @@ struct SignatureCase {
 }
 
 fn signatures_of(command: &str) -> Vec<String> {
-    analyze_command(command).actions.iter().map(|a| a.signature.clone()).collect()
+    analyze_command(command)
+        .actions
+        .iter()
+        .map(|a| a.signature.clone())
+        .collect()
 }
 
 #[test]
@@ -133,26 +178,52 @@ fn signature_cases() {
     let cases: SignatureCases = load("signatures.toml");
     let mut failures = Failures::default();
     for case in &cases.case {
-        let analysis = leastgrant_engine::analyze(&call(&case.command, case.tool.as_deref(), case.input.as_deref(), None), &roots());
-        let actual: Vec<String> = analysis.actions.iter().map(|a| a.signature.clone()).collect();
-        failures.check(&format!("signature `{}`", case.command), &case.signatures, &actual);
+        let analysis = leastgrant_engine::analyze(
+            &call(
+                &case.command,
+                case.tool.as_deref(),
+                case.input.as_deref(),
+                None,
+            ),
+            &roots(),
+        );
+        let actual: Vec<String> = analysis
+            .actions
+            .iter()
+            .map(|a| a.signature.clone())
+            .collect();
+        failures.check(
+            &format!("signature `{}`", case.command),
+            &case.signatures,
+            &actual,
+        );
     }
     for group in &cases.same {
         let first = group.first().map(|c| signatures_of(c)).unwrap_or_default();
         for other in group.iter().skip(1) {
-            failures.check(&format!("same signature as `{}`: `{other}`", group[0]), &first, &signatures_of(other));
+            failures.check(
+                &format!("same signature as `{}`: `{other}`", group[0]),
+                &first,
+                &signatures_of(other),
+            );
         }
     }
     for group in &cases.distinct {
         for (i, a) in group.iter().enumerate() {
             for b in group.iter().skip(i + 1) {
                 if signatures_of(a) == signatures_of(b) {
-                    failures.fail(format!("`{a}` and `{b}` share a signature: {:?}", signatures_of(a)));
+                    failures.fail(format!(
+                        "`{a}` and `{b}` share a signature: {:?}",
+                        signatures_of(a)
+                    ));
                 }
             }
         }
     }
-    failures.finish("signatures", cases.case.len() + cases.same.len() + cases.distinct.len());
+    failures.finish(
+        "signatures",
+        cases.case.len() + cases.same.len() + cases.distinct.len(),
+    );
 }
 
 #[derive(Deserialize)]
@@ -178,7 +249,12 @@ fn floor_cases() {
     let cases: FloorCases = load("floors.toml");
     let mut failures = Failures::default();
     for case in &cases.case {
-        let call = call(&case.command, case.tool.as_deref(), case.input.as_deref(), None);
+        let call = call(
+            &case.command,
+            case.tool.as_deref(),
+            case.input.as_deref(),
+            None,
+        );
         let analysis = leastgrant_engine::analyze(&call, &roots());
         let fired: Vec<&str> = analysis
             .actions
@@ -188,16 +264,30 @@ fn floor_cases() {
             .collect();
         for floor in &case.floors {
             if !fired.contains(&floor.as_str()) {
-                failures.fail(format!("`{}{}`: floor {floor} did not fire (fired: {fired:?})", case.command, case.tool.as_deref().unwrap_or("")));
+                failures.fail(format!(
+                    "`{}{}`: floor {floor} did not fire (fired: {fired:?})",
+                    case.command,
+                    case.tool.as_deref().unwrap_or("")
+                ));
             }
         }
         if case.floors.is_empty() && !fired.is_empty() {
-            failures.fail(format!("`{}`: expected no floor, fired {fired:?}", case.command));
+            failures.fail(format!(
+                "`{}`: expected no floor, fired {fired:?}",
+                case.command
+            ));
         }
         let mut envelope = Envelope::default();
         train(&mut envelope, &call, 40, Evidence::Confirmed, 0);
         let verdict = decide_at(&envelope, &call, &Settings::default(), T0 + 41 * DAY_US);
-        failures.check(&format!("verdict after 40 approvals `{}` {:?}", case.command, verdict.reasons), case.verdict.as_str(), verdict.decision.as_str());
+        failures.check(
+            &format!(
+                "verdict after 40 approvals `{}` {:?}",
+                case.command, verdict.reasons
+            ),
+            case.verdict.as_str(),
+            verdict.decision.as_str(),
+        );
     }
     failures.finish("floors", cases.case.len());
 }
@@ -245,18 +335,37 @@ fn decide_cases() {
     for case in &cases.case {
         let mut envelope = Envelope::default();
         for (command, kind, count) in &case.train {
-            train(&mut envelope, &leastgrant_engine::ToolCall::shell(command, Some(PROJECT)), *count, evidence(kind), 0);
+            train(
+                &mut envelope,
+                &leastgrant_engine::ToolCall::shell(command, Some(PROJECT)),
+                *count,
+                evidence(kind),
+                0,
+            );
         }
         let settings = Settings {
-            posture: Posture::parse(&case.posture).unwrap_or_else(|| panic!("bad posture {}", case.posture)),
+            posture: Posture::parse(&case.posture)
+                .unwrap_or_else(|| panic!("bad posture {}", case.posture)),
             ..Settings::default()
         };
         let call = leastgrant_engine::ToolCall::shell(&case.command, Some(PROJECT));
         let verdict = decide_at(&envelope, &call, &settings, T0 + case.at_day * DAY_US);
-        failures.check(&format!("{}: verdict ({:?})", case.name, verdict.reasons), case.verdict.as_str(), verdict.decision.as_str());
+        failures.check(
+            &format!("{}: verdict ({:?})", case.name, verdict.reasons),
+            case.verdict.as_str(),
+            verdict.decision.as_str(),
+        );
         if let Some(reason) = &case.reason {
-            let first = verdict.reasons.first().map(|r| r.code.clone()).unwrap_or_default();
-            failures.check(&format!("{}: first reason", case.name), reason.as_str(), first.as_str());
+            let first = verdict
+                .reasons
+                .first()
+                .map(|r| r.code.clone())
+                .unwrap_or_default();
+            failures.check(
+                &format!("{}: first reason", case.name),
+                reason.as_str(),
+                first.as_str(),
+            );
         }
     }
     failures.finish("decide", cases.case.len());

@@ -100,16 +100,26 @@ fn envelope_arithmetic() {
     for c in &cases.wilson {
         let got = wilson_lower_bound(c.successes, c.trials, t.z);
         if !close(got, c.bound) {
-            failures.fail(format!("wilson({}, {}) = {got}, expected {}", c.successes, c.trials, c.bound));
+            failures.fail(format!(
+                "wilson({}, {}) = {got}, expected {}",
+                c.successes, c.trials, c.bound
+            ));
         }
     }
     for c in &cases.needed {
-        failures.check(&format!("approvals needed for {}", c.confidence), c.approvals, t.approvals_needed(c.confidence));
+        failures.check(
+            &format!("approvals needed for {}", c.confidence),
+            c.approvals,
+            t.approvals_needed(c.confidence),
+        );
     }
     for c in &cases.required {
         let got = t.required_confidence(c.tier);
         if !close(got, c.confidence) {
-            failures.fail(format!("required confidence at tier {} = {got}, expected {}", c.tier, c.confidence));
+            failures.fail(format!(
+                "required confidence at tier {} = {got}, expected {}",
+                c.tier, c.confidence
+            ));
         }
     }
     for s in &cases.scenario {
@@ -119,25 +129,50 @@ fn envelope_arithmetic() {
         }
         if let Some(bulk) = &s.bulk {
             for i in 0..bulk.count {
-                envelope.learn_signature(&bulk.signature, bulk.tier, evidence(&bulk.evidence), T0 + (bulk.from_day + i) * DAY_US, &format!("bulk-{i}"));
+                envelope.learn_signature(
+                    &bulk.signature,
+                    bulk.tier,
+                    evidence(&bulk.evidence),
+                    T0 + (bulk.from_day + i) * DAY_US,
+                    &format!("bulk-{i}"),
+                );
             }
         }
-        let fam = envelope.familiarity(&s.query.signature, s.query.tier, T0 + s.query.day * DAY_US, &t);
-        if let Some(expected) = s.confirmed {
-            if !close(fam.confirmed, expected) {
-                failures.fail(format!("{}: confirmed {} expected {expected}", s.name, fam.confirmed));
-            }
+        let fam = envelope.familiarity(
+            &s.query.signature,
+            s.query.tier,
+            T0 + s.query.day * DAY_US,
+            &t,
+        );
+        if let Some(expected) = s.confirmed
+            && !close(fam.confirmed, expected)
+        {
+            failures.fail(format!(
+                "{}: confirmed {} expected {expected}",
+                s.name, fam.confirmed
+            ));
         }
-        if let Some(expected) = s.bound {
-            if !close(fam.approval_bound, expected) {
-                failures.fail(format!("{}: bound {} expected {expected}", s.name, fam.approval_bound));
-            }
+        if let Some(expected) = s.bound
+            && !close(fam.approval_bound, expected)
+        {
+            failures.fail(format!(
+                "{}: bound {} expected {expected}",
+                s.name, fam.approval_bound
+            ));
         }
         if let Some(expected) = s.approval_days {
-            failures.check(&format!("{}: approval days", s.name), expected, fam.approval_days);
+            failures.check(
+                &format!("{}: approval days", s.name),
+                expected,
+                fam.approval_days,
+            );
         }
         if let Some(expected) = s.approval_sessions {
-            failures.check(&format!("{}: approval sessions", s.name), expected, fam.approval_sessions);
+            failures.check(
+                &format!("{}: approval sessions", s.name),
+                expected,
+                fam.approval_sessions,
+            );
         }
         if let Some(expected) = s.denied {
             failures.check(&format!("{}: denied", s.name), expected, fam.denied);
@@ -147,7 +182,8 @@ fn envelope_arithmetic() {
             failures.check(&format!("{}: promotion", s.name), expected.as_str(), got);
         }
     }
-    let total = cases.wilson.len() + cases.needed.len() + cases.required.len() + cases.scenario.len();
+    let total =
+        cases.wilson.len() + cases.needed.len() + cases.required.len() + cases.scenario.len();
     failures.finish("envelope", total);
 }
 
@@ -168,7 +204,10 @@ fn a_denial_four_hundred_days_old_still_blocks_promotion() {
     train(&mut envelope, &call, 200, Evidence::Confirmed, 200);
     let verdict = decide_at(&envelope, &call, &Settings::default(), T0 + 400 * DAY_US);
     assert_eq!(verdict.decision.as_str(), "ask");
-    assert_eq!(verdict.reasons.first().map(|r| r.code.as_str()), Some("gap.denied"));
+    assert_eq!(
+        verdict.reasons.first().map(|r| r.code.as_str()),
+        Some("gap.denied")
+    );
 }
 
 #[test]
@@ -186,5 +225,9 @@ fn a_refused_compound_blames_only_its_riskiest_action() {
     let mut envelope = Envelope::default();
     envelope.learn_event(&analysis, Evidence::Denied, T0, "s", None);
     assert_eq!(envelope.signatures.len(), 1);
-    assert!(envelope.signatures.keys().all(|s| s.starts_with("rm")), "{:?}", envelope.signatures.keys());
+    assert!(
+        envelope.signatures.keys().all(|s| s.starts_with("rm")),
+        "{:?}",
+        envelope.signatures.keys()
+    );
 }

@@ -24,27 +24,58 @@ struct Case {
 #[test]
 fn knowledge_cases() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/knowledge");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("knowledge case directory").filter_map(Result::ok).map(|e| e.path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("knowledge case directory")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
     files.sort();
     let mut failures = Failures::default();
     let mut total = 0;
-    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "toml")) {
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "toml"))
+    {
         let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("?");
         let cases: Cases = load(&format!("knowledge/{name}"));
         for case in &cases.case {
             total += 1;
-            let call = call(&case.command, case.tool.as_deref(), case.input.as_deref(), None);
+            let call = call(
+                &case.command,
+                case.tool.as_deref(),
+                case.input.as_deref(),
+                None,
+            );
             let analysis = leastgrant_engine::analyze(&call, &roots());
-            let what = format!("{name}: `{}{}`", case.command, case.tool.as_deref().map(|t| format!("{t} {}", case.input.as_deref().unwrap_or(""))).unwrap_or_default());
-            let caps: Vec<String> = analysis.actions.iter().map(|a| a.capability.as_str().to_string()).collect();
+            let what = format!(
+                "{name}: `{}{}`",
+                case.command,
+                case.tool
+                    .as_deref()
+                    .map(|t| format!("{t} {}", case.input.as_deref().unwrap_or("")))
+                    .unwrap_or_default()
+            );
+            let caps: Vec<String> = analysis
+                .actions
+                .iter()
+                .map(|a| a.capability.as_str().to_string())
+                .collect();
             if let Some(expected) = &case.capabilities {
                 failures.check(&format!("{what} capabilities"), expected, &caps);
             } else if let Some(expected) = &case.capability {
                 failures.check(&format!("{what} capability"), Some(expected), caps.first());
             }
-            failures.check(&format!("{what} understood ({:?})", analysis.problems), case.understood, analysis.understood);
+            failures.check(
+                &format!("{what} understood ({:?})", analysis.problems),
+                case.understood,
+                analysis.understood,
+            );
             if let Some(tier) = case.tier {
-                failures.check(&format!("{what} tier"), Some(tier), analysis.actions.first().map(|a| a.tier()));
+                failures.check(
+                    &format!("{what} tier"),
+                    Some(tier),
+                    analysis.actions.first().map(|a| a.tier()),
+                );
             }
         }
     }

@@ -11,7 +11,13 @@ fn decide_any(call: &ToolCall) {
     let envelope = Envelope::default();
     let session = SessionState::default();
     let settings = Settings::default();
-    let ctx = Context { envelope: &envelope, session: &session, rules: &NoRules, settings: &settings, now_us: T0 };
+    let ctx = Context {
+        envelope: &envelope,
+        session: &session,
+        rules: &NoRules,
+        settings: &settings,
+        now_us: T0,
+    };
     let verdict = decide(&analyze(call, &roots()), &ctx);
     // Whatever the input, there is a verdict and a reason for anything but allow.
     assert!(verdict.decision.as_str() == "allow" || !verdict.reasons.is_empty());
@@ -19,10 +25,63 @@ fn decide_any(call: &ToolCall) {
 
 fn shellish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
-        "git", "status", "rm", "-rf", "$(", ")", "`", "'", "\"", "$'\\x41'", "|", "&&", "||", ";", "&", "\n",
-        "<<EOF\n", "EOF", ">", ">>", "2>&1", "(", "{", "}", "if", "then", "fi", "for", "do", "done", "case",
-        "esac", "in", "sudo", "env", "sh", "-c", "bash", "xargs", "find", "-exec", "{}", "\\;", "~/.ssh",
-        "..", "/etc/passwd", "$HOME", "${x:-$(id)}", "*", "eval", "curl", "x", " ", "\\", "#", "=", "PATH=",
+        "git",
+        "status",
+        "rm",
+        "-rf",
+        "$(",
+        ")",
+        "`",
+        "'",
+        "\"",
+        "$'\\x41'",
+        "|",
+        "&&",
+        "||",
+        ";",
+        "&",
+        "\n",
+        "<<EOF\n",
+        "EOF",
+        ">",
+        ">>",
+        "2>&1",
+        "(",
+        "{",
+        "}",
+        "if",
+        "then",
+        "fi",
+        "for",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "sudo",
+        "env",
+        "sh",
+        "-c",
+        "bash",
+        "xargs",
+        "find",
+        "-exec",
+        "{}",
+        "\\;",
+        "~/.ssh",
+        "..",
+        "/etc/passwd",
+        "$HOME",
+        "${x:-$(id)}",
+        "*",
+        "eval",
+        "curl",
+        "x",
+        " ",
+        "\\",
+        "#",
+        "=",
+        "PATH=",
     ]);
     prop::collection::vec(atoms, 0..24).prop_map(|parts| parts.join(" "))
 }
@@ -38,7 +97,17 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
             prop::collection::btree_map(
-                prop::sample::select(vec!["command", "file_path", "path", "pattern", "url", "target_file", "x", "mode"]).prop_map(str::to_string),
+                prop::sample::select(vec![
+                    "command",
+                    "file_path",
+                    "path",
+                    "pattern",
+                    "url",
+                    "target_file",
+                    "x",
+                    "mode"
+                ])
+                .prop_map(str::to_string),
                 inner,
                 0..5
             )

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use leastgrant_engine::decide::{Context, NoRules};
-use leastgrant_engine::{Analysis, Envelope, Evidence, Roots, SessionState, Settings, ToolCall, Verdict, analyze, decide};
+use leastgrant_engine::{
+    Analysis, Envelope, Evidence, Roots, SessionState, Settings, ToolCall, Verdict, analyze, decide,
+};
 
 pub const PROJECT: &str = "/home/dev/proj";
 pub const HOME: &str = "/home/dev";
@@ -17,7 +19,9 @@ pub fn roots() -> Roots {
 }
 
 pub fn data(relative: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(relative);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(relative);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
@@ -30,7 +34,8 @@ pub fn call(command: &str, tool: Option<&str>, input: Option<&str>, cwd: Option<
     match tool {
         Some(tool) => ToolCall {
             tool: tool.to_string(),
-            input: serde_json::from_str(input.unwrap_or("{}")).unwrap_or_else(|e| panic!("bad input JSON for {tool}: {e}")),
+            input: serde_json::from_str(input.unwrap_or("{}"))
+                .unwrap_or_else(|e| panic!("bad input JSON for {tool}: {e}")),
             cwd: Some(cwd.unwrap_or(PROJECT).to_string()),
         },
         None => ToolCall::shell(command, Some(cwd.unwrap_or(PROJECT))),
@@ -42,18 +47,44 @@ pub fn analyze_command(command: &str) -> Analysis {
 }
 
 /// Trains `envelope` with `approvals` confirmed approvals of the call, one per session per day.
-pub fn train(envelope: &mut Envelope, call: &ToolCall, approvals: u32, evidence: Evidence, start_day: i64) {
+pub fn train(
+    envelope: &mut Envelope,
+    call: &ToolCall,
+    approvals: u32,
+    evidence: Evidence,
+    start_day: i64,
+) {
     let analysis = analyze(call, &roots());
     for i in 0..approvals {
         let at = T0 + (start_day + i64::from(i)) * DAY_US;
-        envelope.learn_event(&analysis, evidence, at, &format!("session-{start_day}-{i}"), None);
+        envelope.learn_event(
+            &analysis,
+            evidence,
+            at,
+            &format!("session-{start_day}-{i}"),
+            None,
+        );
     }
 }
 
-pub fn decide_at(envelope: &Envelope, call: &ToolCall, settings: &Settings, now_us: i64) -> Verdict {
+pub fn decide_at(
+    envelope: &Envelope,
+    call: &ToolCall,
+    settings: &Settings,
+    now_us: i64,
+) -> Verdict {
     let analysis = analyze(call, &roots());
     let session = SessionState::default();
-    decide(&analysis, &Context { envelope, session: &session, rules: &NoRules, settings, now_us })
+    decide(
+        &analysis,
+        &Context {
+            envelope,
+            session: &session,
+            rules: &NoRules,
+            settings,
+            now_us,
+        },
+    )
 }
 
 /// Collects failures so one run shows every failing case.
@@ -63,7 +94,9 @@ pub struct Failures(Vec<String>);
 impl Failures {
     pub fn check<T: PartialEq + std::fmt::Debug>(&mut self, what: &str, expected: T, actual: T) {
         if expected != actual {
-            self.0.push(format!("{what}\n      expected {expected:?}\n      actual   {actual:?}"));
+            self.0.push(format!(
+                "{what}\n      expected {expected:?}\n      actual   {actual:?}"
+            ));
         }
     }
 
@@ -73,6 +106,11 @@ impl Failures {
 
     pub fn finish(self, area: &str, total: usize) {
         assert!(total > 0, "{area}: no cases were run");
-        assert!(self.0.is_empty(), "{area}: {} of {total} cases failed:\n  {}", self.0.len(), self.0.join("\n  "));
+        assert!(
+            self.0.is_empty(),
+            "{area}: {} of {total} cases failed:\n  {}",
+            self.0.len(),
+            self.0.join("\n  ")
+        );
     }
 }

@@ -1,0 +1,5 @@
+//! End-to-end tests: the real `leastgrant` binary driven as a user or CI would, and the
+//! architecture's dependency edges checked against `cargo metadata`.
+
+mod architecture;
+mod check;
