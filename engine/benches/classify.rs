@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use leastgrant_engine::decide::{Context, NoRules};
@@ -18,50 +18,11 @@ use leastgrant_engine::{
     Envelope, Evidence, Roots, SessionState, Settings, ToolCall, analyze, decide,
 };
 
+#[path = "../tests/it/specstory.rs"]
+mod specstory;
+use specstory::specstory_commands;
+
 const BUDGET_PER_SECOND: f64 = 200_000.0;
-
-fn specstory_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/datasets/specstory/getspecstory/history")
-}
-
-/// Bash commands from SpecStory exports: the single-backtick line after a Bash tool-use summary.
-fn specstory_commands(dir: &Path) -> Vec<String> {
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries.filter_map(Result::ok).map(|e| e.path()).collect(),
-        Err(_) => return Vec::new(),
-    };
-    files.sort();
-    let mut commands = Vec::new();
-    for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        };
-        let lines: Vec<&str> = text.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
-            if !line.contains("<summary>Tool use: **Bash**</summary>") {
-                continue;
-            }
-            // The command is the first backtick-quoted line within the next few lines.
-            for candidate in lines.iter().skip(i + 1).take(4) {
-                let t = candidate.trim();
-                if t.len() > 2 && t.starts_with('`') && t.ends_with('`') && !t.starts_with("```") {
-                    commands.push(decode_entities(&t[1..t.len() - 1]));
-                    break;
-                }
-            }
-        }
-    }
-    commands
-}
-
-fn decode_entities(text: &str) -> String {
-    text.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-}
 
 fn corpus_commands() -> Vec<String> {
     let text = std::fs::read_to_string(
@@ -88,7 +49,7 @@ fn per_second(commands: &[String], rounds: usize, mut f: impl FnMut(&str)) -> f6
 }
 
 fn main() {
-    let dir = specstory_dir();
+    let dir = specstory::specstory_dir();
     let mut commands = specstory_commands(&dir);
     let source = if commands.is_empty() {
         println!(

@@ -452,6 +452,13 @@ pub(crate) fn place_targets(
 ) -> Vec<Target> {
     let mut targets = Vec::new();
     for (word, access) in &judgement.targets {
+        if matches!(
+            word.text.as_str(),
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "-"
+        ) {
+            // Sinks and standard streams are not files anyone cares about.
+            continue;
+        }
         let resolved = resolve(&word.text, cwd, roots);
         let placement = place(resolved.as_deref(), roots);
         let path = resolved.clone().unwrap_or_else(|| word.raw.clone());
@@ -655,11 +662,27 @@ fn shell_signature(
     parts.join(" ")
 }
 
+/// A cluster of short flags (`-la`, `-rf`, `-xzf`). Longer single-dash words are options of
+/// their own (`-name`, `-exec`), and so are a few short ones that are words.
 fn is_letter_cluster(text: &str) -> bool {
-    text.len() > 2
+    (3..=4).contains(&text.len())
         && text.starts_with('-')
         && !text.starts_with("--")
         && text.chars().skip(1).all(|c| c.is_ascii_alphabetic())
+        && !matches!(
+            text,
+            "-run"
+                | "-cp"
+                | "-jar"
+                | "-ok"
+                | "-os"
+                | "-mod"
+                | "-tag"
+                | "-vet"
+                | "-and"
+                | "-not"
+                | "-new"
+        )
 }
 
 /// The placeholder for a structured tool's path argument.

@@ -157,7 +157,8 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
             );
         }
     }
-    if text.chars().any(char::is_whitespace) || text.chars().count() > 48 {
+    let spaced = text.chars().any(char::is_whitespace);
+    if spaced || (text.chars().count() > 48 && !looks_like_path(text)) {
         let trimmed = text.trim_start();
         let first = trimmed
             .split(|c: char| !c.is_ascii_alphabetic())

@@ -6,4 +6,6 @@ mod cases;
 mod envelope;
 mod knowledge;
 mod properties;
+mod real_data;
+mod specstory;
 mod support;
