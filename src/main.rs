@@ -9,6 +9,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The engine allocates many small strings per command; mimalloc makes classification about a
+/// third faster than the system allocator (docs/decisions.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Learn least-privilege permissions for coding agents from the history they left on disk.
 #[derive(Parser)]
 #[command(name = "leastgrant", version, about)]

@@ -22,6 +22,9 @@ use leastgrant_engine::{
 mod specstory;
 use specstory::specstory_commands;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const BUDGET_PER_SECOND: f64 = 200_000.0;
 
 fn corpus_commands() -> Vec<String> {

@@ -14,7 +14,7 @@ use crate::paths::{self, Zone, place, resolve};
 use crate::shell::lex::Word;
 use crate::shell::parse::parse;
 use crate::shell::unwrap::{Effective, Wrapper, unwrap};
-use crate::signature::{normalize_arg, path_placeholder, redact_text};
+use crate::signature::{Normalizer, path_placeholder, redact_text};
 
 /// One tool call as the agent made it. The tool name is the agent's own; the input is its JSON.
 #[derive(Debug, Clone, PartialEq)]
@@ -351,6 +351,7 @@ fn classify_effective(
         judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
         unknowns.push("runs code fetched from the network".to_string());
     }
+    let mut normalizer = Normalizer::new(cwd, roots);
     // Redirections are reads and writes like any other.
     let mut redirect_signature = Vec::new();
     for redirect in &effective.redirects {
@@ -389,7 +390,7 @@ fn classify_effective(
                 .at_least(C::FsWriteWorkspace.default_blast());
         }
         judgement.targets.push((redirect.target.clone(), access));
-        redirect_signature.push(format!("{op}{}", normalize_arg(target, cwd, roots)));
+        redirect_signature.push(format!("{op}{}", normalizer.arg(target)));
     }
     // Arguments from elsewhere: the paths are unknown, and a writer or deleter of unknown paths
     // is not understood.
@@ -427,8 +428,8 @@ fn classify_effective(
             judgement.capability = C::SecretRead;
         }
     }
-    let targets = place_targets(&mut judgement, cwd, roots, &mut unknowns, &mut flags);
-    let signature = shell_signature(effective, cwd, roots, &redirect_signature);
+    let targets = place_targets(&mut judgement, &mut normalizer, &mut unknowns, &mut flags);
+    let signature = shell_signature(effective, &mut normalizer, &redirect_signature);
     let display = redact_text(&effective_text(effective));
     Action {
         capability: judgement.capability,
@@ -445,11 +446,11 @@ fn classify_effective(
 /// Resolves and places every path target, and corrects the capability by where they lie.
 pub(crate) fn place_targets(
     judgement: &mut Judgement,
-    cwd: Option<&str>,
-    roots: &Roots,
+    normalizer: &mut Normalizer<'_>,
     unknowns: &mut Vec<String>,
     flags: &mut ActionFlags,
 ) -> Vec<Target> {
+    let roots = normalizer.roots();
     let mut targets = Vec::new();
     for (word, access) in &judgement.targets {
         if matches!(
@@ -459,8 +460,7 @@ pub(crate) fn place_targets(
             // Sinks and standard streams are not files anyone cares about.
             continue;
         }
-        let resolved = resolve(&word.text, cwd, roots);
-        let placement = place(resolved.as_deref(), roots);
+        let (resolved, placement) = normalizer.place(&word.text);
         let path = resolved.clone().unwrap_or_else(|| word.raw.clone());
         if word.glob && placement.zone != Zone::Workspace {
             judgement.blast.scale = judgement.blast.scale.max(Scale::Many);
@@ -589,15 +589,14 @@ fn effective_text(effective: &Effective) -> String {
 /// Program, normalised positionals in order, sorted flags, then risk-bearing context.
 fn shell_signature(
     effective: &Effective,
-    cwd: Option<&str>,
-    roots: &Roots,
+    normalizer: &mut Normalizer<'_>,
     redirects: &[String],
 ) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut assignments: Vec<String> = effective
         .assignments
         .iter()
-        .map(|(name, value)| format!("{name}={}", normalize_arg(&value.text, cwd, roots)))
+        .map(|(name, value)| format!("{name}={}", normalizer.arg(&value.text)))
         .collect();
     assignments.sort();
     parts.extend(assignments);
@@ -614,7 +613,7 @@ fn shell_signature(
         let dir = effective
             .chdir
             .as_ref()
-            .map(|d| normalize_arg(&d.text, cwd, roots))
+            .map(|d| normalizer.arg(&d.text))
             .unwrap_or_default();
         parts.push(format!("[in:{dir}]"));
     }
@@ -636,9 +635,7 @@ fn shell_signature(
         }
         if !after_dashes && text.starts_with('-') && text.len() > 1 {
             match text.split_once('=') {
-                Some((flag, value)) => {
-                    flags.push(format!("{flag}={}", normalize_arg(value, cwd, roots)))
-                }
+                Some((flag, value)) => flags.push(format!("{flag}={}", normalizer.arg(value))),
                 None if is_letter_cluster(text) => {
                     // `-la` and `-al` and `-a -l` are one spelling.
                     flags.extend(text.chars().skip(1).map(|c| format!("-{c}")));
@@ -650,7 +647,7 @@ fn shell_signature(
                 }),
             }
         } else {
-            parts.push(normalize_arg(text, cwd, roots));
+            parts.push(normalizer.arg(text));
         }
     }
     flags.sort();

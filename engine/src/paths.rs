@@ -133,6 +133,13 @@ pub fn join(dir: &str, rest: &str) -> String {
 
 /// Lexical normalisation: collapses `//`, `.` and `..` (never above `/`).
 pub fn normalize(path: &str) -> String {
+    let clean = path.starts_with('/')
+        && (path.len() == 1 || !path.ends_with('/'))
+        && !path.contains("//")
+        && !path.split('/').any(|s| s == "." || s == "..");
+    if clean {
+        return path.to_string();
+    }
     let mut parts: Vec<&str> = Vec::new();
     for segment in path.split('/') {
         match segment {
@@ -669,14 +676,20 @@ fn is_control(lower: &str, hits: &ListHits) -> bool {
     }
     // A dot-file or dot-directory whose name ends in `rules`, or a vendor dot-directory
     // followed by an instruction directory (`.windsurf/rules`, `.roo/commands`).
-    let segments: Vec<&str> = lower.split('/').collect();
-    segments.iter().enumerate().any(|(i, s)| {
-        s.starts_with('.') && s.len() > 1 && s.ends_with("rules")
-            || (s.starts_with('.')
-                && s.len() > 1
-                && segments
-                    .get(i + 1)
-                    .is_some_and(|next| INSTRUCTION_DIRS.contains(next)))
-                && *s != ".git"
-    })
+    let mut segments = lower.split('/').peekable();
+    while let Some(s) = segments.next() {
+        let dotted = s.starts_with('.') && s.len() > 1;
+        if dotted && s.ends_with("rules") {
+            return true;
+        }
+        if dotted
+            && s != ".git"
+            && segments
+                .peek()
+                .is_some_and(|next| INSTRUCTION_DIRS.contains(next))
+        {
+            return true;
+        }
+    }
+    false
 }

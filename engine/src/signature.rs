@@ -73,109 +73,146 @@ const SQL_VERBS: &[&str] = &[
 
 /// Normalises one argument.
 pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
-    if text.contains(UNRESOLVED) {
-        return "<dynamic>".to_string();
+    Normalizer::new(cwd, roots).arg(text)
+}
+
+/// Normalises the arguments of one action, placing each distinct path once: the same words are
+/// both targets and signature parts, and placement is the costly step.
+pub struct Normalizer<'a> {
+    cwd: Option<&'a str>,
+    roots: &'a Roots,
+    placed: Vec<(String, Option<String>, Placement)>,
+}
+
+impl<'a> Normalizer<'a> {
+    /// A normaliser for paths relative to `cwd`.
+    pub fn new(cwd: Option<&'a str>, roots: &'a Roots) -> Normalizer<'a> {
+        Normalizer {
+            cwd,
+            roots,
+            placed: Vec::new(),
+        }
     }
-    if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
-        return format!("@{}", normalize_arg(file, cwd, roots));
+
+    /// The roots paths are placed against.
+    pub fn roots(&self) -> &'a Roots {
+        self.roots
     }
-    if let Some((name, value)) = text.split_once('=') {
-        let identifier = !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit());
-        if identifier && !value.is_empty() {
-            let lower = name.to_ascii_lowercase();
-            if [
-                "token",
-                "password",
-                "passwd",
-                "secret",
-                "key",
-                "credential",
-                "auth",
-            ]
-            .iter()
-            .any(|s| lower.contains(s))
-            {
-                return format!("{name}=«redacted:credential»");
+
+    /// Resolves and places `raw`, once per distinct text.
+    pub fn place(&mut self, raw: &str) -> (Option<String>, Placement) {
+        if let Some((_, resolved, placement)) = self.placed.iter().find(|(r, _, _)| r == raw) {
+            return (resolved.clone(), *placement);
+        }
+        let resolved = resolve(raw, self.cwd, self.roots);
+        let placement = place(resolved.as_deref(), self.roots);
+        self.placed
+            .push((raw.to_string(), resolved.clone(), placement));
+        (resolved, placement)
+    }
+
+    /// Normalises one argument.
+    pub fn arg(&mut self, text: &str) -> String {
+        if text.contains(UNRESOLVED) {
+            return "<dynamic>".to_string();
+        }
+        if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
+            return format!("@{}", self.arg(file));
+        }
+        if let Some((name, value)) = text.split_once('=') {
+            let identifier = !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit());
+            if identifier && !value.is_empty() {
+                let lower = name.to_ascii_lowercase();
+                if [
+                    "token",
+                    "password",
+                    "passwd",
+                    "secret",
+                    "key",
+                    "credential",
+                    "auth",
+                ]
+                .iter()
+                .any(|s| lower.contains(s))
+                {
+                    return format!("{name}=«redacted:credential»");
+                }
+                return format!("{name}={}", self.arg(value));
             }
-            return format!("{name}={}", normalize_arg(value, cwd, roots));
         }
-    }
-    if let Some(redacted) = redact_token(text) {
-        return redacted.to_string();
-    }
-    if let Some((scheme, rest)) = text
-        .find(':')
-        .and_then(|at| Some((text.get(..at)?, text.get(at..)?.strip_prefix("://")?)))
-        && !scheme.is_empty()
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
-    {
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        let host = authority.rsplit('@').next().unwrap_or("");
-        let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
-        return if host.is_empty() {
-            "<url>".to_string()
-        } else {
-            format!("<url:{host}>")
-        };
-    }
-    if is_uuid(text) {
-        return "<uuid>".to_string();
-    }
-    if (7..=40).contains(&text.len())
-        && is_hex(text)
-        && text.chars().any(|c| c.is_ascii_digit())
-        && text.chars().any(|c| c.is_ascii_alphabetic())
-    {
-        return "<sha>".to_string();
-    }
-    if is_version(text) {
-        return "<version>".to_string();
-    }
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
-        return "<n>".to_string();
-    }
-    if let Some(port) = text.strip_prefix(':')
-        && (2..=5).contains(&port.len())
-        && port.chars().all(|c| c.is_ascii_digit())
-    {
-        return "<port>".to_string();
-    }
-    if let Some((left, right)) = text.split_once(':') {
-        if left.contains('@') && !left.contains('/') && !left.contains(' ') {
-            return "<remote>".to_string();
+        if let Some(redacted) = redact_token(text) {
+            return redacted.to_string();
         }
-        // `rev:path` (git show HEAD:.env): the path keeps its placement.
-        if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
-            return format!(
-                "{}:{}",
-                normalize_arg(left, cwd, roots),
-                normalize_arg(right, cwd, roots)
-            );
+        if let Some((scheme, rest)) = text
+            .find(':')
+            .and_then(|at| Some((text.get(..at)?, text.get(at..)?.strip_prefix("://")?)))
+            && !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        {
+            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+            let host = authority.rsplit('@').next().unwrap_or("");
+            let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
+            return if host.is_empty() {
+                "<url>".to_string()
+            } else {
+                format!("<url:{host}>")
+            };
         }
+        if is_uuid(text) {
+            return "<uuid>".to_string();
+        }
+        if (7..=40).contains(&text.len())
+            && is_hex(text)
+            && text.chars().any(|c| c.is_ascii_digit())
+            && text.chars().any(|c| c.is_ascii_alphabetic())
+        {
+            return "<sha>".to_string();
+        }
+        if is_version(text) {
+            return "<version>".to_string();
+        }
+        if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
+            return "<n>".to_string();
+        }
+        if let Some(port) = text.strip_prefix(':')
+            && (2..=5).contains(&port.len())
+            && port.chars().all(|c| c.is_ascii_digit())
+        {
+            return "<port>".to_string();
+        }
+        if let Some((left, right)) = text.split_once(':') {
+            if left.contains('@') && !left.contains('/') && !left.contains(' ') {
+                return "<remote>".to_string();
+            }
+            // `rev:path` (git show HEAD:.env): the path keeps its placement.
+            if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
+                return format!("{}:{}", self.arg(left), self.arg(right));
+            }
+        }
+        let spaced = text.chars().any(char::is_whitespace);
+        if spaced || (text.chars().count() > 48 && !looks_like_path(text)) {
+            let trimmed = text.trim_start();
+            let first = trimmed
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            return if SQL_VERBS.contains(&first.as_str()) {
+                format!("<sql:{first}>")
+            } else {
+                "<text>".to_string()
+            };
+        }
+        if looks_like_path(text) {
+            let (_, placement) = self.place(text);
+            return path_placeholder(&placement);
+        }
+        text.to_string()
     }
-    let spaced = text.chars().any(char::is_whitespace);
-    if spaced || (text.chars().count() > 48 && !looks_like_path(text)) {
-        let trimmed = text.trim_start();
-        let first = trimmed
-            .split(|c: char| !c.is_ascii_alphabetic())
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        return if SQL_VERBS.contains(&first.as_str()) {
-            format!("<sql:{first}>")
-        } else {
-            "<text>".to_string()
-        };
-    }
-    if looks_like_path(text) {
-        let resolved = resolve(text, cwd, roots);
-        return path_placeholder(&place(resolved.as_deref(), roots));
-    }
-    text.to_string()
 }
 
 /// A credential-shaped token, replaced by a marker that names what kind it was.
@@ -238,22 +275,27 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
 
 /// Long random-looking strings: mixed case letters and digits, no separators.
 fn long_random(value: &str) -> Option<&'static str> {
-    if value.len() >= 32
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
-        && value.chars().any(|c| c.is_ascii_digit())
-        && value.chars().any(|c| c.is_ascii_uppercase())
-        && value.chars().any(|c| c.is_ascii_lowercase())
-    {
-        return Some("«redacted:token»");
+    if value.len() < 32 {
+        return None;
     }
-    None
+    let (mut digit, mut upper, mut lower) = (false, false, false);
+    for b in value.bytes() {
+        match b {
+            b'0'..=b'9' => digit = true,
+            b'A'..=b'Z' => upper = true,
+            b'a'..=b'z' => lower = true,
+            b'+' | b'/' | b'=' | b'_' | b'-' => {}
+            _ => return None,
+        }
+    }
+    (digit && upper && lower).then_some("«redacted:token»")
 }
 
 /// Redacts credential-shaped tokens in text meant for people.
 pub fn redact_text(text: &str) -> String {
-    if text.split(' ').all(|token| redact_token(token).is_none()) {
+    // Nothing long enough to be a token and no `=`/`:`: nothing to redact.
+    let could_hold_secret = text.contains(['=', ':']) || text.split(' ').any(|t| t.len() >= 16);
+    if !could_hold_secret || text.split(' ').all(|token| redact_token(token).is_none()) {
         return text.to_string();
     }
     text.split(' ')

@@ -12,7 +12,7 @@ use crate::knowledge::Judgement;
 use crate::model::{Access, Action, ActionFlags, Capability as C, Reach, Reversibility, Scale};
 use crate::paths::Roots;
 use crate::shell::lex::Word;
-use crate::signature::{normalize_arg, redact_text};
+use crate::signature::{Normalizer, normalize_arg, redact_text};
 
 /// A shell command carried by a tool call.
 pub struct ShellCall {
@@ -219,7 +219,12 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             .first()
             .map(|(w, _)| path_signature(&w.text, Some(cwd), roots))
     });
-    let targets = place_targets(&mut judgement, Some(cwd), roots, &mut unknowns, &mut flags);
+    let targets = place_targets(
+        &mut judgement,
+        &mut Normalizer::new(Some(cwd), roots),
+        &mut unknowns,
+        &mut flags,
+    );
     let signature = match signature_arg {
         Some(arg) => format!("{tool}({arg})"),
         None => tool.to_string(),
@@ -373,7 +378,12 @@ fn mcp(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
     }
     let mut unknowns = Vec::new();
     let mut flags = ActionFlags::default();
-    let targets = place_targets(&mut j, Some(cwd), roots, &mut unknowns, &mut flags);
+    let targets = place_targets(
+        &mut j,
+        &mut Normalizer::new(Some(cwd), roots),
+        &mut unknowns,
+        &mut flags,
+    );
     if targets.iter().any(|t| t.placement.secret) || secret_store {
         j.capability = C::SecretRead;
         j.blast.exposure = crate::model::Exposure::ReadsSecrets;

@@ -29,11 +29,10 @@ pub fn specstory_commands(dir: &Path) -> Vec<String> {
             }
             for candidate in lines.iter().skip(i + 1).take(4) {
                 let t = candidate.trim();
-                if let Some(inner) = t.strip_prefix('`').and_then(|r| r.strip_suffix('`')) {
-                    if !t.starts_with("```") && !inner.is_empty() {
-                        commands.push(decode_entities(inner));
-                        break;
-                    }
+                let inner = t.strip_prefix('`').and_then(|r| r.strip_suffix('`'));
+                if let Some(inner) = inner.filter(|i| !i.is_empty() && !t.starts_with("```")) {
+                    commands.push(decode_entities(inner));
+                    break;
                 }
             }
         }
