@@ -306,6 +306,9 @@ struct DecideCase {
     #[serde(default)]
     train: Vec<(String, String, u32)>,
     command: String,
+    /// Commands that ran earlier in the same session.
+    #[serde(default)]
+    session: Vec<String>,
     /// Days after day 0 when the call is decided.
     at_day: i64,
     verdict: String,
@@ -348,8 +351,18 @@ fn decide_cases() {
                 .unwrap_or_else(|| panic!("bad posture {}", case.posture)),
             ..Settings::default()
         };
+        let mut session = leastgrant_engine::SessionState::default();
+        for earlier in &case.session {
+            session.record(&analyze_command(earlier));
+        }
         let call = leastgrant_engine::ToolCall::shell(&case.command, Some(PROJECT));
-        let verdict = decide_at(&envelope, &call, &settings, T0 + case.at_day * DAY_US);
+        let verdict = decide_in(
+            &envelope,
+            &session,
+            &call,
+            &settings,
+            T0 + case.at_day * DAY_US,
+        );
         failures.check(
             &format!("{}: verdict ({:?})", case.name, verdict.reasons),
             case.verdict.as_str(),

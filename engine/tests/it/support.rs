@@ -73,13 +73,23 @@ pub fn decide_at(
     settings: &Settings,
     now_us: i64,
 ) -> Verdict {
+    decide_in(envelope, &SessionState::default(), call, settings, now_us)
+}
+
+/// Decides `call` in a session that has already run some commands.
+pub fn decide_in(
+    envelope: &Envelope,
+    session: &SessionState,
+    call: &ToolCall,
+    settings: &Settings,
+    now_us: i64,
+) -> Verdict {
     let analysis = analyze(call, &roots());
-    let session = SessionState::default();
     decide(
         &analysis,
         &Context {
             envelope,
-            session: &session,
+            session,
             rules: &NoRules,
             settings,
             now_us,
