@@ -13,7 +13,7 @@ pub use crate::paths::Roots;
 use crate::paths::{self, Zone, place, resolve};
 use crate::shell::lex::Word;
 use crate::shell::parse::parse;
-use crate::shell::unwrap::{Effective, Wrapper, unwrap};
+use crate::shell::unwrap::{Effective, Wrapper, unwrap_script};
 use crate::signature::{Normalizer, path_placeholder, redact_text};
 
 /// One tool call as the agent made it. The tool name is the agent's own; the input is its JSON.
@@ -93,12 +93,6 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
     analysis
 }
 
-const FETCHERS: &[&str] = &[
-    "curl", "wget", "aria2c", "http", "https", "xh", "fetch", "nc", "ncat", "socat",
-];
-const DECODERS: &[&str] = &[
-    "base64", "base32", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "cat", "echo", "printf",
-];
 const CODE_RUNNERS: &[&str] = &[
     "sh",
     "bash",
@@ -129,38 +123,15 @@ const CODE_RUNNERS: &[&str] = &[
 pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
     let script = parse(command, 0);
     let mut problems = script.problems.clone();
-    let effectives: Vec<Vec<Effective>> = script.commands.iter().map(unwrap).collect();
-    // Network bytes flowing into something that runs code, possibly through a decoder.
-    let fed_from_network: Vec<bool> = {
-        let mut fed = vec![false; effectives.len()];
-        for (i, command) in script.commands.iter().enumerate() {
-            let upstream_fed = command.context.piped_from.and_then(|p| {
-                let from_network = effectives
-                    .get(p)?
-                    .iter()
-                    .any(|e| FETCHERS.contains(&e.program.as_str()));
-                let relayed = fed.get(p).copied().unwrap_or(false)
-                    && effectives
-                        .get(p)?
-                        .iter()
-                        .any(|e| DECODERS.contains(&e.program.as_str()));
-                Some(from_network || relayed)
-            });
-            if let Some(slot) = fed.get_mut(i) {
-                *slot = upstream_fed.unwrap_or(false);
-            }
-        }
-        fed
-    };
+    let effectives = unwrap_script(&script, &Effective::default());
     let mut piped_from_network = false;
     let mut cwd_now: Option<String> = Some(cwd.to_string());
     let mut actions = Vec::new();
-    for (index, group) in effectives.iter().enumerate() {
-        let fed = fed_from_network.get(index).copied().unwrap_or(false);
-        for effective in group {
+    for effective in &effectives {
+        {
             let runs_code = CODE_RUNNERS.contains(&effective.program.as_str())
                 || effective.wrappers.contains(&Wrapper::ShellEval);
-            let piped = fed
+            let piped = effective.fed_from_network
                 && runs_code
                 && effective
                     .args

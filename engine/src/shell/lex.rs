@@ -482,10 +482,14 @@ impl Lexer {
                 }
                 '{' => {
                     // `{a,b}` and `{1..3}` expand to several words.
-                    let rest: String = self.slice(self.pos, self.chars.len());
-                    if let Some(end) = rest.find('}') {
-                        let inner = rest.get(1..end).unwrap_or("");
-                        if !inner.contains(' ') && (inner.contains(',') || inner.contains("..")) {
+                    // Look ahead a bounded distance, so a long run of braces stays linear.
+                    let ahead = self.chars.get(self.pos + 1..).unwrap_or(&[]);
+                    let window = ahead.get(..ahead.len().min(256)).unwrap_or(&[]);
+                    if let Some(end) = window.iter().position(|c| *c == '}') {
+                        let inner = window.get(..end).unwrap_or(&[]);
+                        let comma = inner.contains(&',');
+                        let range = inner.windows(2).any(|w| w == ['.', '.']);
+                        if !inner.contains(&' ') && (comma || range) {
                             word.glob = true;
                         }
                     }

@@ -22,8 +22,9 @@ pub struct Context {
     pub isolated: bool,
     /// Run with `&`.
     pub background: bool,
-    /// Index (in the same inventory) of the command piping into this one.
-    pub piped_from: Option<usize>,
+    /// The commands (a range of indexes in the same inventory) of the pipeline stage piping
+    /// into this one: one simple command, or every command of a compound stage.
+    pub piped_from: Option<(usize, usize)>,
 }
 
 /// One simple command.
@@ -67,6 +68,7 @@ pub fn parse(source: &str, depth: usize) -> Script {
         frames: Vec::new(),
         after_or: false,
         pipe_from: None,
+        last_stage: None,
     };
     parser.run();
     if !parser.frames.is_empty() {
@@ -93,9 +95,13 @@ struct Parser {
     pos: usize,
     depth: usize,
     script: Script,
-    frames: Vec<Frame>,
+    /// Open compound commands, each with the index of its first command.
+    frames: Vec<(Frame, usize)>,
     after_or: bool,
-    pipe_from: Option<usize>,
+    pipe_from: Option<(usize, usize)>,
+    /// The commands of the last pipeline stage read: a simple command, or a compound that
+    /// just closed (whose trailing redirections apply to all of it).
+    last_stage: Option<((usize, usize), bool)>,
 }
 
 enum Step {
@@ -108,7 +114,7 @@ enum Step {
 
 const RESERVED: &[&str] = &[
     "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "select", "case",
-    "esac", "function", "{", "}", "!", "in", "coproc", "time",
+    "esac", "function", "{", "}", "!", "in", "coproc", "time", "[[",
 ];
 
 fn reserved(word: &Word) -> Option<&'static str> {
@@ -146,15 +152,12 @@ impl Parser {
     fn context(&self) -> Context {
         Context {
             depth: self.depth,
-            in_loop: self.frames.contains(&Frame::Loop),
+            in_loop: self.has_frame(Frame::Loop),
             conditional: self.after_or
-                || self
-                    .frames
-                    .iter()
-                    .any(|f| matches!(f, Frame::If | Frame::Case | Frame::Function | Frame::Loop)),
-            isolated: self.depth > 0
-                || self.frames.contains(&Frame::Subshell)
-                || self.pipe_from.is_some(),
+                || self.frames.iter().any(|(f, _)| {
+                    matches!(f, Frame::If | Frame::Case | Frame::Function | Frame::Loop)
+                }),
+            isolated: self.depth > 0 || self.has_frame(Frame::Subshell) || self.pipe_from.is_some(),
             background: false,
             piped_from: self.pipe_from,
         }
@@ -162,6 +165,19 @@ impl Parser {
 
     fn problem(&mut self, text: &str) {
         self.script.problems.push(text.to_string());
+    }
+
+    fn has_frame(&self, frame: Frame) -> bool {
+        self.frames.iter().any(|(f, _)| *f == frame)
+    }
+
+    fn top_frame(&self) -> Option<Frame> {
+        self.frames.last().map(|(f, _)| *f)
+    }
+
+    fn open(&mut self, frame: Frame) {
+        self.frames.push((frame, self.script.commands.len()));
+        self.last_stage = None;
     }
 
     /// Lists the commands of substitutions inside `word` before the command that holds it.
@@ -179,7 +195,10 @@ impl Parser {
             command.context.in_loop |= outer.in_loop;
             command.context.conditional |= outer.conditional;
             command.context.isolated = true;
-            command.context.piped_from = command.context.piped_from.map(|i| i + offset);
+            command.context.piped_from = command
+                .context
+                .piped_from
+                .map(|(a, b)| (a + offset, b + offset));
             self.script.commands.push(command);
         }
         self.script.problems.extend(inner.problems);
@@ -222,7 +241,7 @@ impl Parser {
                 Step::FunctionDefinition => {
                     // `name() body`: the body's commands run only if called.
                     self.pos += 3;
-                    self.frames.push(Frame::Function);
+                    self.open(Frame::Function);
                     self.function_body_pending();
                 }
                 Step::Simple => self.simple_command(),
@@ -240,12 +259,16 @@ impl Parser {
     }
 
     fn close_frame(&mut self, expected: &[Frame]) {
-        match self.frames.last() {
-            Some(frame) if expected.contains(frame) => {
+        match self.frames.last().copied() {
+            Some((frame, start)) if expected.contains(&frame) => {
                 self.frames.pop();
-                if self.frames.last() == Some(&Frame::Function) {
-                    self.frames.pop();
+                let mut start = start;
+                if self.top_frame() == Some(Frame::Function) {
+                    if let Some((_, function_start)) = self.frames.pop() {
+                        start = function_start;
+                    }
                 }
+                self.last_stage = Some(((start, self.script.commands.len()), true));
             }
             _ => self.problem("unbalanced compound command"),
         }
@@ -264,10 +287,12 @@ impl Parser {
                 self.after_or = true;
             }
             Op::Pipe | Op::PipeAll => {
-                self.pipe_from = self.script.commands.len().checked_sub(1);
+                self.pipe_from = self.last_stage.map(|(range, _)| range);
                 // Every stage of a pipeline runs in a subshell of its own.
-                if let Some(last) = self.script.commands.last_mut() {
-                    last.context.isolated = true;
+                if let Some((start, end)) = self.pipe_from {
+                    for command in self.script.commands.iter_mut().take(end).skip(start) {
+                        command.context.isolated = true;
+                    }
                 }
             }
             Op::Background => {
@@ -276,9 +301,9 @@ impl Parser {
                 }
                 self.pipe_from = None;
             }
-            Op::LParen => self.frames.push(Frame::Subshell),
+            Op::LParen => self.open(Frame::Subshell),
             Op::RParen => {
-                if self.frames.last() == Some(&Frame::Case) {
+                if self.top_frame() == Some(Frame::Case) {
                     // The `)` ending a case pattern list is consumed by `case_patterns`.
                     self.problem("stray `)` in case");
                 } else {
@@ -286,7 +311,7 @@ impl Parser {
                 }
             }
             Op::CaseBreak => {
-                if self.frames.last() == Some(&Frame::Case) {
+                if self.top_frame() == Some(Frame::Case) {
                     self.case_patterns();
                 } else {
                     self.problem("`;;` outside case");
@@ -297,15 +322,16 @@ impl Parser {
 
     fn keyword(&mut self, keyword: &str) {
         match keyword {
-            "if" => self.frames.push(Frame::If),
+            "if" => self.open(Frame::If),
             "fi" => self.close_frame(&[Frame::If]),
-            "while" | "until" => self.frames.push(Frame::Loop),
+            "while" | "until" => self.open(Frame::Loop),
             "done" => self.close_frame(&[Frame::Loop]),
             "then" | "elif" | "else" | "do" | "!" | "time" | "in" => {}
-            "{" => self.frames.push(Frame::Group),
+            "{" => self.open(Frame::Group),
+            "[[" => self.conditional_expression(),
             "}" => self.close_frame(&[Frame::Group]),
             "for" | "select" => {
-                self.frames.push(Frame::Loop);
+                self.open(Frame::Loop);
                 // Header: NAME [in WORDS…] up to `;`, newline or `do`. `for ((…))` arrives as Arith.
                 while let Some(token) = self.tokens.get(self.pos).cloned() {
                     match token {
@@ -323,7 +349,7 @@ impl Parser {
                 }
             }
             "case" => {
-                self.frames.push(Frame::Case);
+                self.open(Frame::Case);
                 if let Some(Token::Word(subject)) = self.tokens.get(self.pos).cloned() {
                     self.substitutions_of(&subject);
                     self.pos += 1;
@@ -347,7 +373,7 @@ impl Parser {
                 {
                     self.pos += 2;
                 }
-                self.frames.push(Frame::Function);
+                self.open(Frame::Function);
                 self.function_body_pending();
             }
             "coproc" => {
@@ -382,6 +408,32 @@ impl Parser {
         self.problem("unterminated case pattern");
     }
 
+    /// `[[ … ]]`: a test, not commands; `(`, `)` and `|` inside are part of the expression.
+    /// Recorded as one command named `[[` so its substitutions still run first.
+    fn conditional_expression(&mut self) {
+        let mut command = SimpleCommand {
+            context: self.context(),
+            words: vec![Word::plain("[[")],
+            ..SimpleCommand::default()
+        };
+        while let Some(token) = self.tokens.get(self.pos).cloned() {
+            self.pos += 1;
+            match token {
+                Token::Word(w) if !w.quoted && w.text == "]]" => {
+                    self.finish(command);
+                    return;
+                }
+                Token::Word(w) => {
+                    self.substitutions_of(&w);
+                    command.words.push(w);
+                }
+                Token::Op(Op::Newline) => break,
+                _ => {}
+            }
+        }
+        self.problem("unterminated [[");
+    }
+
     fn simple_command(&mut self) {
         let mut command = SimpleCommand {
             context: self.context(),
@@ -399,7 +451,12 @@ impl Parser {
                     self.substitutions_of(&word);
                     match is_assignment(&word) {
                         Some(assignment) if command.words.is_empty() => {
-                            command.assignments.push(assignment)
+                            let array = assignment.1.raw.is_empty()
+                                && matches!(self.tokens.get(self.pos), Some(Token::Op(Op::LParen)));
+                            if array {
+                                self.array_value();
+                            }
+                            command.assignments.push(assignment);
                         }
                         _ => command.words.push(word),
                     }
@@ -412,8 +469,41 @@ impl Parser {
                 Token::Op(_) => break,
             }
         }
+        // Redirections right after a compound (`{ …; } 2>/dev/null`) apply to all of it.
+        if command.words.is_empty() && command.assignments.is_empty() {
+            if let Some(((start, end), true)) = self.last_stage {
+                for inner in self.script.commands.iter_mut().take(end).skip(start) {
+                    inner.redirects.extend(command.redirects.iter().cloned());
+                }
+                return;
+            }
+        }
+        self.finish(command);
+    }
+
+    /// `name=(a b $(c))`: the elements are values, not commands; substitutions still run.
+    fn array_value(&mut self) {
+        self.pos += 1;
+        while let Some(token) = self.tokens.get(self.pos).cloned() {
+            self.pos += 1;
+            match token {
+                Token::Op(Op::RParen) => return,
+                Token::Word(w) => self.substitutions_of(&w),
+                Token::Op(Op::Newline) => {}
+                _ => {
+                    self.problem("unexpected token in an array value");
+                    return;
+                }
+            }
+        }
+        self.problem("unterminated array value");
+    }
+
+    fn finish(&mut self, mut command: SimpleCommand) {
         // Substitutions were listed while reading; the command itself runs after them.
         command.context.piped_from = self.pipe_from;
+        let index = self.script.commands.len();
         self.script.commands.push(command);
+        self.last_stage = Some(((index, index + 1), false));
     }
 }

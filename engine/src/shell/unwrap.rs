@@ -7,7 +7,7 @@
 //! `LD_PRELOAD=`, `GIT_*`, …) make the command *opaque*: the engine does not know what runs.
 
 use super::lex::{Redirect, Word};
-use super::parse::{Context, SimpleCommand, parse};
+use super::parse::{Context, Script, SimpleCommand, parse};
 use super::{MAX_DEPTH, UNRESOLVED};
 
 /// A wrapper that was peeled, kept because it changes the judgement.
@@ -69,6 +69,8 @@ pub struct Effective {
     pub config_keys: Vec<String>,
     /// Paths a `find -exec` walks: the inner command touches what is below them.
     pub walked_paths: Vec<Word>,
+    /// Its standard input carries bytes a network fetch wrote (`curl … | sh`).
+    pub fed_from_network: bool,
 }
 
 impl Effective {
@@ -301,15 +303,79 @@ fn is_peeled(program: &str) -> bool {
 /// `find -exec` give several.
 pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
     let mut out = Vec::new();
-    let start = Effective {
-        args: command.words.clone(),
-        assignments: command.assignments.clone(),
-        redirects: command.redirects.clone(),
-        context: command.context,
-        ..Effective::default()
-    };
-    peel(start, &mut out);
+    peel(start_from(&Effective::default(), command), &mut out);
     out
+}
+
+/// Peels every command of a script, and marks the commands that read what a network fetch
+/// wrote into their pipeline (directly, or through a decoder such as `base64 -d`).
+pub fn unwrap_script(script: &Script, template: &Effective) -> Vec<Effective> {
+    let groups: Vec<Vec<Effective>> = script
+        .commands
+        .iter()
+        .map(|command| {
+            let mut out = Vec::new();
+            peel(start_from(template, command), &mut out);
+            out
+        })
+        .collect();
+    let mut fed = vec![false; groups.len()];
+    for (i, command) in script.commands.iter().enumerate() {
+        let Some((start, end)) = command.context.piped_from else {
+            continue;
+        };
+        let upstream = groups.get(start..end).unwrap_or(&[]);
+        let from_network = upstream.iter().flatten().any(|e| {
+            FETCHERS.contains(&e.program.as_str())
+                || e.fed_from_network && DECODERS.contains(&e.program.as_str())
+        });
+        let relayed = fed.get(start..end).unwrap_or(&[]).iter().any(|f| *f)
+            && upstream
+                .iter()
+                .flatten()
+                .any(|e| DECODERS.contains(&e.program.as_str()));
+        if let Some(slot) = fed.get_mut(i) {
+            *slot = from_network || relayed;
+        }
+    }
+    groups
+        .into_iter()
+        .zip(fed)
+        .flat_map(|(group, fed)| {
+            group.into_iter().map(move |mut effective| {
+                effective.fed_from_network |= fed;
+                effective
+            })
+        })
+        .collect()
+}
+
+/// Programs whose output is bytes from the network.
+const FETCHERS: &[&str] = &[
+    "curl", "wget", "aria2c", "http", "https", "xh", "fetch", "nc", "ncat", "socat",
+];
+
+/// Programs that pass bytes through, possibly decoded.
+const DECODERS: &[&str] = &[
+    "base64", "base32", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "cat", "tee", "dd", "sed",
+];
+
+/// A command's starting point for peeling: the template's wrappers and environment, then the
+/// command's own words.
+fn start_from(template: &Effective, command: &SimpleCommand) -> Effective {
+    let mut assignments = template.assignments.clone();
+    assignments.extend(command.assignments.iter().cloned());
+    let mut redirects = template.redirects.clone();
+    redirects.extend(command.redirects.iter().cloned());
+    Effective {
+        args: command.words.clone(),
+        assignments,
+        redirects,
+        context: command.context,
+        wrappers: template.wrappers.clone(),
+        args_unknown: template.args_unknown,
+        ..Effective::default()
+    }
 }
 
 fn text(word: Option<&Word>) -> &str {
@@ -411,28 +477,22 @@ fn shell_text(mut outer: Effective, source: &Word, out: &mut Vec<Effective>) {
     if script.commands.is_empty() {
         return;
     }
-    let offset = out.len();
-    for mut inner in script.commands {
+    let mut script = script;
+    for inner in &mut script.commands {
         inner.context.in_loop |= outer.context.in_loop;
         inner.context.conditional |= outer.context.conditional;
         inner.context.background |= outer.context.background;
         inner.context.isolated = true;
-        inner.context.piped_from = inner.context.piped_from.map(|i| i + offset);
-        let mut assignments = outer.assignments.clone();
-        assignments.extend(inner.assignments.clone());
-        let mut redirects = outer.redirects.clone();
-        redirects.extend(inner.redirects.clone());
-        let next = Effective {
-            args: inner.words.clone(),
-            assignments,
-            redirects,
-            context: inner.context,
-            wrappers: outer.wrappers.clone(),
-            args_unknown: outer.args_unknown,
-            ..Effective::default()
-        };
-        peel(next, out);
     }
+    let template = Effective {
+        assignments: outer.assignments.clone(),
+        redirects: outer.redirects.clone(),
+        wrappers: outer.wrappers.clone(),
+        args_unknown: outer.args_unknown,
+        fed_from_network: outer.fed_from_network,
+        ..Effective::default()
+    };
+    out.extend(unwrap_script(&script, &template));
 }
 
 fn peel(mut current: Effective, out: &mut Vec<Effective>) {
