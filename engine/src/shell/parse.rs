@@ -263,10 +263,10 @@ impl Parser {
             Some((frame, start)) if expected.contains(&frame) => {
                 self.frames.pop();
                 let mut start = start;
-                if self.top_frame() == Some(Frame::Function) {
-                    if let Some((_, function_start)) = self.frames.pop() {
-                        start = function_start;
-                    }
+                if self.top_frame() == Some(Frame::Function)
+                    && let Some((_, function_start)) = self.frames.pop()
+                {
+                    start = function_start;
                 }
                 self.last_stage = Some(((start, self.script.commands.len()), true));
             }
@@ -470,13 +470,14 @@ impl Parser {
             }
         }
         // Redirections right after a compound (`{ …; } 2>/dev/null`) apply to all of it.
-        if command.words.is_empty() && command.assignments.is_empty() {
-            if let Some(((start, end), true)) = self.last_stage {
-                for inner in self.script.commands.iter_mut().take(end).skip(start) {
-                    inner.redirects.extend(command.redirects.iter().cloned());
-                }
-                return;
+        if command.words.is_empty()
+            && command.assignments.is_empty()
+            && let Some(((start, end), true)) = self.last_stage
+        {
+            for inner in self.script.commands.iter_mut().take(end).skip(start) {
+                inner.redirects.extend(command.redirects.iter().cloned());
             }
+            return;
         }
         self.finish(command);
     }
