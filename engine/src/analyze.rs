@@ -13,7 +13,7 @@ pub use crate::paths::Roots;
 use crate::paths::{self, Zone, place, resolve};
 use crate::shell::lex::Word;
 use crate::shell::parse::parse;
-use crate::shell::unwrap::{Effective, Wrapper, unwrap_script};
+use crate::shell::unwrap::{Effective, Wrapper, is_shell, unwrap_script};
 use crate::signature::{Normalizer, path_placeholder, redact_text};
 
 /// One tool call as the agent made it. The tool name is the agent's own; the input is its JSON.
@@ -233,19 +233,7 @@ fn classify_effective(
                 config_keys: &effective.config_keys,
             })
         };
-        let shell = matches!(
-            effective.program.as_str(),
-            "sh" | "bash"
-                | "zsh"
-                | "dash"
-                | "ksh"
-                | "ash"
-                | "mksh"
-                | "fish"
-                | "yash"
-                | "csh"
-                | "tcsh"
-        );
+        let shell = is_shell(&effective.program);
         let mut j = Judgement::opaque(
             if shell {
                 C::ExecInterpreter

@@ -321,16 +321,6 @@ fn assist() -> String {
     "assist".to_string()
 }
 
-fn evidence(name: &str) -> Evidence {
-    match name {
-        "confirmed" => Evidence::Confirmed,
-        "observed" => Evidence::Observed,
-        "denied" => Evidence::Denied,
-        "granted" => Evidence::Granted,
-        other => panic!("unknown evidence {other}"),
-    }
-}
-
 #[test]
 fn decide_cases() {
     let cases: DecideCases = load("decide.toml");

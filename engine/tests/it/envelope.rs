@@ -65,16 +65,6 @@ struct Scenario {
     promotion: Option<String>,
 }
 
-fn evidence(name: &str) -> Evidence {
-    match name {
-        "confirmed" => Evidence::Confirmed,
-        "observed" => Evidence::Observed,
-        "denied" => Evidence::Denied,
-        "granted" => Evidence::Granted,
-        other => panic!("unknown evidence {other}"),
-    }
-}
-
 fn promotion_name(p: Promotion) -> &'static str {
     match p {
         Promotion::Granted => "granted",

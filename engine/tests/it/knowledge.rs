@@ -40,13 +40,7 @@ fn knowledge_cases() {
         let cases: Cases = load(&format!("knowledge/{name}"));
         for case in &cases.case {
             total += 1;
-            let call = call(
-                &case.command,
-                case.tool.as_deref(),
-                case.input.as_deref(),
-                None,
-            );
-            let analysis = leastgrant_engine::analyze(&call, &roots());
+            let analysis = analyze_case(&case.command, case.tool.as_deref(), case.input.as_deref());
             let what = format!(
                 "{name}: `{}{}`",
                 case.command,

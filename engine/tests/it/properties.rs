@@ -1,24 +1,13 @@
 //! Properties: `decide` never panics on arbitrary text or JSON, and folding is
 //! order-independent.
 
-use leastgrant_engine::decide::{Context, NoRules};
-use leastgrant_engine::{Envelope, Evidence, SessionState, Settings, ToolCall, analyze, decide};
+use leastgrant_engine::{Envelope, Evidence, ToolCall, analyze};
 use proptest::prelude::*;
 
 use crate::support::*;
 
 fn decide_any(call: &ToolCall) {
-    let envelope = Envelope::default();
-    let session = SessionState::default();
-    let settings = Settings::default();
-    let ctx = Context {
-        envelope: &envelope,
-        session: &session,
-        rules: &NoRules,
-        settings: &settings,
-        now_us: T0,
-    };
-    let verdict = decide(&analyze(call, &roots()), &ctx);
+    let verdict = decide_fresh(&analyze(call, &roots()), T0);
     // Whatever the input, there is a verdict and a reason for anything but allow.
     assert!(verdict.decision.as_str() == "allow" || !verdict.reasons.is_empty());
 }

@@ -2,10 +2,10 @@
 //! decided without a panic, and the share the engine understands does not regress. Skips with
 //! a printed reason where `../shared/datasets/` is absent.
 
-use leastgrant_engine::decide::{Context, NoRules};
-use leastgrant_engine::{Envelope, Roots, SessionState, Settings, ToolCall, analyze, decide};
+use leastgrant_engine::{Roots, ToolCall, analyze};
 
 use crate::specstory::{specstory_commands, specstory_dir};
+use crate::support::decide_fresh;
 
 #[test]
 fn real_commands_are_decided_and_mostly_understood() {
@@ -16,20 +16,10 @@ fn real_commands_are_decided_and_mostly_understood() {
         return;
     }
     let roots = Roots::new("/Users/sean/Source/SpecStory/getspecstory", "/Users/sean");
-    let envelope = Envelope::default();
-    let session = SessionState::default();
-    let settings = Settings::default();
-    let ctx = Context {
-        envelope: &envelope,
-        session: &session,
-        rules: &NoRules,
-        settings: &settings,
-        now_us: 0,
-    };
     let mut understood = 0;
     for command in &commands {
         let analysis = analyze(&ToolCall::shell(command, Some(&roots.project)), &roots);
-        let verdict = decide(&analysis, &ctx);
+        let verdict = decide_fresh(&analysis, 0);
         assert!(!verdict.reasons.is_empty(), "no reason for `{command}`");
         if analysis.understood {
             understood += 1;

@@ -124,3 +124,36 @@ impl Failures {
         );
     }
 }
+
+/// The evidence kind a case file names.
+pub fn evidence(name: &str) -> Evidence {
+    match name {
+        "confirmed" => Evidence::Confirmed,
+        "observed" => Evidence::Observed,
+        "denied" => Evidence::Denied,
+        "granted" => Evidence::Granted,
+        other => panic!("unknown evidence {other}"),
+    }
+}
+
+/// Analyses a case: a shell command, or a structured tool call when `tool` is given.
+pub fn analyze_case(command: &str, tool: Option<&str>, input: Option<&str>) -> Analysis {
+    analyze(&call(command, tool, input, None), &roots())
+}
+
+/// Decides an analysed call with no rules, the default settings and nothing learned.
+pub fn decide_fresh(analysis: &Analysis, now_us: i64) -> Verdict {
+    let envelope = Envelope::default();
+    let session = SessionState::default();
+    let settings = Settings::default();
+    decide(
+        analysis,
+        &Context {
+            envelope: &envelope,
+            session: &session,
+            rules: &NoRules,
+            settings: &settings,
+            now_us,
+        },
+    )
+}
