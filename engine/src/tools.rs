@@ -164,7 +164,7 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             (j, None, dir.to_string())
         }
         "glob" | "grep" | "search" | "codebasesearch" | "filesearch" | "ripgrep" | "grepsearch"
-        | "globfilesearch" | "semanticsearch" | "findfiles" => search_tool(input, path),
+        | "globfilesearch" | "semanticsearch" | "findfiles" => search_tool(input, path, cwd, roots),
         "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => {
             let url = text_field(input, &["url", "uri"]).unwrap_or("");
             let j = Judgement::new(C::NetFetch);
@@ -259,7 +259,12 @@ fn file_tool(
     }
 }
 
-fn search_tool(input: &Value, path: Option<&str>) -> (Judgement, Option<String>, String) {
+fn search_tool(
+    input: &Value,
+    path: Option<&str>,
+    cwd: &str,
+    roots: &Roots,
+) -> (Judgement, Option<String>, String) {
     let pattern = text_field(input, &["pattern", "glob_pattern", "query", "regex"]).unwrap_or("");
     let mut j = Judgement::new(C::FsReadWorkspace).recursive(true);
     // A path-shaped glob pattern names where it looks (`~/.ssh/*`, `/etc/**`).
@@ -282,14 +287,15 @@ fn search_tool(input: &Value, path: Option<&str>) -> (Judgement, Option<String>,
     if let (Some(p), Some(_)) = (path, &pattern_root) {
         j.targets.push((Word::plain(p), Access::Read));
     }
+    // Printing matching lines reads contents; listing files or counts reads names.
     let mode = match input.get("output_mode").and_then(Value::as_str) {
-        Some("content") => ", content",
-        _ => "",
+        Some("content") => "content",
+        _ => "names",
     };
-    let _ = mode;
+    let subject = path_signature(place, Some(cwd), roots);
     (
         j,
-        None,
+        Some(format!("{subject}, {mode}")),
         format!("{pattern} {}", path.unwrap_or(""))
             .trim()
             .to_string(),

@@ -242,20 +242,20 @@ impl Parser {
                     // `name() body`: the body's commands run only if called.
                     self.pos += 3;
                     self.open(Frame::Function);
-                    self.function_body_pending();
+                    self.skip_newlines();
                 }
                 Step::Simple => self.simple_command(),
             }
         }
     }
 
-    /// After `name()` or `function name`, the body is one compound command; its commands are
-    /// recorded as conditional (they run only if called).
-    fn function_body_pending(&mut self) {
+    /// After `name()` or `function name`: newlines may stand before the body. The body's own
+    /// frame (`{` or `(`) nests inside the function's, and closing it closes both; its commands
+    /// are recorded as conditional (they run only if called).
+    fn skip_newlines(&mut self) {
         while matches!(self.tokens.get(self.pos), Some(Token::Op(Op::Newline))) {
             self.pos += 1;
         }
-        // The body's own frame ({ or ( ) nests inside Function; Function ends with it.
     }
 
     fn close_frame(&mut self, expected: &[Frame]) {
@@ -374,7 +374,7 @@ impl Parser {
                     self.pos += 2;
                 }
                 self.open(Frame::Function);
-                self.function_body_pending();
+                self.skip_newlines();
             }
             "coproc" => {
                 self.problem("coproc is not analysed");
