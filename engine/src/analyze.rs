@@ -47,7 +47,7 @@ pub struct Analysis {
     pub understood: bool,
     /// What was not (parse problems and each action's unknowns).
     pub problems: Vec<String>,
-    /// The command a network fetch pipes into a shell or interpreter.
+    /// A network fetch pipes into a shell or an interpreter.
     pub piped_from_network: bool,
 }
 
@@ -61,6 +61,7 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
     let mut analysis = match crate::tools::shell_command(call) {
         Some(shell) => {
             let mut a = analyze_shell(&shell.command, &cwd, roots);
+            // The agent was told to leave its sandbox: never learnable.
             if shell.unsandboxed {
                 for action in &mut a.actions {
                     action.signature = format!("unsandboxed {}", action.signature);
@@ -93,110 +94,107 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
     analysis
 }
 
-const CODE_RUNNERS: &[&str] = &[
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "ash",
-    "busybox",
-    "fish",
-    "python",
-    "python3",
-    "python2",
-    "node",
-    "perl",
-    "ruby",
-    "php",
-    "lua",
-    "pwsh",
-    "powershell",
-    "eval",
-    "source",
-    ".",
-    "deno",
-    "bun",
-];
+/// Programs that run code they read from their input.
+fn runs_code(effective: &Effective) -> bool {
+    let program = effective.program.as_str();
+    is_shell(program)
+        || effective.wrappers.contains(&Wrapper::ShellEval)
+        || matches!(
+            program,
+            "busybox"
+                | "python"
+                | "python3"
+                | "python2"
+                | "node"
+                | "perl"
+                | "ruby"
+                | "php"
+                | "lua"
+                | "pwsh"
+                | "powershell"
+                | "eval"
+                | "source"
+                | "."
+                | "deno"
+                | "bun"
+        )
+}
 
-/// Analyses shell text run in `cwd`.
+/// Analyses shell text run in `cwd`. Problems are reported on the actions (`unknowns`); the
+/// caller gathers them.
 pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
     let script = parse(command, 0);
-    let mut problems = script.problems.clone();
     let effectives = unwrap_script(&script, &Effective::default());
     let mut piped_from_network = false;
     let mut cwd_now: Option<String> = Some(cwd.to_string());
     let mut actions = Vec::new();
     for effective in &effectives {
-        {
-            let runs_code = CODE_RUNNERS.contains(&effective.program.as_str())
-                || effective.wrappers.contains(&Wrapper::ShellEval);
-            let piped = effective.fed_from_network
-                && runs_code
-                && effective
-                    .args
-                    .iter()
-                    .all(|w| w.text.starts_with('-') || effective.program == "eval");
-            piped_from_network |= piped;
-            if matches!(effective.program.as_str(), "cd" | "pushd" | "popd") {
-                let ctx = effective.context;
-                let target = effective
-                    .args
-                    .iter()
-                    .find(|w| !w.text.starts_with('-') || w.text == "-");
-                let next = match (effective.program.as_str(), target) {
-                    ("popd", _) => None,
-                    (_, None) => Some(roots.home.clone()),
-                    (_, Some(w)) if w.text == "-" => None,
-                    (_, Some(w)) => resolve(&w.text, cwd_now.as_deref(), roots),
-                };
-                if ctx.isolated || ctx.conditional || ctx.in_loop || ctx.background {
-                    // A `cd` whose effect depends on control flow: later relative paths are
-                    // ambiguous. (Inside a subshell it does not leak, but we do not track scopes.)
-                    cwd_now = None;
-                } else {
-                    cwd_now = next;
-                }
-            }
-            actions.push(classify_effective(
-                effective,
-                cwd_now.as_deref(),
-                roots,
-                piped,
-            ));
+        // Network bytes reach a program that runs what it reads (not a script file it names).
+        let piped = effective.fed_from_network
+            && runs_code(effective)
+            && effective
+                .args
+                .iter()
+                .all(|w| w.text.starts_with('-') || effective.program == "eval");
+        piped_from_network |= piped;
+        if matches!(effective.program.as_str(), "cd" | "pushd" | "popd") {
+            cwd_now = change_directory(effective, cwd_now.as_deref(), roots);
         }
+        actions.push(classify_effective(
+            effective,
+            cwd_now.as_deref(),
+            roots,
+            piped,
+        ));
     }
+    let mut problems = script.problems;
     if actions.is_empty() {
-        if problems.is_empty() && command.trim().is_empty() {
-            problems.push("an empty command".to_string());
+        if problems.is_empty() {
+            problems.push(if command.trim().is_empty() {
+                "an empty command".to_string()
+            } else {
+                "nothing the engine could analyse".to_string()
+            });
         }
-        let mut action = unknown_action(command, "nothing the engine could analyse");
-        action.unknowns.clone_from(&problems);
-        actions.push(action);
-        return Analysis {
-            actions,
-            understood: false,
-            problems,
-            piped_from_network,
-        };
-    }
-    if !problems.is_empty() {
+        actions.push(unknown_action(command, &problems));
+    } else if !problems.is_empty() {
+        // A command that did not parse cleanly is not understood in any part.
         for action in &mut actions {
             action.understood = false;
         }
         if let Some(first) = actions.first_mut() {
-            first.unknowns.extend(problems.iter().cloned());
+            first.unknowns.extend(problems);
         }
     }
     Analysis {
         actions,
-        understood: problems.is_empty(),
+        understood: false,
         problems: Vec::new(),
         piped_from_network,
     }
 }
 
-fn unknown_action(text: &str, why: &str) -> Action {
+/// The working directory after `cd`/`pushd`/`popd`; `None` when it is not knowable. A `cd`
+/// whose effect depends on control flow makes later relative paths ambiguous (inside a
+/// subshell it would not leak, but scopes are not tracked, so this errs towards unknown).
+fn change_directory(effective: &Effective, cwd: Option<&str>, roots: &Roots) -> Option<String> {
+    let ctx = effective.context;
+    if ctx.isolated || ctx.conditional || ctx.in_loop || ctx.background {
+        return None;
+    }
+    let target = effective
+        .args
+        .iter()
+        .find(|w| !w.text.starts_with('-') || w.text == "-");
+    match (effective.program.as_str(), target) {
+        ("popd", _) => None,
+        (_, None) => Some(roots.home.clone()),
+        (_, Some(w)) if w.text == "-" => None,
+        (_, Some(w)) => resolve(&w.text, cwd, roots),
+    }
+}
+
+fn unknown_action(text: &str, why: &[String]) -> Action {
     Action {
         capability: C::ExecUnknown,
         blast: C::ExecUnknown.default_blast(),
@@ -204,7 +202,7 @@ fn unknown_action(text: &str, why: &str) -> Action {
         display: redact_text(text),
         targets: Vec::new(),
         understood: false,
-        unknowns: vec![why.to_string()],
+        unknowns: why.to_vec(),
         flags: ActionFlags::default(),
     }
 }
