@@ -154,3 +154,39 @@ proptest! {
         prop_assert_eq!(fold(&forward), fold(&shuffled));
     }
 }
+
+/// Deep nesting of every shape gets a verdict: no stack overflow, no unbounded recursion.
+#[test]
+fn deep_nesting_still_gets_a_verdict() {
+    let depth = 10_000;
+    let shapes = [
+        format!("{}true{}", "{ ".repeat(depth), "; }".repeat(depth)),
+        format!("{}id{}", "$(".repeat(depth), ")".repeat(depth)),
+        format!("{}id{}", "( ".repeat(depth), " )".repeat(depth)),
+        format!(
+            "{}id{}",
+            "if true; then ".repeat(depth),
+            "; fi".repeat(depth)
+        ),
+        format!(
+            "{}id{}",
+            "`echo ".repeat(depth.min(64)),
+            "`".repeat(depth.min(64))
+        ),
+        format!("echo {}", "{".repeat(40_000)),
+        format!("echo {}x{}", "${a:-".repeat(depth), "}".repeat(depth)),
+        "sh -c '".repeat(100),
+    ];
+    for shape in &shapes {
+        let verdict = decide_fresh(
+            &analyze(&ToolCall::shell(shape, Some(PROJECT)), &roots()),
+            T0,
+        );
+        assert_ne!(
+            verdict.decision.as_str(),
+            "allow",
+            "deep shape allowed: {}…",
+            &shape[..40.min(shape.len())]
+        );
+    }
+}
