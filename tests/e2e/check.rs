@@ -133,6 +133,11 @@ fn the_human_output_shows_each_action_and_why() {
     );
     assert!(stdout.contains("delete /home/dev/.ssh (home)"), "{stdout}");
     assert!(stdout.contains("why:\n  - "), "{stdout}");
+    let (_, stdout, _) = check(&["env FOO=1 ls"]);
+    assert!(
+        stdout.contains("1. [ask] FOO=1 ls  (fs.read.workspace)"),
+        "{stdout}"
+    );
 }
 
 #[test]

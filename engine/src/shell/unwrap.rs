@@ -670,6 +670,11 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     {
                         let mut v = word.clone();
                         v.text = value.to_string();
+                        v.raw = v
+                            .raw
+                            .split_once('=')
+                            .map(|(_, r)| r.to_string())
+                            .unwrap_or_default();
                         current.assignments.push((name.to_string(), v));
                         continue;
                     }

@@ -78,9 +78,18 @@ fn trained() -> Envelope {
 
 #[test]
 fn the_neighbours_are_learned_and_no_bypass_is_allowed() {
+    for posture in ["assist", "autopilot"] {
+        check_posture(posture);
+    }
+}
+
+fn check_posture(posture: &str) {
     let corpus: Corpus = load("bypass.toml");
     let envelope = trained();
-    let settings = Settings::default();
+    let settings = Settings {
+        posture: leastgrant_engine::Posture::parse(posture).expect("a posture"),
+        ..Settings::default()
+    };
     let now = T0 + 41 * DAY_US;
     let session = SessionState::default();
     let ctx = Context {
@@ -118,7 +127,10 @@ fn the_neighbours_are_learned_and_no_bypass_is_allowed() {
         );
         let verdict = decide(&analyze(&call, &roots()), &ctx);
         if verdict.decision.as_str() == "allow" {
-            failures.fail(format!("{} was allowed: {}", case.id, case.command));
+            failures.fail(format!(
+                "{} was allowed under {posture}: {}",
+                case.id, case.command
+            ));
         }
     }
     for class in corpus.classes.keys() {
