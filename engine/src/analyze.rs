@@ -7,7 +7,8 @@
 
 use crate::knowledge::{self, Invocation, Judgement};
 use crate::model::{
-    Access, Action, ActionFlags, Capability as C, Exposure, Reach, Reversibility, Scale, Target,
+    Access, Action, ActionFlags, Capability as C, Exposure, Reach, Reversibility, Scale, Subject,
+    Target,
 };
 pub use crate::paths::Roots;
 use crate::paths::{self, Zone, place, resolve};
@@ -204,6 +205,12 @@ fn unknown_action(text: &str, why: &[String]) -> Action {
         understood: false,
         unknowns: why.to_vec(),
         flags: ActionFlags::default(),
+        subject: Subject {
+            tool: "Bash".to_string(),
+            command: Some(text.to_string()),
+            written: Some(text.to_string()),
+            ..Subject::default()
+        },
     }
 }
 
@@ -397,6 +404,22 @@ fn classify_effective(
         understood: unknowns.is_empty(),
         unknowns,
         flags,
+        subject: Subject {
+            tool: "Bash".to_string(),
+            command: Some(shell_words(effective)),
+            written: Some(effective.written.clone()),
+            risky_wrapper: effective.wrappers.iter().any(|w| {
+                matches!(
+                    w,
+                    Wrapper::Privilege
+                        | Wrapper::ShellEval
+                        | Wrapper::StdinArgs
+                        | Wrapper::FindExec
+                        | Wrapper::FetchRun
+                )
+            }),
+            text: None,
+        },
     }
 }
 
@@ -483,6 +506,7 @@ pub(crate) fn place_targets(
         }
         targets.push(Target {
             path,
+            glob: word.glob,
             access: *access,
             placement,
         });
@@ -517,6 +541,39 @@ fn names_secret_variable(raw: &str) -> bool {
         .iter()
         .any(|s| name.contains(s))
     })
+}
+
+/// The program as written and its arguments, quoted where the shell would need it: what
+/// `Bash(…)` rules are matched against.
+fn shell_words(effective: &Effective) -> String {
+    let program = if effective.program_path.is_empty() {
+        &effective.program
+    } else {
+        &effective.program_path
+    };
+    std::iter::once(quote_word(program, true))
+        .chain(effective.args.iter().map(|w| {
+            quote_word(
+                if w.is_literal() { &w.text } else { &w.raw },
+                w.is_literal(),
+            )
+        }))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Quotes a literal word that holds spaces or shell syntax, so `git 'status; rm -rf x'` never
+/// reads as `git status; rm -rf x` to a rule. Unknown words keep their written form.
+pub fn quote_word(text: &str, literal: bool) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_./=:@%+,^~".contains(c));
+    if !literal || plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 fn effective_text(effective: &Effective) -> String {

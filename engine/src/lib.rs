@@ -25,6 +25,7 @@ pub mod envelope;
 pub mod knowledge;
 pub mod model;
 pub mod paths;
+pub mod rules;
 pub mod shell;
 pub mod signature;
 pub mod tools;

@@ -348,6 +348,8 @@ impl Access {
 pub struct Target {
     /// The path as resolved (absolute and normalised when resolvable, else as written).
     pub path: String,
+    /// It holds unquoted glob characters (`cat .en?`): the shell expands it.
+    pub glob: bool,
     /// How the action uses it.
     pub access: Access,
     /// Where it lies.
@@ -373,6 +375,26 @@ pub struct Action {
     pub unknowns: Vec<String>,
     /// Facts that raise a floor regardless of learning.
     pub flags: ActionFlags,
+    /// What permission rules and grants are matched against.
+    pub subject: Subject,
+}
+
+/// What a permission rule sees of an action: the tool in Claude Code's spelling, and the text a
+/// specifier is matched against.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Subject {
+    /// The tool, in Claude Code's spelling (`Bash`, `Read`, `Edit`, `WebFetch`, `mcp__s__t`);
+    /// other agents' tools are mapped onto it (Cursor's `read_file` is `Read`).
+    pub tool: String,
+    /// Shell actions: the program as written and its arguments, wrappers peeled, each word
+    /// quoted as the shell would need it.
+    pub command: Option<String>,
+    /// Shell actions: the whole simple command as written, wrappers included.
+    pub written: Option<String>,
+    /// A wrapper that changes the risk (privilege, a shell, arguments from input) was peeled.
+    pub risky_wrapper: bool,
+    /// Structured tools: the primary argument (the URL, the query, the path as given).
+    pub text: Option<String>,
 }
 
 impl Action {

@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use crate::analyze::{ToolCall, path_signature, place_targets};
 use crate::knowledge::Judgement;
-use crate::model::{Access, Action, ActionFlags, Capability as C, Reach, Reversibility, Scale};
+use crate::model::{
+    Access, Action, ActionFlags, Capability as C, Reach, Reversibility, Scale, Subject,
+};
 use crate::paths::Roots;
 use crate::shell::lex::Word;
 use crate::signature::{Normalizer, normalize_arg, redact_text};
@@ -238,7 +240,76 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         understood: unknowns.is_empty(),
         unknowns,
         flags,
+        subject: Subject {
+            tool: canonical_tool(tool),
+            text: primary_text(input).map(str::to_string),
+            ..Subject::default()
+        },
     }
+}
+
+/// Claude Code's spelling of a tool, so one rule file covers every agent.
+pub fn canonical_tool(tool: &str) -> String {
+    let name = match key(tool).as_str() {
+        "bash" | "shell" | "runterminalcmd" | "runterminalcommand" | "executecommand"
+        | "terminal" | "runcommand" | "execute" | "localshell" | "exec" | "runshellcommand" => {
+            "Bash"
+        }
+        "read" | "readfile" | "view" | "catfile" | "openfile" => "Read",
+        "notebookread" => "NotebookRead",
+        "write" | "writefile" | "createfile" | "newfile" => "Write",
+        "edit"
+        | "editfile"
+        | "strreplace"
+        | "strreplaceeditor"
+        | "searchreplace"
+        | "strreplacebasededittool" => "Edit",
+        "multiedit" => "MultiEdit",
+        "notebookedit" | "editnotebook" => "NotebookEdit",
+        "delete" | "deletefile" | "removefile" | "rmfile" | "deletepath" | "trashfile" => "Delete",
+        "glob" | "globfilesearch" | "filesearch" | "findfiles" => "Glob",
+        "grep" | "grepsearch" | "ripgrep" | "search" | "codebasesearch" | "semanticsearch" => {
+            "Grep"
+        }
+        "ls" | "listdir" => "LS",
+        "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => "WebFetch",
+        "websearch" | "websearchtool" => "WebSearch",
+        "task" | "agent" | "spawnagent" | "subagent" => "Task",
+        _ => return tool.to_string(),
+    };
+    name.to_string()
+}
+
+/// The argument a `Tool(specifier)` rule is matched against: the path, URL, query or command,
+/// else the first non-empty string field by key.
+fn primary_text(input: &Value) -> Option<&str> {
+    const PRIMARY: &[&str] = &[
+        "file_path",
+        "target_file",
+        "notebook_path",
+        "path",
+        "url",
+        "query",
+        "search_term",
+        "pattern",
+        "command",
+        "relative_workspace_path",
+    ];
+    PRIMARY
+        .iter()
+        .find_map(|k| {
+            input
+                .get(*k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        })
+        .or_else(|| {
+            let map = input.as_object()?;
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            keys.into_iter()
+                .find_map(|k| map.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()))
+        })
 }
 
 fn file_tool(
@@ -406,6 +477,11 @@ fn mcp(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         understood: unknowns.is_empty(),
         unknowns,
         flags,
+        subject: Subject {
+            tool: tool.to_string(),
+            text: primary_text(&call.input).map(str::to_string),
+            ..Subject::default()
+        },
     }
 }
 

@@ -71,6 +71,9 @@ pub struct Effective {
     pub walked_paths: Vec<Word>,
     /// Its standard input carries bytes a network fetch wrote (`curl … | sh`).
     pub fed_from_network: bool,
+    /// The simple command as written, wrappers included (for a command inside `sh -c`, the
+    /// outer command).
+    pub written: String,
 }
 
 impl Effective {
@@ -376,6 +379,21 @@ fn start_from(template: &Effective, command: &SimpleCommand) -> Effective {
     assignments.extend(command.assignments.iter().cloned());
     let mut redirects = template.redirects.clone();
     redirects.extend(command.redirects.iter().cloned());
+    let written = if template.written.is_empty() {
+        command
+            .words
+            .iter()
+            .map(|w| {
+                crate::analyze::quote_word(
+                    if w.is_literal() { &w.text } else { &w.raw },
+                    w.is_literal(),
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        template.written.clone()
+    };
     Effective {
         args: command.words.clone(),
         assignments,
@@ -383,6 +401,7 @@ fn start_from(template: &Effective, command: &SimpleCommand) -> Effective {
         context: command.context,
         wrappers: template.wrappers.clone(),
         args_unknown: template.args_unknown,
+        written,
         ..Effective::default()
     }
 }
@@ -499,6 +518,7 @@ fn shell_text(mut outer: Effective, source: &Word, out: &mut Vec<Effective>) {
         wrappers: outer.wrappers.clone(),
         args_unknown: outer.args_unknown,
         fed_from_network: outer.fed_from_network,
+        written: outer.written.clone(),
         ..Effective::default()
     };
     out.extend(unwrap_script(&script, &template));

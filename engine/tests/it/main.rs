@@ -7,5 +7,6 @@ mod envelope;
 mod knowledge;
 mod properties;
 mod real_data;
+mod rules;
 mod specstory;
 mod support;
