@@ -346,13 +346,17 @@ fn representatives(a: &Pattern, b: &Pattern) -> Vec<char> {
     reps
 }
 
+/// A state of the product automaton: the state sets of both patterns.
+type Pair = (Vec<bool>, Vec<bool>);
+
 /// Breadth-first search of the product of the determinised automata for a pair of states
 /// where `goal(a accepts, b accepts)` holds; returns the shortest witness.
 fn explore(a: &Pattern, b: &Pattern, goal: impl Fn(bool, bool) -> bool) -> Option<String> {
     let reps = representatives(a, b);
     let start = (a.start(), b.start());
-    let mut seen: HashMap<(Vec<bool>, Vec<bool>), usize> = HashMap::new();
-    let mut nodes: Vec<((Vec<bool>, Vec<bool>), Option<(usize, char)>)> = Vec::new();
+    let mut seen: HashMap<Pair, usize> = HashMap::new();
+    // Each product state, with the state and character it was first reached from.
+    let mut nodes: Vec<(Pair, Option<(usize, char)>)> = Vec::new();
     let mut queue = VecDeque::new();
     seen.insert(start.clone(), 0);
     nodes.push((start, None));
