@@ -58,6 +58,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
                 tool: tool.clone(),
                 input,
                 cwd: Some(text(&cwd)),
+                descriptor: None,
             }
         }
         (Some(_), Some(_)) => bail!("give either a shell command or --tool, not both"),

@@ -18,7 +18,7 @@ use crate::shell::unwrap::{Effective, Wrapper, is_shell, unwrap_script};
 use crate::signature::{Normalizer, path_placeholder, redact_text};
 
 /// One tool call as the agent made it. The tool name is the agent's own; the input is its JSON.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolCall {
     /// The agent's tool name (`Bash`, `Read`, `run_terminal_cmd`, `mcp__github__create_issue`).
     pub tool: String,
@@ -26,6 +26,8 @@ pub struct ToolCall {
     pub input: serde_json::Value,
     /// The working directory the call runs in (the project root when unknown).
     pub cwd: Option<String>,
+    /// The tool's descriptor digest, when the agent reports the tool's schema (MCP).
+    pub descriptor: Option<String>,
 }
 
 impl ToolCall {
@@ -35,6 +37,7 @@ impl ToolCall {
             tool: "Bash".to_string(),
             input: serde_json::json!({ "command": command }),
             cwd: cwd.map(str::to_string),
+            descriptor: None,
         }
     }
 }
@@ -88,8 +91,11 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
             }
         }
     };
-    for action in &analysis.actions {
+    let call_args = crate::grants::canonical_args(&call.input);
+    for action in &mut analysis.actions {
         analysis.problems.extend(action.unknowns.iter().cloned());
+        action.subject.call_args = Some(call_args.clone());
+        action.subject.descriptor.clone_from(&call.descriptor);
     }
     analysis.understood = analysis.problems.is_empty();
     analysis
@@ -418,7 +424,7 @@ fn classify_effective(
                         | Wrapper::FetchRun
                 )
             }),
-            text: None,
+            ..Subject::default()
         },
     }
 }

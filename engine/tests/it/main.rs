@@ -4,6 +4,7 @@
 mod bypass;
 mod cases;
 mod envelope;
+mod grants;
 mod knowledge;
 mod properties;
 mod real_data;

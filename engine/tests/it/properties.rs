@@ -123,7 +123,7 @@ proptest! {
         tool in prop::sample::select(vec!["Bash", "Read", "Write", "Edit", "Glob", "Grep", "WebFetch", "Task", "mcp__s__get_x", "run_terminal_cmd", "read_file", "delete_file", "Unknown"]),
         input in json_value(),
     ) {
-        decide_any(&ToolCall { tool: tool.to_string(), input, cwd: Some(PROJECT.to_string()) });
+        decide_any(&ToolCall { tool: tool.to_string(), input, cwd: Some(PROJECT.to_string()), descriptor: None });
     }
 
     #[test]

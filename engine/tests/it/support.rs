@@ -37,6 +37,7 @@ pub fn call(command: &str, tool: Option<&str>, input: Option<&str>, cwd: Option<
             input: serde_json::from_str(input.unwrap_or("{}"))
                 .unwrap_or_else(|e| panic!("bad input JSON for {tool}: {e}")),
             cwd: Some(cwd.unwrap_or(PROJECT).to_string()),
+            descriptor: None,
         },
         None => ToolCall::shell(command, Some(cwd.unwrap_or(PROJECT))),
     }

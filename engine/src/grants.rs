@@ -1,0 +1,288 @@
+//! Grants: a human's answer for a tool, a call or a signature, kept across sessions.
+//!
+//! A grant's identity is a content-stable 16-hex digest of `{tool, verdict, scope}`, so granting
+//! the same thing again upserts it. Arguments compare canonically (key order never matters;
+//! prose fields such as a Bash call's `description` are not part of a call's identity). A grant
+//! may pin the tool's descriptor digest: when the tool's schema changes, the grant no longer
+//! covers it and the person is asked again. Deny beats allow at the consumer ([`Answers`]).
+//! Storage is behind the [`GrantStore`] seam; the file store lives with the hook, which owns I/O.
+
+use std::fmt;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::decide::{Decision, RuleHit, Rules};
+use crate::model::Action;
+use crate::rules::Policy;
+
+/// Allow or deny; both persist alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GrantVerdict {
+    /// Let it run.
+    Allow,
+    /// Refuse it.
+    Deny,
+}
+
+impl GrantVerdict {
+    /// The lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrantVerdict::Allow => "allow",
+            GrantVerdict::Deny => "deny",
+        }
+    }
+}
+
+/// What a grant covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrantScope {
+    /// Every call of the tool.
+    ThisTool,
+    /// Calls whose arguments are canonically equal to these.
+    ThisCall {
+        /// The arguments, canonical (see [`canonical_args`]).
+        args: Value,
+    },
+    /// Every action with this signature (the identity learning uses): `npm test` whatever its
+    /// flags' order or spelling.
+    Signature {
+        /// The signature.
+        signature: String,
+    },
+}
+
+/// One grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// The tool, in Claude Code's spelling.
+    pub tool: String,
+    /// Allow or deny.
+    pub verdict: GrantVerdict,
+    /// What it covers.
+    pub scope: GrantScope,
+    /// The tool's descriptor digest when granted; a different digest means "ask again".
+    pub pinned_descriptor: Option<String>,
+    /// When it was granted (ms since the epoch), if known.
+    pub created_at_ms: Option<i64>,
+    /// Why, in the granter's words.
+    pub note: Option<String>,
+    id: String,
+}
+
+impl Grant {
+    /// A grant; its identity is derived from `{tool, verdict, scope}`.
+    pub fn new(tool: &str, verdict: GrantVerdict, scope: GrantScope) -> Grant {
+        let scope = match scope {
+            GrantScope::ThisCall { args } => GrantScope::ThisCall {
+                args: canonical_args(&args),
+            },
+            other => other,
+        };
+        let identity = serde_json::json!({
+            "tool": tool,
+            "verdict": verdict.as_str(),
+            "scope": scope_json(&scope),
+        });
+        Grant {
+            tool: tool.to_string(),
+            verdict,
+            scope,
+            pinned_descriptor: None,
+            created_at_ms: None,
+            note: None,
+            id: digest16(&identity),
+        }
+    }
+
+    /// Pins the tool's descriptor digest.
+    pub fn with_pinned_descriptor(mut self, digest: &str) -> Grant {
+        self.pinned_descriptor = Some(digest.to_string());
+        self
+    }
+
+    /// Records when it was granted.
+    pub fn with_created_at_ms(mut self, at_ms: i64) -> Grant {
+        self.created_at_ms = Some(at_ms);
+        self
+    }
+
+    /// Records why.
+    pub fn with_note(mut self, note: &str) -> Grant {
+        self.note = Some(note.to_string());
+        self
+    }
+
+    /// The content-stable 16-hex identity.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The grant covers a call of `tool` with `args` (its own scope only: `Signature` grants
+    /// need an analysed action, see [`Grant::covers_action`]).
+    pub fn covers(&self, tool: &str, args: &Value) -> bool {
+        if tool != self.tool {
+            return false;
+        }
+        match &self.scope {
+            GrantScope::ThisTool => true,
+            GrantScope::ThisCall { args: granted } => *granted == canonical_args(args),
+            GrantScope::Signature { .. } => false,
+        }
+    }
+
+    /// The grant covers an analysed action; a pinned descriptor must match the call's.
+    pub fn covers_action(&self, action: &Action) -> bool {
+        let subject = &action.subject;
+        if subject.tool != self.tool {
+            return false;
+        }
+        if let Some(pinned) = &self.pinned_descriptor
+            && subject.descriptor.as_deref() != Some(pinned.as_str())
+        {
+            return false;
+        }
+        match &self.scope {
+            GrantScope::ThisTool => true,
+            GrantScope::ThisCall { args } => subject.call_args.as_ref() == Some(args),
+            GrantScope::Signature { signature } => action.signature == *signature,
+        }
+    }
+
+    /// Rebuilds a stored grant, checking its identity.
+    pub fn restore(
+        tool: &str,
+        verdict: GrantVerdict,
+        scope: GrantScope,
+        stored_id: &str,
+    ) -> Result<Grant, GrantStoreError> {
+        let grant = Grant::new(tool, verdict, scope);
+        if grant.id != stored_id {
+            return Err(GrantStoreError(format!(
+                "grant `{stored_id}` does not match its content (expected `{}`): the file was edited by hand",
+                grant.id
+            )));
+        }
+        Ok(grant)
+    }
+}
+
+/// The scope as JSON (for identities and storage).
+pub fn scope_json(scope: &GrantScope) -> Value {
+    match scope {
+        GrantScope::ThisTool => serde_json::json!({"kind": "this-tool"}),
+        GrantScope::ThisCall { args } => serde_json::json!({"kind": "this-call", "args": args}),
+        GrantScope::Signature { signature } => {
+            serde_json::json!({"kind": "signature", "signature": signature})
+        }
+    }
+}
+
+/// Reads a scope written by [`scope_json`].
+pub fn scope_from_json(value: &Value) -> Option<GrantScope> {
+    match value.get("kind")?.as_str()? {
+        "this-tool" => Some(GrantScope::ThisTool),
+        "this-call" => Some(GrantScope::ThisCall {
+            args: value.get("args")?.clone(),
+        }),
+        "signature" => Some(GrantScope::Signature {
+            signature: value.get("signature")?.as_str()?.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// Prose an agent adds to a call that is not part of what the call does.
+const PROSE_FIELDS: &[&str] = &["description", "explanation", "prompt", "reason", "timeout"];
+
+/// Canonical arguments: objects with sorted keys (serde_json's map is ordered), prose fields
+/// dropped at the top level.
+pub fn canonical_args(args: &Value) -> Value {
+    match args {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !PROSE_FIELDS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The first 16 hex digits of SHA-256 over canonical JSON.
+pub fn digest16(value: &Value) -> String {
+    let text = value.to_string();
+    let hash = Sha256::digest(text.as_bytes());
+    hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// A tool's descriptor digest (its name, description and input schema, canonically): pin it
+/// in a grant, and a changed schema asks again.
+pub fn descriptor_digest(descriptor: &Value) -> String {
+    digest16(descriptor)
+}
+
+/// A grant store could not be read or written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantStoreError(pub String);
+
+impl fmt::Display for GrantStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GrantStoreError {}
+
+/// Where grants are kept. Sync and object-safe, so a hook can hold a `Box<dyn GrantStore>`.
+pub trait GrantStore {
+    /// Upserts a grant (same identity replaces) and returns it.
+    fn save(&mut self, grant: Grant) -> Result<Grant, GrantStoreError>;
+    /// Removes a grant by identity and returns it, as the audit record.
+    fn revoke(&mut self, id: &str) -> Result<Option<Grant>, GrantStoreError>;
+    /// Removes every grant.
+    fn clear(&mut self) -> Result<(), GrantStoreError>;
+    /// Every grant; a store that does not exist yet reads as empty.
+    fn load(&self) -> Result<Vec<Grant>, GrantStoreError>;
+}
+
+/// A human's answers given in advance: grants and a rule policy, consulted together. A deny
+/// grant beats everything; then the policy's resolution (its denies beat allow grants); then an
+/// allow grant, which is more specific than any rule.
+pub struct Answers<'a> {
+    /// Rules in force.
+    pub policy: &'a Policy,
+    /// Grants in force.
+    pub grants: &'a [Grant],
+}
+
+impl Rules for Answers<'_> {
+    fn check(&self, action: &Action) -> Option<RuleHit> {
+        let covering = |verdict: GrantVerdict| {
+            self.grants
+                .iter()
+                .find(|g| g.verdict == verdict && g.covers_action(action))
+        };
+        if let Some(grant) = covering(GrantVerdict::Deny) {
+            return Some(RuleHit {
+                decision: Decision::Deny,
+                rule: format!("grant {} (deny)", grant.id()),
+            });
+        }
+        let from_policy = self.policy.resolve(action);
+        if from_policy
+            .as_ref()
+            .is_some_and(|hit| hit.decision == Decision::Deny)
+        {
+            return from_policy;
+        }
+        if let Some(grant) = covering(GrantVerdict::Allow) {
+            return Some(RuleHit {
+                decision: Decision::Allow,
+                rule: format!("grant {} (allow)", grant.id()),
+            });
+        }
+        from_policy
+    }
+}
