@@ -5,7 +5,8 @@
 //!
 //! Must not: depend on ingest, replay, report or anything heavy; panic (the same lints as the
 //! engine apply); or answer anything wider than the envelope that was audited. The binary comes
-//! with the hook work; until then this crate only marks its place in the layout.
+//! with the hook work; today the crate holds the file grant store, which the hook and the CLI
+//! share.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -13,3 +14,5 @@
     clippy::indexing_slicing,
     clippy::unreachable
 )]
+
+pub mod grants;
