@@ -1,14 +1,17 @@
 //! `leastgrant check`: one decision, explained for a person or as JSON for CI.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use leastgrant_engine::decide::{Context, NoRules};
+use leastgrant_engine::decide::Context;
+use leastgrant_engine::grants::{Answers, GrantStore};
 use leastgrant_engine::{
-    Analysis, Decision, Envelope, Roots, SessionState, Settings, ToolCall, Verdict, analyze, decide,
+    Analysis, Decision, Envelope, SessionState, Settings, ToolCall, Verdict, analyze, decide,
 };
+
+use crate::workspace::Workspace;
 use serde_json::{Value, json};
 
 #[derive(Args)]
@@ -27,29 +30,24 @@ pub struct CheckArgs {
     /// The project root [default: the enclosing git repository, else --cwd].
     #[arg(long)]
     project: Option<PathBuf>,
+    /// A rules file (JSON: `{allow, ask, deny, defaultMode}` or Claude Code's
+    /// `{"permissions": …}`); repeat to layer several [default: `~/.leastgrant/rules.json` and
+    /// `<project>/.leastgrant/rules.json`, where they exist].
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// Ignore the grants saved with `leastgrant allow|deny`.
+    #[arg(long)]
+    no_grants: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let cwd = match &args.cwd {
-        Some(dir) => std::path::absolute(dir).context("cannot resolve --cwd")?,
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    let project = match &args.project {
-        Some(dir) => std::path::absolute(dir).context("cannot resolve --project")?,
-        None => project_root(&cwd),
-    };
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/"));
-    let mut roots = Roots::new(&text(&project), &text(&home));
-    if let Some(state) = std::env::var_os("LEASTGRANT_HOME") {
-        roots.state_dir = text(Path::new(&state));
-    }
+    let workspace = Workspace::discover(args.cwd.as_deref(), args.project.as_deref())?;
+    let cwd = workspace.cwd_text();
     let call = match (&args.command, &args.tool) {
-        (Some(command), None) => ToolCall::shell(command, Some(&text(&cwd))),
+        (Some(command), None) => ToolCall::shell(command, Some(&cwd)),
         (None, Some(tool)) => {
             let raw = args.input.as_deref().unwrap_or("{}");
             let input: Value = serde_json::from_str(raw)
@@ -57,28 +55,33 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
             ToolCall {
                 tool: tool.clone(),
                 input,
-                cwd: Some(text(&cwd)),
+                cwd: Some(cwd),
                 descriptor: None,
             }
         }
         (Some(_), Some(_)) => bail!("give either a shell command or --tool, not both"),
         (None, None) => bail!("give a shell command to check, or --tool NAME --input JSON"),
     };
-    let analysis = analyze(&call, &roots);
+    let policy = workspace.policy(&args.rules)?;
+    let grants = if args.no_grants {
+        Vec::new()
+    } else {
+        workspace.grants().load()?
+    };
+    let answers = Answers {
+        policy: &policy,
+        grants: &grants,
+    };
+    let analysis = analyze(&call, &workspace.roots);
     let envelope = Envelope::default();
     let session = SessionState::default();
     let settings = Settings::default();
-    // The CLI is the edge that reads the clock; the engine takes time as an input.
-    let now_us = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
-        .unwrap_or(0);
     let ctx = Context {
         envelope: &envelope,
         session: &session,
-        rules: &NoRules,
+        rules: &answers,
         settings: &settings,
-        now_us,
+        now_us: now_us(),
     };
     let verdict = decide(&analysis, &ctx);
     if args.json {
@@ -96,16 +99,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     }))
 }
 
-fn text(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
-}
-
-/// The nearest enclosing directory with a `.git`, else `cwd` itself.
-fn project_root(cwd: &Path) -> PathBuf {
-    cwd.ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(cwd)
-        .to_path_buf()
+/// Now, in microseconds. The CLI is the edge that reads the clock; the engine takes time as an
+/// input.
+pub fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
 }
 
 fn to_json(analysis: &Analysis, verdict: &Verdict) -> Value {

@@ -1,9 +1,12 @@
 //! The `leastgrant` command line: wires the crates together and owns nothing else.
 //!
-//! Subcommands today: `check` (decide one command or tool call and explain why). The replay,
-//! report, export and install commands arrive with their crates.
+//! Subcommands today: `check` (decide one command or tool call and explain why), `lint`,
+//! `allow`/`deny`/`forget` (grants) and `rules`. The replay, report, export and install
+//! commands arrive with their crates.
 
 mod check;
+mod policy;
+mod workspace;
 
 use std::process::ExitCode;
 
@@ -27,12 +30,32 @@ enum Command {
     /// Decide one shell command or tool call, and say why. Exit code: 0 allow, 1 ask, 2 deny,
     /// 3 error.
     Check(check::CheckArgs),
+    /// Lint a rules file: shadowed rules, removed prompts, overlaps that carve nothing, an
+    /// unknown defaultMode, broad allows. Exit code: 0 clean, 1 findings, 3 error.
+    Lint(policy::LintArgs),
+    /// Always allow a command (every spelling of it) or a tool call, in this project.
+    Allow(policy::GrantArgs),
+    /// Always deny a command or a tool call, in this project.
+    Deny(policy::GrantArgs),
+    /// Forget a grant.
+    Forget(policy::ForgetArgs),
+    /// Show the rules and grants in force for this project.
+    Rules(policy::RulesArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Lint(args) => policy::lint_command(&args),
+        Command::Allow(args) => {
+            policy::grant_command(&args, leastgrant_engine::grants::GrantVerdict::Allow)
+        }
+        Command::Deny(args) => {
+            policy::grant_command(&args, leastgrant_engine::grants::GrantVerdict::Deny)
+        }
+        Command::Forget(args) => policy::forget_command(&args),
+        Command::Rules(args) => policy::rules_command(&args),
     };
     match result {
         Ok(code) => code,

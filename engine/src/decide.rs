@@ -126,8 +126,52 @@ impl Reason {
 pub struct RuleHit {
     /// Allow, ask or deny.
     pub decision: Decision,
-    /// The rule as written, for the reason line.
+    /// The rule as written, or the grant's identity, for the reason line.
     pub rule: String,
+    /// Where the answer came from.
+    pub source: AnswerSource,
+}
+
+/// Which kind of advance answer decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerSource {
+    /// A rule of the policy.
+    Rule,
+    /// A grant (`leastgrant allow|deny`).
+    Grant,
+    /// The policy's `defaultMode: deny` for calls no rule matched.
+    DefaultMode,
+}
+
+impl RuleHit {
+    /// The reason a person reads.
+    fn reason(&self) -> Reason {
+        let verb = match self.decision {
+            Decision::Allow => "allows it",
+            Decision::Ask => "asks",
+            Decision::Deny => "denies it",
+        };
+        let weight = match self.decision {
+            Decision::Allow => Weight::Lowers,
+            Decision::Ask => Weight::Raises,
+            Decision::Deny => Weight::Blocks,
+        };
+        let (code, text) = match self.source {
+            AnswerSource::Rule => (
+                format!("rule.{}", self.decision.as_str()),
+                format!("your rule `{}` {verb}", self.rule),
+            ),
+            AnswerSource::Grant => (
+                format!("grant.{}", self.decision.as_str()),
+                format!("your grant `{}` {verb}", self.rule),
+            ),
+            AnswerSource::DefaultMode => (
+                "rule.default".to_string(),
+                format!("no rule matches it, and `{}` {verb}", self.rule),
+            ),
+        };
+        Reason { code, text, weight }
+    }
 }
 
 /// Answers given in advance. The rule language is its own work; the engine only consults it.
@@ -454,55 +498,22 @@ fn decide_action(action: &Action, analysis: &Analysis, ctx: &Context<'_>) -> Act
     }
     // 2–3. Rules: a deny rule denies; an allow rule allows past every ask floor.
     if let Some(hit) = ctx.rules.check(action) {
-        let mut reasons = Vec::new();
-        match hit.decision {
-            Decision::Deny => {
+        let mut reasons = vec![hit.reason()];
+        if hit.decision == Decision::Allow {
+            for (code, text, _) in &floors {
                 reasons.push(Reason::new(
-                    "rule.deny",
-                    format!("your rule `{}` denies it", hit.rule),
-                    Weight::Blocks,
+                    code,
+                    format!("{text} (allowed by your answer)"),
+                    Weight::Info,
                 ));
-                return ActionVerdict {
-                    decision: Decision::Deny,
-                    reasons,
-                    floored: false,
-                    promotion: None,
-                };
-            }
-            Decision::Allow => {
-                reasons.push(Reason::new(
-                    "rule.allow",
-                    format!("your rule `{}` allows it", hit.rule),
-                    Weight::Lowers,
-                ));
-                for (code, text, _) in &floors {
-                    reasons.push(Reason::new(
-                        code,
-                        format!("{text} (allowed by your rule)"),
-                        Weight::Info,
-                    ));
-                }
-                return ActionVerdict {
-                    decision: Decision::Allow,
-                    reasons,
-                    floored: false,
-                    promotion: None,
-                };
-            }
-            Decision::Ask => {
-                reasons.push(Reason::new(
-                    "rule.ask",
-                    format!("your rule `{}` asks", hit.rule),
-                    Weight::Raises,
-                ));
-                return ActionVerdict {
-                    decision: Decision::Ask,
-                    reasons,
-                    floored: false,
-                    promotion: None,
-                };
             }
         }
+        return ActionVerdict {
+            decision: hit.decision,
+            reasons,
+            floored: false,
+            promotion: None,
+        };
     }
     // 4. Ask floors.
     if posture == Posture::Autopilot && contained_in_project(action) {

@@ -12,7 +12,7 @@ use std::fmt;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::decide::{Decision, RuleHit, Rules};
+use crate::decide::{AnswerSource, Decision, RuleHit, Rules};
 use crate::model::Action;
 use crate::rules::Policy;
 
@@ -267,7 +267,8 @@ impl Rules for Answers<'_> {
         if let Some(grant) = covering(GrantVerdict::Deny) {
             return Some(RuleHit {
                 decision: Decision::Deny,
-                rule: format!("grant {} (deny)", grant.id()),
+                rule: grant.id().to_string(),
+                source: AnswerSource::Grant,
             });
         }
         let from_policy = self.policy.resolve(action);
@@ -280,7 +281,8 @@ impl Rules for Answers<'_> {
         if let Some(grant) = covering(GrantVerdict::Allow) {
             return Some(RuleHit {
                 decision: Decision::Allow,
-                rule: format!("grant {} (allow)", grant.id()),
+                rule: grant.id().to_string(),
+                source: AnswerSource::Grant,
             });
         }
         from_policy

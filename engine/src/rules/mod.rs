@@ -14,7 +14,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::decide::{Decision, RuleHit, Rules};
+use crate::decide::{AnswerSource, Decision, RuleHit, Rules};
 use crate::model::{Access, Action};
 use crate::paths::Roots;
 use pattern::{GlobKind, Pattern};
@@ -241,7 +241,8 @@ impl Policy {
             return match self.default_mode {
                 DefaultMode::Deny => Some(RuleHit {
                     decision: Decision::Deny,
-                    rule: "defaultMode: deny (no rule matched)".to_string(),
+                    rule: "defaultMode: deny".to_string(),
+                    source: AnswerSource::DefaultMode,
                 }),
                 DefaultMode::Ask => None,
             };
@@ -272,6 +273,7 @@ impl Policy {
         self.rules.get(index).map(|r| RuleHit {
             decision: r.decision,
             rule: r.text.clone(),
+            source: AnswerSource::Rule,
         })
     }
 }

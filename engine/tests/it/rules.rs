@@ -80,7 +80,7 @@ fn the_seed_examples_decide_as_documented() {
             let named = verdict
                 .reasons
                 .first()
-                .filter(|r| r.code.starts_with("rule."))
+                .filter(|r| r.code.starts_with("rule.") || r.code.starts_with("grant."))
                 .and_then(|r| r.text.split('`').nth(1))
                 .unwrap_or("");
             failures.check(&format!("{what} rule"), case.rule.as_str(), named);

@@ -1,0 +1,100 @@
+//! Where the CLI finds things: the project and home roots, leastgrant's state directory, the
+//! rule policy files and the grant store. The engine gets all of it as plain values.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use leastgrant_engine::Roots;
+use leastgrant_engine::rules::Policy;
+use leastgrant_hook::grants::FileGrantStore;
+
+/// The directories one invocation works in.
+pub struct Workspace {
+    /// Where the call runs.
+    pub cwd: PathBuf,
+    /// Project, home and state directory.
+    pub roots: Roots,
+}
+
+impl Workspace {
+    /// Resolves `--cwd` (default: the current directory) and `--project` (default: the
+    /// enclosing git repository, else the working directory). `LEASTGRANT_HOME` moves the state
+    /// directory (default `~/.leastgrant`).
+    pub fn discover(cwd: Option<&Path>, project: Option<&Path>) -> Result<Workspace> {
+        let cwd = match cwd {
+            Some(dir) => std::path::absolute(dir).context("cannot resolve --cwd")?,
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        let project = match project {
+            Some(dir) => std::path::absolute(dir).context("cannot resolve --project")?,
+            None => cwd
+                .ancestors()
+                .find(|d| d.join(".git").exists())
+                .unwrap_or(&cwd)
+                .to_path_buf(),
+        };
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let mut roots = Roots::new(&text(&project), &text(&home));
+        if let Some(state) = std::env::var_os("LEASTGRANT_HOME") {
+            roots.state_dir = text(Path::new(&state));
+        }
+        Ok(Workspace { cwd, roots })
+    }
+
+    /// The policy files in force: the ones given, else those of the default locations that
+    /// exist (`<state>/rules.json`, then `<project>/.leastgrant/rules.json`).
+    pub fn policy_files(&self, given: &[PathBuf]) -> Vec<PathBuf> {
+        if !given.is_empty() {
+            return given.to_vec();
+        }
+        [
+            PathBuf::from(&self.roots.state_dir).join("rules.json"),
+            PathBuf::from(&self.roots.project)
+                .join(".leastgrant")
+                .join("rules.json"),
+        ]
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect()
+    }
+
+    /// The policy in force (empty when there is no policy file).
+    pub fn policy(&self, given: &[PathBuf]) -> Result<Policy> {
+        let files = self.policy_files(given);
+        let mut layers = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read the rules file `{}`", file.display()))?;
+            let value: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("`{}` is not valid JSON", file.display()))?;
+            let policy = Policy::from_json(&value, &self.roots)
+                .with_context(|| format!("`{}` is not a rules file", file.display()))?;
+            layers.push(policy);
+        }
+        Ok(if layers.is_empty() {
+            Policy::empty()
+        } else {
+            Policy::merge(layers)
+        })
+    }
+
+    /// The project's grant store (`<state>/grants/projects/<digest>/grants.json`).
+    pub fn grants(&self) -> FileGrantStore {
+        FileGrantStore::new(
+            &PathBuf::from(&self.roots.state_dir).join("grants"),
+            &self.roots.project,
+        )
+    }
+
+    /// The working directory as text.
+    pub fn cwd_text(&self) -> String {
+        text(&self.cwd)
+    }
+}
+
+/// A path as text.
+pub fn text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
