@@ -3,3 +3,4 @@
 
 mod architecture;
 mod check;
+mod policy;
