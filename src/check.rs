@@ -35,6 +35,10 @@ pub struct CheckArgs {
     /// `<project>/.leastgrant/rules.json`, where they exist].
     #[arg(long = "rules", value_name = "FILE")]
     rules: Vec<PathBuf>,
+    /// Also apply the permission rules of Claude Code's own settings (`~/.claude/settings.json`,
+    /// `.claude/settings.json`, `.claude/settings.local.json`).
+    #[arg(long)]
+    claude_settings: bool,
     /// Ignore the grants saved with `leastgrant allow|deny`.
     #[arg(long)]
     no_grants: bool,
@@ -62,7 +66,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         (Some(_), Some(_)) => bail!("give either a shell command or --tool, not both"),
         (None, None) => bail!("give a shell command to check, or --tool NAME --input JSON"),
     };
-    let policy = workspace.policy(&args.rules)?;
+    let policy = workspace.policy_with(&args.rules, args.claude_settings)?;
     let grants = if args.no_grants {
         Vec::new()
     } else {

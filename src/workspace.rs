@@ -60,6 +60,16 @@ impl Workspace {
         .collect()
     }
 
+    /// The policy in force (empty when there is no policy file), with Claude Code's settings
+    /// layers added when `with_claude` is set.
+    pub fn policy_with(&self, given: &[PathBuf], with_claude: bool) -> Result<Policy> {
+        let mut layers = vec![self.policy(given)?];
+        if with_claude {
+            layers.extend(self.claude_layers()?.into_iter().map(|(_, p)| p));
+        }
+        Ok(Policy::merge(layers))
+    }
+
     /// The policy in force (empty when there is no policy file).
     pub fn policy(&self, given: &[PathBuf]) -> Result<Policy> {
         let files = self.policy_files(given);
@@ -78,6 +88,28 @@ impl Workspace {
         } else {
             Policy::merge(layers)
         })
+    }
+
+    /// Claude Code's own settings layers that exist (user, project, local), as policies whose
+    /// unmatched calls fall through.
+    pub fn claude_layers(&self) -> Result<Vec<(PathBuf, Policy)>> {
+        let files = [
+            PathBuf::from(&self.roots.home).join(".claude/settings.json"),
+            PathBuf::from(&self.roots.project).join(".claude/settings.json"),
+            PathBuf::from(&self.roots.project).join(".claude/settings.local.json"),
+        ];
+        let mut layers = Vec::new();
+        for file in files.into_iter().filter(|f| f.exists()) {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read `{}`", file.display()))?;
+            let value: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("`{}` is not valid JSON", file.display()))?;
+            let policy = Policy::from_claude_settings(&value, &self.roots).with_context(|| {
+                format!("`{}` holds rules leastgrant cannot read", file.display())
+            })?;
+            layers.push((file, policy));
+        }
+        Ok(layers)
     }
 
     /// The project's grant store (`<state>/grants/projects/<digest>/grants.json`).

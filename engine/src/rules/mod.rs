@@ -170,6 +170,24 @@ impl Policy {
         Ok(Policy::new(rules, default_mode, unknown_default_mode))
     }
 
+    /// Reads the `permissions` of one of Claude Code's own settings files. Its `defaultMode` is
+    /// the session's permission mode, not a fall-back, so unmatched calls fall through (ask).
+    pub fn from_claude_settings(value: &Value, roots: &Roots) -> Result<Policy, PolicyError> {
+        match value.get("permissions") {
+            None => Ok(Policy::empty()),
+            Some(permissions) => {
+                let mut body = permissions.clone();
+                if let Some(map) = body.as_object_mut() {
+                    map.insert("defaultMode".to_string(), Value::String("ask".to_string()));
+                    for key in ["allow", "ask", "deny"] {
+                        map.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+                    }
+                }
+                Policy::from_json(&body, roots)
+            }
+        }
+    }
+
     /// A policy from compiled rules.
     pub fn new(
         rules: Vec<Rule>,
