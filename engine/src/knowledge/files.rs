@@ -486,7 +486,8 @@ fn move_files(inv: &Invocation<'_>) -> Judgement {
         (None, Some((last, rest))) => (rest, Some(*last)),
         (None, None) => (positionals.as_slice(), None),
     };
-    // Moving a file away removes it from where it was.
+    // Moving a file away removes it from where it was, and carries its contents elsewhere.
+    j = j.with_paths(sources.iter().copied(), Access::Read);
     j = j.with_paths(sources.iter().copied(), Access::Delete);
     if let Some(dest) = target.as_ref().or(dest) {
         j.targets.push((dest.clone(), Access::Write));

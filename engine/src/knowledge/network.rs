@@ -174,9 +174,22 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD")
     {
         let mut j = Judgement::new(C::NetSend);
-        for w in sent {
-            // `@file` and `-T file` send a file's contents.
-            let path = w.text.trim_start_matches(['@', '<']);
+        for mut w in sent {
+            // `-F name=@file` and `-F name=<file` name the file after the field name.
+            if let Some((_, value)) = w
+                .text
+                .split_once('=')
+                .filter(|(_, v)| v.starts_with(['@', '<']))
+            {
+                w.text = value.to_string();
+            }
+            // `@file` and `-T file` send a file's contents (`;type=…` is not part of the name).
+            let path = w
+                .text
+                .trim_start_matches(['@', '<'])
+                .split(';')
+                .next()
+                .unwrap_or("");
             if w.text.starts_with('@')
                 || w.text.starts_with('<')
                 || (!path.is_empty() && inv.has_any(&["-T", "--upload-file"]))
