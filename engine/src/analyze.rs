@@ -91,10 +91,10 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
             }
         }
     };
-    let call_args = crate::grants::canonical_args(&call.input);
+    let call_args = std::sync::Arc::new(crate::grants::canonical_args(&call.input));
     for action in &mut analysis.actions {
         analysis.problems.extend(action.unknowns.iter().cloned());
-        action.subject.call_args = Some(call_args.clone());
+        action.subject.call_args = Some(std::sync::Arc::clone(&call_args));
         action.subject.descriptor.clone_from(&call.descriptor);
     }
     analysis.understood = analysis.problems.is_empty();
@@ -557,28 +557,34 @@ fn shell_words(effective: &Effective) -> String {
     } else {
         &effective.program_path
     };
-    std::iter::once(quote_word(program, true))
-        .chain(effective.args.iter().map(|w| {
-            quote_word(
-                if w.is_literal() { &w.text } else { &w.raw },
-                w.is_literal(),
-            )
-        }))
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::with_capacity(effective.written.len() + 8);
+    push_quoted(&mut out, program, true);
+    for word in &effective.args {
+        out.push(' ');
+        push_word(&mut out, word);
+    }
+    out
 }
 
-/// Quotes a literal word that holds spaces or shell syntax, so `git 'status; rm -rf x'` never
-/// reads as `git status; rm -rf x` to a rule. Unknown words keep their written form.
-pub fn quote_word(text: &str, literal: bool) -> String {
+/// Appends a word as [`push_quoted`] would, using its written form when its value is unknown.
+pub fn push_word(out: &mut String, word: &Word) {
+    let literal = word.is_literal();
+    push_quoted(out, if literal { &word.text } else { &word.raw }, literal);
+}
+
+/// Appends a literal word, quoted if it holds spaces or shell syntax, so `git 'status; rm -rf x'`
+/// never reads as `git status; rm -rf x` to a rule. Unknown words keep their written form.
+pub fn push_quoted(out: &mut String, text: &str, literal: bool) {
     let plain = !text.is_empty()
         && text
             .chars()
             .all(|c| c.is_alphanumeric() || "-_./=:@%+,^~".contains(c));
     if !literal || plain {
-        text.to_string()
+        out.push_str(text);
     } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
+        out.push('\'');
+        out.push_str(&text.replace('\'', "'\\''"));
+        out.push('\'');
     }
 }
 

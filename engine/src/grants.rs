@@ -145,7 +145,7 @@ impl Grant {
         }
         match &self.scope {
             GrantScope::ThisTool => true,
-            GrantScope::ThisCall { args } => subject.call_args.as_ref() == Some(args),
+            GrantScope::ThisCall { args } => subject.call_args.as_deref() == Some(args),
             GrantScope::Signature { signature } => action.signature == *signature,
         }
     }

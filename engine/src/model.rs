@@ -395,8 +395,9 @@ pub struct Subject {
     pub risky_wrapper: bool,
     /// Structured tools: the primary argument (the URL, the query, the path as given).
     pub text: Option<String>,
-    /// The call's arguments, canonical (what a `ThisCall` grant compares).
-    pub call_args: Option<serde_json::Value>,
+    /// The call's arguments, canonical (what a `ThisCall` grant compares); shared by the
+    /// call's actions.
+    pub call_args: Option<std::sync::Arc<serde_json::Value>>,
     /// The tool's descriptor digest, when the agent reported the tool's schema.
     pub descriptor: Option<String>,
 }

@@ -380,17 +380,14 @@ fn start_from(template: &Effective, command: &SimpleCommand) -> Effective {
     let mut redirects = template.redirects.clone();
     redirects.extend(command.redirects.iter().cloned());
     let written = if template.written.is_empty() {
-        command
-            .words
-            .iter()
-            .map(|w| {
-                crate::analyze::quote_word(
-                    if w.is_literal() { &w.text } else { &w.raw },
-                    w.is_literal(),
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        let mut out = String::new();
+        for (i, word) in command.words.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            crate::analyze::push_word(&mut out, word);
+        }
+        out
     } else {
         template.written.clone()
     };
