@@ -1,8 +1,15 @@
 //! Reading every agent history into the one events table.
 //!
-//! Owns: discovery of transcript sources (Claude Code JSONL, Cursor `state.vscdb`, SpecStory
-//! Markdown exports, the hook ledger), parsing them into raw events, and the events table schema
-//! (column names are spelled here and nowhere else).
+//! Owns: discovery of transcript sources (Claude Code JSONL, SpecStory Markdown exports, Cursor
+//! `state.vscdb`, the hook ledger), parsing them into raw events ([`schema::Event`]), and
+//! writing the events table (Parquet, zstd, one partition per project bucket). Column names are
+//! spelled in [`schema`] and nowhere else.
 //!
 //! Must not: decide anything or depend on the engine. The table holds raw facts, so that a newer
-//! engine can replay an older table. Filled in by the ingest work; empty until then.
+//! engine can replay an older table.
+
+pub mod claude;
+pub mod common;
+pub mod outcome;
+pub mod schema;
+pub mod table;

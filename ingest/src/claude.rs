@@ -1,0 +1,279 @@
+//! Claude Code transcripts: `~/.claude/projects/<encoded cwd>/*.jsonl`, in every generation of
+//! the format (1.0.x inline sidechains, 2.0.x `agent-*.jsonl`, 2.1.x `<session>/subagents/`).
+//!
+//! Each `tool_use` is paired with its `tool_result` by id (results can arrive out of order);
+//! the outcome comes from [`crate::outcome`]; the permission mode in force is the latest
+//! `permissionMode` of a user record or `permission-mode` record before the call, carried
+//! forward; a call with no result is `unmatched`. Records cloned into another session file on
+//! resume keep their ids, so the same call gets the same event id and the writer keeps one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{
+    BadCounts, attended_for, command_and_path, excerpt, json_lines, parse_timestamp_us,
+    project_key, stable_id,
+};
+use crate::outcome::{self, ResultFacts};
+use crate::schema::{Event, Outcome};
+
+/// The `projects` directories Claude Code may write to: `$CLAUDE_CONFIG_DIR` (a comma-separated
+/// list), else `~/.claude` and `~/.config/claude`; only those that exist.
+pub fn default_roots(home: &Path, config_dir: Option<&str>) -> Vec<PathBuf> {
+    let bases: Vec<PathBuf> = match config_dir {
+        Some(list) if !list.trim().is_empty() => {
+            list.split(',').map(|p| PathBuf::from(p.trim())).collect()
+        }
+        _ => vec![home.join(".claude"), home.join(".config/claude")],
+    };
+    bases
+        .into_iter()
+        .map(|b| b.join("projects"))
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+/// Every transcript file below a `projects` directory (session files, sibling `agent-*.jsonl`
+/// and `<session>/subagents/**/agent-*.jsonl`), sorted.
+pub fn discover(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                // `tool-results/` holds spilled outputs, not records.
+                if path.file_name().is_some_and(|n| n != "tool-results") {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "jsonl")
+                && path.file_name().is_some_and(|n| n != "journal.jsonl")
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+struct Pending {
+    event: Event,
+}
+
+/// Reads one transcript file's bytes into events.
+pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> {
+    let (records, _) = json_lines(bytes, bad);
+    let source_path = path.display().to_string();
+    let mut mode: Option<String> = None;
+    let mut first_cwd: Option<String> = None;
+    let mut pending: HashMap<String, Pending> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut done: Vec<Event> = Vec::new();
+    let mut seen_uuids = std::collections::HashSet::new();
+    for record in &records {
+        let value = &record.value;
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+        if let Some(uuid) = value.get("uuid").and_then(Value::as_str)
+            && !seen_uuids.insert(uuid.to_string())
+        {
+            bad.add("claude-duplicate-record");
+            continue;
+        }
+        if let Some(m) = value.get("permissionMode").and_then(Value::as_str) {
+            mode = Some(m.to_string());
+        }
+        if first_cwd.is_none() {
+            first_cwd = value.get("cwd").and_then(Value::as_str).map(str::to_string);
+        }
+        match kind {
+            "assistant" => {
+                let Some(blocks) = value.pointer("/message/content").and_then(Value::as_array)
+                else {
+                    continue;
+                };
+                for block in blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                {
+                    let Some(id) = block.get("id").and_then(Value::as_str) else {
+                        bad.add("claude-tool-use-without-id");
+                        continue;
+                    };
+                    if pending.contains_key(id)
+                        || done.iter().any(|e| e.tool_use_id.as_deref() == Some(id))
+                    {
+                        continue;
+                    }
+                    let event = call_event(
+                        value,
+                        block,
+                        id,
+                        mode.as_deref(),
+                        &source_path,
+                        record.line,
+                        bad,
+                    );
+                    order.push(id.to_string());
+                    pending.insert(id.to_string(), Pending { event });
+                }
+            }
+            "user" => {
+                let Some(blocks) = value.pointer("/message/content").and_then(Value::as_array)
+                else {
+                    continue;
+                };
+                for block in blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                {
+                    let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let Some(Pending { mut event }) = pending.remove(id) else {
+                        bad.add("claude-result-without-call");
+                        continue;
+                    };
+                    let text = result_text(block.get("content"));
+                    let is_error = block.get("is_error").and_then(Value::as_bool);
+                    let denial_kind = value.get("toolDenialKind").and_then(Value::as_str);
+                    let interrupted = value
+                        .pointer("/toolUseResult/interrupted")
+                        .and_then(Value::as_bool)
+                        == Some(true);
+                    let (outcome, rule) = outcome::classify(&ResultFacts {
+                        tool: &event.tool_name,
+                        text: &text,
+                        is_error,
+                        denial_kind,
+                        interrupted,
+                    });
+                    event.outcome = outcome;
+                    event.outcome_rule = rule.to_string();
+                    event.is_error = is_error;
+                    event.denial_kind = denial_kind.map(str::to_string);
+                    event.result_excerpt = (!text.is_empty()).then(|| excerpt(&text, 2048));
+                    done.push(event);
+                }
+            }
+            "permission-mode" => {}
+            "summary"
+            | "system"
+            | "file-history-snapshot"
+            | "queue-operation"
+            | "progress"
+            | "attachment"
+            | "mode"
+            | "custom-title"
+            | "ai-title"
+            | "agent-name"
+            | "agent-setting"
+            | "last-prompt"
+            | "pr-link"
+            | "bridge-session"
+            | "atis-latch" => {}
+            "" => bad.add("claude-record-without-type"),
+            _ => bad.add("claude-unknown-record-type"),
+        }
+    }
+    // Calls that never got a result.
+    for id in order {
+        if let Some(Pending { mut event }) = pending.remove(&id) {
+            event.outcome = Outcome::Unmatched;
+            event.outcome_rule = "no-result".to_string();
+            done.push(event);
+        }
+    }
+    let root = first_cwd.unwrap_or_else(|| {
+        path.parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    });
+    let key = project_key(&root);
+    for event in &mut done {
+        event.project_root.clone_from(&root);
+        event.project_key.clone_from(&key);
+    }
+    done.sort_by(|a, b| a.ts_us.cmp(&b.ts_us).then(a.seq.cmp(&b.seq)));
+    done
+}
+
+fn call_event(
+    record: &Value,
+    block: &Value,
+    id: &str,
+    mode: Option<&str>,
+    source_path: &str,
+    line: u32,
+    bad: &mut BadCounts,
+) -> Event {
+    let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_string);
+    let tool_name = block
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let input = block.get("input").cloned().unwrap_or(Value::Null);
+    let (command, file_path) = command_and_path(&input);
+    let ts_us = match record.get("timestamp").and_then(Value::as_str) {
+        Some(ts) => {
+            let parsed = parse_timestamp_us(ts);
+            if parsed.is_none() {
+                bad.add("claude-unparsable-timestamp");
+            }
+            parsed
+        }
+        None => None,
+    };
+    let session_id = text("sessionId")
+        .or_else(|| text("session_id"))
+        .unwrap_or_default();
+    Event {
+        event_id: stable_id(&["claude-code", id]),
+        agent: "claude-code".to_string(),
+        agent_version: text("version"),
+        source: format!("{source_path}:{line}"),
+        source_kind: "claude-jsonl".to_string(),
+        project_key: String::new(),
+        project_root: String::new(),
+        session_id,
+        seq: line,
+        ts_us,
+        cwd: text("cwd"),
+        git_branch: text("gitBranch").filter(|b| !b.is_empty()),
+        permission_mode: mode.map(str::to_string),
+        attended: attended_for(mode),
+        tool_name,
+        tool_input: input.to_string(),
+        command,
+        file_path,
+        outcome: Outcome::Unmatched,
+        is_error: None,
+        is_sidechain: record
+            .get("isSidechain")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        tool_use_id: Some(id.to_string()),
+        outcome_rule: String::new(),
+        denial_kind: None,
+        result_excerpt: None,
+    }
+}
+
+/// A tool result's text: a string, or the text blocks of an array, joined.
+fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}

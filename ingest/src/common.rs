@@ -1,0 +1,253 @@
+//! What every reader shares: bad-input accounting, robust JSON lines, stable event ids,
+//! attendance from a permission mode, project keys and timestamps.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// Counts of input that could not be used, by reason. Never fatal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BadCounts(pub BTreeMap<String, u64>);
+
+impl BadCounts {
+    /// Counts one occurrence of `reason`.
+    pub fn add(&mut self, reason: &str) {
+        *self.0.entry(reason.to_string()).or_insert(0) += 1;
+    }
+
+    /// Adds another set of counts.
+    pub fn merge(&mut self, other: &BadCounts) {
+        for (reason, count) in &other.0 {
+            *self.0.entry(reason.clone()).or_insert(0) += count;
+        }
+    }
+
+    /// Nothing was bad.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Lines over this many bytes are counted (they are still read, up to [`MAX_LINE`]).
+pub const LONG_LINE: usize = 1 << 20;
+/// Lines over this many bytes are skipped.
+pub const MAX_LINE: usize = 64 << 20;
+
+/// One JSON record of a JSON-lines file, with its 1-based line number.
+pub struct Record {
+    /// Line number (1-based).
+    pub line: u32,
+    /// The parsed value.
+    pub value: Value,
+}
+
+/// Parses JSON lines robustly: a UTF-8 BOM is stripped, CRLF tolerated, NUL runs removed,
+/// invalid UTF-8 decoded lossily, a line holding two glued records split, and a torn line
+/// counted and skipped. Only complete lines are read: a last line without a newline may still
+/// be being written, and is left for the next run (its byte offset is returned).
+pub fn json_lines(bytes: &[u8], bad: &mut BadCounts) -> (Vec<Record>, usize) {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let complete = match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(at) => at + 1,
+        None => 0,
+    };
+    let mut records = Vec::new();
+    for (index, raw) in bytes
+        .get(..complete)
+        .unwrap_or(&[])
+        .split(|b| *b == b'\n')
+        .enumerate()
+    {
+        let line = u32::try_from(index + 1).unwrap_or(u32::MAX);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if raw.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        if raw.len() > MAX_LINE {
+            bad.add("line-over-64mb");
+            continue;
+        }
+        if raw.len() > LONG_LINE {
+            bad.add("line-over-1mb");
+        }
+        let cleaned: Vec<u8>;
+        let raw = if raw.contains(&0) {
+            bad.add("nul-bytes");
+            cleaned = raw.iter().copied().filter(|b| *b != 0).collect();
+            cleaned.as_slice()
+        } else {
+            raw
+        };
+        let text = match std::str::from_utf8(raw) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => {
+                bad.add("invalid-utf8");
+                String::from_utf8_lossy(raw)
+            }
+        };
+        match serde_json::from_str::<Value>(&text) {
+            Ok(value) => records.push(Record { line, value }),
+            Err(_) => {
+                // A crash can glue the start of one record to a whole next one: `{…"prNu{"parentUuid"…}`.
+                let salvaged: Vec<Value> = text
+                    .match_indices("{\"")
+                    .filter(|(at, _)| *at > 0)
+                    .filter_map(|(at, _)| serde_json::from_str::<Value>(text.get(at..)?).ok())
+                    .take(1)
+                    .collect();
+                if salvaged.is_empty() {
+                    bad.add("torn-line");
+                } else {
+                    bad.add("glued-records");
+                    records.extend(salvaged.into_iter().map(|value| Record { line, value }));
+                }
+            }
+        }
+    }
+    if complete < bytes.len()
+        && !bytes
+            .get(complete..)
+            .unwrap_or(&[])
+            .iter()
+            .all(|b| b.is_ascii_whitespace())
+    {
+        bad.add("unterminated-last-line");
+    }
+    (records, complete)
+}
+
+/// A 16-hex content digest of bytes (SHA-256).
+pub fn content_digest(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A stable 16-hex id from parts (SHA-256 of the parts joined by NUL).
+pub fn stable_id(parts: &[&str]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part.as_bytes());
+        hasher.update([0u8]);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether a person was answering prompts under a Claude Code permission mode.
+pub fn attended_for(mode: Option<&str>) -> Option<bool> {
+    match mode? {
+        "default" | "plan" => Some(true),
+        "acceptEdits" | "bypassPermissions" | "dontAsk" | "auto" => Some(false),
+        _ => None,
+    }
+}
+
+/// A project path normalised for grouping: forward slashes, no trailing slash, a Windows drive
+/// letter lower-cased.
+pub fn project_key(root: &str) -> String {
+    let mut key = root.replace('\\', "/");
+    while key.len() > 1 && key.ends_with('/') {
+        key.pop();
+    }
+    let bytes = key.as_bytes();
+    if bytes.len() >= 2
+        && bytes.get(1) == Some(&b':')
+        && bytes.first().is_some_and(u8::is_ascii_alphabetic)
+    {
+        key = key.get(..1).unwrap_or("").to_ascii_lowercase() + key.get(1..).unwrap_or("");
+    }
+    key
+}
+
+/// Parses an ISO-8601 UTC timestamp (`2026-01-16T15:23:36.123Z`, `2026-01-16 15:23:36Z`, with or
+/// without fraction, `Z` or `+00:00`) into microseconds since the epoch.
+pub fn parse_timestamp_us(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (date, rest) = text.split_at_checked(10)?;
+    let mut parts = date.split('-');
+    let year: i64 = parts.next()?.parse().ok()?;
+    let month: i64 = parts.next()?.parse().ok()?;
+    let day: i64 = parts.next()?.parse().ok()?;
+    let rest = rest.strip_prefix(['T', ' '])?;
+    let (clock, zone) = match rest.find(['Z', '+', '-']) {
+        Some(at) => (rest.get(..at)?, rest.get(at..)?),
+        None => (rest, "Z"),
+    };
+    if !(zone == "Z" || zone == "+00:00" || zone == "+0000" || zone == "-00:00") {
+        return None;
+    }
+    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, ""));
+    let mut hms = hms.split(':');
+    let hour: i64 = hms.next()?.parse().ok()?;
+    let minute: i64 = hms.next()?.parse().ok()?;
+    let second: i64 = hms.next().unwrap_or("0").parse().ok()?;
+    let micros: i64 = if fraction.is_empty() {
+        0
+    } else {
+        let digits: String = fraction.chars().take(6).collect();
+        let value: i64 = digits.parse().ok()?;
+        value * 10i64.pow(6 - u32::try_from(digits.len()).ok()?)
+    };
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 24 + hour) * 60 + minute) * 60_000_000 + second * 1_000_000 + micros)
+}
+
+/// The first `max` bytes of `text`, cut at a character boundary.
+pub fn excerpt(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.get(..end).unwrap_or("").to_string()
+}
+
+/// The shell command and file path of a tool input, whatever the agent calls the fields.
+pub fn command_and_path(input: &Value) -> (Option<String>, Option<String>) {
+    let text = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| input.get(*k).and_then(Value::as_str))
+            .map(str::to_string)
+    };
+    let command = text(&["command", "cmd"]).or_else(|| {
+        input.get("command").and_then(Value::as_array).map(|argv| {
+            argv.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    });
+    let path = text(&[
+        "file_path",
+        "notebook_path",
+        "target_file",
+        "path",
+        "filePath",
+    ]);
+    (command, path)
+}

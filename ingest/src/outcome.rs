@@ -1,0 +1,97 @@
+//! How a Claude Code tool result says what happened to the call: the exact texts the agent
+//! writes, compared by prefix, in one place (SpecStory exports of Claude Code sessions carry
+//! the same texts).
+
+use crate::schema::Outcome;
+
+/// The refusal at the permission prompt (also written when a running tool is interrupted).
+pub const REFUSED: &str = "The user doesn't want to proceed with this tool use.";
+/// A parallel sibling of a refusal: cancelled, not refused.
+pub const CANCELLED: &str = "The user doesn't want to take this action right now.";
+/// A refusal inside a sub-agent.
+pub const SUBAGENT_REFUSED: &str = "Permission for this tool use was denied.";
+/// The marker that follows an interrupt.
+pub const INTERRUPT_MARKER: &str = "[Request interrupted by user for tool use]";
+/// AskUserQuestion's "clarify" answer reuses the refusal prefix.
+pub const CLARIFY: &str = "The user wants to clarify these questions.";
+/// A plan the person rejected.
+pub const PLAN_REJECTED: &str = "The agent proposed a plan that was rejected by the user.";
+/// Denied by the auto-mode classifier.
+pub const CLASSIFIER_DENIED: &str =
+    "Permission for this action was denied by the Claude Code auto mode classifier";
+/// Denied because headless mode had no permission for it.
+pub const NOT_GRANTED: &str = "Claude requested permissions to ";
+
+/// The facts of one result that decide the outcome.
+pub struct ResultFacts<'a> {
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The result text (joined if it had several blocks).
+    pub text: &'a str,
+    /// `is_error` on the result.
+    pub is_error: Option<bool>,
+    /// `toolDenialKind` on the record, raw.
+    pub denial_kind: Option<&'a str>,
+    /// `toolUseResult.interrupted` (Bash).
+    pub interrupted: bool,
+}
+
+/// The outcome, and the name of the rule that decided it.
+pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
+    let text = facts.text.trim_start();
+    let text = text.strip_prefix("Error: ").unwrap_or(text);
+    if facts.interrupted {
+        return (Outcome::Interrupted, "bash-interrupted-flag");
+    }
+    match facts.denial_kind {
+        Some("user-rejected") | Some("user_rejected") => {
+            return (Outcome::Refused, "denial-kind-user");
+        }
+        Some(kind) if !kind.is_empty() => return (Outcome::Denied, "denial-kind-rule"),
+        _ => {}
+    }
+    if text.starts_with(INTERRUPT_MARKER) {
+        return (Outcome::Interrupted, "interrupt-marker");
+    }
+    // The canned refusal is also written when a running tool is interrupted; without the Bash
+    // flag the two cannot be told apart, and it is read as a refusal (the conservative reading
+    // for learning: a refusal is never learned as approval).
+    if text.starts_with(REFUSED) {
+        if facts.tool == "AskUserQuestion" && text.contains(CLARIFY) {
+            return (Outcome::Answered, "ask-user-clarify");
+        }
+        return (
+            Outcome::Refused,
+            if text.contains("the user said:") {
+                "refusal-with-feedback"
+            } else {
+                "refusal-text"
+            },
+        );
+    }
+    if text.starts_with(CANCELLED) {
+        return (Outcome::Cancelled, "sibling-cancelled");
+    }
+    if text.starts_with(SUBAGENT_REFUSED) {
+        return (Outcome::Refused, "subagent-refusal");
+    }
+    if text.starts_with(PLAN_REJECTED) {
+        return (Outcome::Refused, "plan-rejected");
+    }
+    if text.starts_with(CLASSIFIER_DENIED) {
+        return (Outcome::Denied, "classifier");
+    }
+    if text.starts_with("PreToolUse:")
+        || text.starts_with("Hook PreToolUse:")
+        || text.contains("hook blocking error")
+    {
+        return (Outcome::Denied, "hook");
+    }
+    if text.starts_with(NOT_GRANTED) {
+        return (Outcome::Denied, "not-granted");
+    }
+    if facts.is_error == Some(true) {
+        return (Outcome::Errored, "is-error");
+    }
+    (Outcome::Ran, "result")
+}

@@ -1,0 +1,231 @@
+//! One ingest run: read the sources that are new or changed since the manifest, in parallel,
+//! write their fragments in path order (so ownership of a cloned event is deterministic), and
+//! report what was read, what was skipped and why.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use rayon::prelude::*;
+
+use crate::common::{BadCounts, content_digest};
+use crate::schema::Event;
+use crate::table::{Manifest, SourceEntry, TableError, remove_stale, write_fragments};
+
+/// Which reader a source file needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SourceKind {
+    /// Claude Code JSONL.
+    Claude,
+    /// A SpecStory Markdown export.
+    SpecStory,
+}
+
+impl SourceKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Claude => "claude-jsonl",
+            SourceKind::SpecStory => "specstory",
+        }
+    }
+
+    /// Reads one file's bytes. Adding a source is one file with one such function.
+    fn read(self, path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> {
+        match self {
+            SourceKind::Claude => crate::claude::read_claude(path, bytes, bad),
+            SourceKind::SpecStory => {
+                let text = String::from_utf8_lossy(bytes);
+                if matches!(text, std::borrow::Cow::Owned(_)) {
+                    bad.add("invalid-utf8");
+                }
+                crate::specstory::read_specstory(path, text.trim_start_matches('\u{feff}'), bad)
+            }
+        }
+    }
+}
+
+/// A file to ingest.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SourceFile {
+    /// Its reader.
+    pub kind: SourceKind,
+    /// Where it is.
+    pub path: PathBuf,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Events in the table after the run.
+    pub events: u64,
+    /// Events added or replaced by this run.
+    pub new_events: u64,
+    /// Events dropped because another source already recorded them (resumed sessions, copies).
+    pub duplicates: u64,
+    /// Files read this run.
+    pub files_read: u64,
+    /// Files unchanged since the last run (not read again).
+    pub files_unchanged: u64,
+    /// Bytes read this run.
+    pub bytes_read: u64,
+    /// Events in the table by agent.
+    pub by_agent: BTreeMap<String, u64>,
+    /// Events in the table by outcome.
+    pub by_outcome: BTreeMap<String, u64>,
+    /// What could not be used, by reason (this run).
+    pub bad: BadCounts,
+}
+
+/// Progress after each file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Progress {
+    /// Files handled so far.
+    pub files: u64,
+    /// Of how many.
+    pub total_files: u64,
+    /// Bytes read so far.
+    pub bytes: u64,
+    /// Events read so far.
+    pub events: u64,
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_nanos()).unwrap_or(0)
+}
+
+struct ReadResult {
+    source: SourceFile,
+    /// The new manifest entry when the file was read.
+    entry: Option<SourceEntry>,
+    /// The updated entry of a file touched without a change in content.
+    touched: Option<SourceEntry>,
+    events: Vec<Event>,
+    bad: BadCounts,
+    bytes: u64,
+}
+
+/// Ingests `sources` into the table at `out`, reading only what changed.
+pub fn run(mut sources: Vec<SourceFile>, out: &Path, progress: &(dyn Fn(Progress) + Sync)) -> Result<Summary, TableError> {
+    std::fs::create_dir_all(out).map_err(|e| TableError(format!("cannot create `{}`: {e}", out.display())))?;
+    sources.sort();
+    sources.dedup();
+    let mut manifest = Manifest::load(out)?;
+    let mut summary = Summary::default();
+    // Which source owns each event id, from earlier runs.
+    let mut owner: HashMap<String, String> = HashMap::new();
+    for (path, entry) in &manifest.sources {
+        for id in &entry.event_ids {
+            owner.entry(id.clone()).or_insert_with(|| path.clone());
+        }
+    }
+    let total_files = sources.len() as u64;
+    let mut state = Progress { total_files, ..Progress::default() };
+    // Chunks bound memory to a few files' events at a time; order within a chunk is kept.
+    let chunk = rayon::current_num_threads().max(1) * 2;
+    for group in sources.chunks(chunk) {
+        let results: Vec<ReadResult> = group.par_iter().map(|source| read_one(source, &manifest)).collect();
+        for result in results {
+            state.files += 1;
+            state.bytes += result.bytes;
+            summary.bad.merge(&result.bad);
+            let key = result.source.path.display().to_string();
+            let Some(mut entry) = result.entry else {
+                if let Some(touched) = result.touched {
+                    manifest.sources.insert(key, touched);
+                }
+                summary.files_unchanged += 1;
+                progress(state);
+                continue;
+            };
+            summary.files_read += 1;
+            summary.bytes_read += result.bytes;
+            // Release what this source owned before; then claim what no other source owns.
+            if let Some(old) = manifest.sources.get(&key) {
+                for id in &old.event_ids {
+                    if owner.get(id) == Some(&key) {
+                        owner.remove(id);
+                    }
+                }
+            }
+            let mut kept = Vec::new();
+            for event in result.events {
+                match owner.get(&event.event_id) {
+                    Some(other) if *other != key => summary.duplicates += 1,
+                    _ => {
+                        owner.insert(event.event_id.clone(), key.clone());
+                        kept.push(event);
+                    }
+                }
+            }
+            kept.dedup_by(|a, b| a.event_id == b.event_id);
+            state.events += kept.len() as u64;
+            summary.new_events += kept.len() as u64;
+            entry.event_ids = kept.iter().map(|e| e.event_id.clone()).collect();
+            let old_fragments = manifest.sources.get(&key).map(|e| e.fragments.clone()).unwrap_or_default();
+            entry.fragments = write_fragments(out, &key, kept)?;
+            remove_stale(out, &old_fragments, &entry.fragments)?;
+            manifest.sources.insert(key, entry);
+            progress(state);
+        }
+        manifest.save(out)?;
+    }
+    manifest.save(out)?;
+    // Totals over the whole table, from the fragments (a count, not the events, stays in memory).
+    for entry in manifest.sources.values() {
+        for fragment in &entry.fragments {
+            for event in crate::table::read_parquet(&out.join(fragment))? {
+                summary.events += 1;
+                *summary.by_agent.entry(event.agent).or_insert(0) += 1;
+                *summary.by_outcome.entry(event.outcome.as_str().to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    Ok(summary)
+}
+
+/// Reads one source unless the manifest shows it unchanged (`entry` is `None` then).
+fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
+    let mut bad = BadCounts::default();
+    let key = source.path.display().to_string();
+    let unchanged = |entry: Option<SourceEntry>| ReadResult { source: source.clone(), entry, touched: None, events: Vec::new(), bad: BadCounts::default(), bytes: 0 };
+    let meta = match std::fs::metadata(&source.path) {
+        Ok(meta) => meta,
+        Err(_) => {
+            let mut result = unchanged(None);
+            result.bad.add("unreadable-file");
+            return result;
+        }
+    };
+    let previous = manifest.sources.get(&key);
+    if previous.is_some_and(|p| p.size == meta.len() && p.mtime_ns == mtime_ns(&meta)) {
+        return unchanged(None);
+    }
+    let bytes = match std::fs::read(&source.path) {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let mut result = unchanged(None);
+            result.bad.add("unreadable-file");
+            return result;
+        }
+    };
+    let hash = content_digest(&bytes);
+    if let Some(previous) = previous.filter(|p| p.hash == hash) {
+        // Touched but not changed: remember the new time, read nothing.
+        let mut entry = previous.clone();
+        entry.mtime_ns = mtime_ns(&meta);
+        let mut result = unchanged(None);
+        result.touched = Some(entry);
+        return result;
+    }
+    let events = source.kind.read(&source.path, &bytes, &mut bad);
+    let entry = SourceEntry {
+        kind: source.kind.as_str().to_string(),
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta),
+        hash,
+        fragments: Vec::new(),
+        event_ids: Vec::new(),
+    };
+    ReadResult { source: source.clone(), entry: Some(entry), touched: None, events, bad, bytes: bytes.len() as u64 }
+}

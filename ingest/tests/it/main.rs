@@ -1,0 +1,4 @@
+//! Ingest integration tests: readers on real samples and generated fixtures, and the table.
+
+mod claude;
+mod support;
