@@ -44,7 +44,18 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // A usage error must not exit 1 or 2, which mean ask and deny to a CI script.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = match error.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                _ => 3,
+            };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => policy::lint_command(&args),

@@ -131,6 +131,13 @@ fn tool_args(tool: &str, argument: &str, workspace: &Workspace) -> Result<Value>
     })
 }
 
+fn is_file_tool(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Delete"
+    )
+}
+
 /// The grants a target stands for (a compound command is one grant per action).
 fn grants_for(
     target: &Target,
@@ -143,6 +150,32 @@ fn grants_for(
             tool,
             argument: None,
         } => vec![Grant::new(tool, verdict, GrantScope::ThisTool)],
+        Target::Tool {
+            tool,
+            argument: Some(argument),
+        } if is_file_tool(tool) => {
+            // A file tool is granted for the path, however the call spells its other arguments.
+            let call = ToolCall {
+                tool: tool.clone(),
+                input: tool_args(tool, argument, workspace)?,
+                cwd: Some(workspace.cwd_text()),
+                descriptor: None,
+            };
+            let analysis = analyze(&call, &workspace.roots);
+            analysis
+                .actions
+                .iter()
+                .map(|a| {
+                    Grant::new(
+                        tool,
+                        verdict,
+                        GrantScope::ThisAction {
+                            spelling: a.subject.spelling.clone(),
+                        },
+                    )
+                })
+                .collect()
+        }
         Target::Tool {
             tool,
             argument: Some(argument),
@@ -182,8 +215,8 @@ fn grants_for(
                     Grant::new(
                         "Bash",
                         verdict,
-                        GrantScope::Signature {
-                            signature: a.signature.clone(),
+                        GrantScope::ThisAction {
+                            spelling: a.subject.spelling.clone(),
                         },
                     )
                 })
@@ -198,7 +231,7 @@ fn describe(grant: &Grant) -> String {
     let scope = match &grant.scope {
         GrantScope::ThisTool => "every call".to_string(),
         GrantScope::ThisCall { args } => format!("exactly {args}"),
-        GrantScope::Signature { signature } => format!("`{signature}`"),
+        GrantScope::ThisAction { spelling } => format!("`{spelling}`"),
     };
     let note = grant
         .note

@@ -36,6 +36,9 @@ impl Workspace {
         let home = std::env::var_os("HOME")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("/"));
+        // Symlinked spellings of a directory are one directory: rules and grants key on it.
+        let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        let (cwd, project, home) = (canonical(cwd), canonical(project), canonical(home));
         let mut roots = Roots::new(&text(&project), &text(&home));
         if let Some(state) = std::env::var_os("LEASTGRANT_HOME") {
             roots.state_dir = text(Path::new(&state));
@@ -73,6 +76,9 @@ impl Workspace {
     /// The policy in force (empty when there is no policy file).
     pub fn policy(&self, given: &[PathBuf]) -> Result<Policy> {
         let files = self.policy_files(given);
+        let project_file = PathBuf::from(&self.roots.project)
+            .join(".leastgrant")
+            .join("rules.json");
         let mut layers = Vec::new();
         for file in &files {
             let text = std::fs::read_to_string(file)
@@ -81,7 +87,14 @@ impl Workspace {
                 .with_context(|| format!("`{}` is not valid JSON", file.display()))?;
             let policy = Policy::from_json(&value, &self.roots)
                 .with_context(|| format!("`{}` is not a rules file", file.display()))?;
-            layers.push(policy);
+            // The repository's own rules file is written by whoever writes the repository: it may
+            // tighten the user's policy, never loosen it (unless named with --rules).
+            let trusted = !given.is_empty() || *file != project_file;
+            layers.push(if trusted {
+                policy
+            } else {
+                policy.tighten_only()
+            });
         }
         Ok(if layers.is_empty() {
             Policy::empty()

@@ -91,7 +91,8 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
             }
         }
     };
-    let call_args = std::sync::Arc::new(crate::grants::canonical_args(&call.input));
+    let tool = crate::tools::canonical_tool(&call.tool);
+    let call_args = std::sync::Arc::new(crate::grants::canonical_args(&tool, &call.input));
     for action in &mut analysis.actions {
         analysis.problems.extend(action.unknowns.iter().cloned());
         action.subject.call_args = Some(std::sync::Arc::clone(&call_args));
@@ -257,6 +258,12 @@ fn classify_effective(
             j.targets = base.targets;
             j.persistence = base.persistence;
         }
+        if shell {
+            // `bash script.sh` reads and runs the script.
+            if let Some(script) = effective.args.iter().find(|w| !w.text.starts_with('-')) {
+                j.targets.push((script.clone(), Access::Execute));
+            }
+        }
         j
     } else if effective.program.is_empty() {
         if effective.redirects.iter().any(|r| r.writes()) {
@@ -322,6 +329,9 @@ fn classify_effective(
         unknowns.push("runs code fetched from the network".to_string());
     }
     let mut normalizer = Normalizer::new(cwd, roots);
+    // Assignments and redirections out of the plain project are effects no rule for the command
+    // names.
+    let mut unnamed_effects = !effective.assignments.is_empty();
     // Redirections are reads and writes like any other.
     let mut redirect_signature = Vec::new();
     for redirect in &effective.redirects {
@@ -343,6 +353,7 @@ fn classify_effective(
             continue;
         }
         if target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/") {
+            unnamed_effects = true;
             judgement.capability = C::NetSend;
             judgement.blast.at_least(C::NetSend.default_blast());
             redirect_signature.push(format!("{op}<net:socket>"));
@@ -358,6 +369,9 @@ fn classify_effective(
             judgement
                 .blast
                 .at_least(C::FsWriteWorkspace.default_blast());
+        }
+        if !normalizer.place(target).1.is_plain_workspace() {
+            unnamed_effects = true;
         }
         judgement.targets.push((redirect.target.clone(), access));
         redirect_signature.push(format!("{op}{}", normalizer.arg(target)));
@@ -398,8 +412,14 @@ fn classify_effective(
             judgement.capability = C::SecretRead;
         }
     }
+    let target_words: Vec<String> = judgement
+        .targets
+        .iter()
+        .map(|(w, _)| w.text.clone())
+        .collect();
     let targets = place_targets(&mut judgement, &mut normalizer, &mut unknowns, &mut flags);
     let signature = shell_signature(effective, &mut normalizer, &redirect_signature);
+    let (spelling, spelling_without_flags) = spell(effective, &mut normalizer, &target_words);
     let display = redact_text(&effective_text(effective));
     Action {
         capability: judgement.capability,
@@ -414,6 +434,9 @@ fn classify_effective(
             tool: "Bash".to_string(),
             command: Some(shell_words(effective)),
             written: Some(effective.written.clone()),
+            unnamed_effects,
+            spelling,
+            spelling_without_flags,
             risky_wrapper: effective.wrappers.iter().any(|w| {
                 matches!(
                     w,
@@ -446,8 +469,23 @@ pub(crate) fn place_targets(
             // Sinks and standard streams are not files anyone cares about.
             continue;
         }
-        let (resolved, placement) = normalizer.place(&word.text);
+        let (resolved, mut placement) = normalizer.place(&word.text);
         let path = resolved.clone().unwrap_or_else(|| word.raw.clone());
+        // A write that reaches leastgrant's state without naming it: a recursive copy or delete
+        // of a directory above it, or a glob that could expand into it.
+        if *access != Access::Read {
+            let reaches_below = judgement.recursive || *access == Access::Delete || word.glob;
+            let above = resolved
+                .as_deref()
+                .is_some_and(|r| roots.contains_own_state(r));
+            let glob_into = word.glob
+                && resolved
+                    .as_deref()
+                    .is_some_and(|r| glob_reaches_own_state(r, roots));
+            if reaches_below && above || glob_into {
+                placement.own_state = true;
+            }
+        }
         if word.glob && placement.zone != Zone::Workspace {
             judgement.blast.scale = judgement.blast.scale.max(Scale::Many);
         }
@@ -511,6 +549,7 @@ pub(crate) fn place_targets(
             flags.persistence = true;
         }
         targets.push(Target {
+            recursive: judgement.recursive,
             path,
             glob: word.glob,
             access: *access,
@@ -549,6 +588,74 @@ fn names_secret_variable(raw: &str) -> bool {
     })
 }
 
+/// The action spelled for grants: the program as written, sorted flags, then the arguments with
+/// every path the action touches resolved (so `rm -rf ./src/` and `rm -fr src` are one
+/// spelling), and the same without flags.
+fn spell(
+    effective: &Effective,
+    normalizer: &mut Normalizer<'_>,
+    target_words: &[String],
+) -> (String, String) {
+    let program = if effective.program_path.is_empty() {
+        &effective.program
+    } else {
+        &effective.program_path
+    };
+    let mut flags: Vec<String> = Vec::new();
+    let mut positionals: Vec<String> = Vec::new();
+    for word in &effective.args {
+        let text = word.text.as_str();
+        if text.starts_with('-') && text.len() > 1 && word.is_literal() {
+            if is_letter_cluster(text) {
+                flags.extend(text.chars().skip(1).map(|c| format!("-{c}")));
+            } else {
+                flags.push(text.to_string());
+            }
+        } else if word.is_literal() && target_words.iter().any(|t| t == text) {
+            let resolved = normalizer.place(text).0.unwrap_or_else(|| text.to_string());
+            positionals.push(resolved);
+        } else {
+            let mut out = String::new();
+            push_word(&mut out, word);
+            positionals.push(out);
+        }
+    }
+    flags.sort();
+    flags.dedup();
+    let without = std::iter::once(program.clone())
+        .chain(positionals.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let with = std::iter::once(program.clone())
+        .chain(flags)
+        .chain(positionals)
+        .collect::<Vec<_>>()
+        .join(" ");
+    (with, without)
+}
+
+/// A shell glob that could expand to a path in leastgrant's own state.
+fn glob_reaches_own_state(glob: &str, roots: &Roots) -> bool {
+    use crate::rules::pattern::{GlobKind, Pattern};
+    let pattern = Pattern::glob(glob, GlobKind::ShellGlob).folded();
+    [
+        roots.state_dir.clone(),
+        paths::join(&roots.project, ".leastgrant"),
+    ]
+    .iter()
+    .any(|dir| {
+        let below = Pattern::glob(
+            &format!(
+                "{}/**",
+                crate::rules::pattern::escape(&dir.to_ascii_lowercase())
+            ),
+            GlobKind::Path,
+        );
+        let exact = Pattern::literal(&dir.to_ascii_lowercase());
+        pattern.overlap(&below).is_some() || pattern.overlap(&exact).is_some()
+    })
+}
+
 /// The program as written and its arguments, quoted where the shell would need it: what
 /// `Bash(…)` rules are matched against.
 fn shell_words(effective: &Effective) -> String {
@@ -566,10 +673,14 @@ fn shell_words(effective: &Effective) -> String {
     out
 }
 
-/// Appends a word as [`push_quoted`] would, using its written form when its value is unknown.
+/// Appends a word as [`push_quoted`] would. A word whose value is unknown becomes one
+/// [`crate::shell::UNRESOLVED`] character: a deny rule treats it as "could be anything".
 pub fn push_word(out: &mut String, word: &Word) {
-    let literal = word.is_literal();
-    push_quoted(out, if literal { &word.text } else { &word.raw }, literal);
+    if word.is_literal() {
+        push_quoted(out, &word.text, true);
+    } else {
+        out.push(crate::shell::UNRESOLVED);
+    }
 }
 
 /// Appends a literal word, quoted if it holds spaces or shell syntax, so `git 'status; rm -rf x'`

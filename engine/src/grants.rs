@@ -45,11 +45,12 @@ pub enum GrantScope {
         /// The arguments, canonical (see [`canonical_args`]).
         args: Value,
     },
-    /// Every action with this signature (the identity learning uses): `npm test` whatever its
-    /// flags' order or spelling.
-    Signature {
-        /// The signature.
-        signature: String,
+    /// This action however it is spelled: the program, its flags in any order, and the paths it
+    /// touches resolved (`rm -rf ./src/` = `rm -fr src`). A deny grant also covers the action
+    /// with extra flags.
+    ThisAction {
+        /// The action's spelling (see [`crate::model::Subject::spelling`]).
+        spelling: String,
     },
 }
 
@@ -76,7 +77,7 @@ impl Grant {
     pub fn new(tool: &str, verdict: GrantVerdict, scope: GrantScope) -> Grant {
         let scope = match scope {
             GrantScope::ThisCall { args } => GrantScope::ThisCall {
-                args: canonical_args(&args),
+                args: canonical_args(tool, &args),
             },
             other => other,
         };
@@ -127,8 +128,8 @@ impl Grant {
         }
         match &self.scope {
             GrantScope::ThisTool => true,
-            GrantScope::ThisCall { args: granted } => *granted == canonical_args(args),
-            GrantScope::Signature { .. } => false,
+            GrantScope::ThisCall { args: granted } => *granted == canonical_args(tool, args),
+            GrantScope::ThisAction { .. } => false,
         }
     }
 
@@ -146,7 +147,13 @@ impl Grant {
         match &self.scope {
             GrantScope::ThisTool => true,
             GrantScope::ThisCall { args } => subject.call_args.as_deref() == Some(args),
-            GrantScope::Signature { signature } => action.signature == *signature,
+            GrantScope::ThisAction { spelling } => match self.verdict {
+                GrantVerdict::Allow => subject.spelling == *spelling,
+                GrantVerdict::Deny => {
+                    subject.spelling == *spelling
+                        || subject.spelling_without_flags == strip_flags(spelling)
+                }
+            },
         }
     }
 
@@ -173,8 +180,8 @@ pub fn scope_json(scope: &GrantScope) -> Value {
     match scope {
         GrantScope::ThisTool => serde_json::json!({"kind": "this-tool"}),
         GrantScope::ThisCall { args } => serde_json::json!({"kind": "this-call", "args": args}),
-        GrantScope::Signature { signature } => {
-            serde_json::json!({"kind": "signature", "signature": signature})
+        GrantScope::ThisAction { spelling } => {
+            serde_json::json!({"kind": "this-action", "spelling": spelling})
         }
     }
 }
@@ -186,21 +193,31 @@ pub fn scope_from_json(value: &Value) -> Option<GrantScope> {
         "this-call" => Some(GrantScope::ThisCall {
             args: value.get("args")?.clone(),
         }),
-        "signature" => Some(GrantScope::Signature {
-            signature: value.get("signature")?.as_str()?.to_string(),
+        "this-action" => Some(GrantScope::ThisAction {
+            spelling: value.get("spelling")?.as_str()?.to_string(),
         }),
         _ => None,
     }
 }
 
-/// Prose an agent adds to a call that is not part of what the call does.
-const PROSE_FIELDS: &[&str] = &["description", "explanation", "prompt", "reason", "timeout"];
+/// Prose an agent adds to a shell call that is not part of what the call does.
+const PROSE_FIELDS: &[&str] = &["description", "explanation", "timeout"];
 
-/// Canonical arguments: objects with sorted keys (serde_json's map is ordered), prose fields
-/// dropped at the top level.
-pub fn canonical_args(args: &Value) -> Value {
+/// A spelling with its flags removed (words starting with `-` after the program).
+fn strip_flags(spelling: &str) -> String {
+    let mut words = spelling.split(' ');
+    let program = words.next().unwrap_or("");
+    std::iter::once(program)
+        .chain(words.filter(|w| !(w.starts_with('-') && w.len() > 1)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Canonical arguments: objects with sorted keys (serde_json's map is ordered); for a shell
+/// call, the prose Claude Code adds (`description`, `timeout`) is not part of the call.
+pub fn canonical_args(tool: &str, args: &Value) -> Value {
     match args {
-        Value::Object(map) => Value::Object(
+        Value::Object(map) if tool == "Bash" => Value::Object(
             map.iter()
                 .filter(|(k, _)| !PROSE_FIELDS.contains(&k.as_str()))
                 .map(|(k, v)| (k.clone(), v.clone()))

@@ -350,6 +350,8 @@ pub struct Target {
     pub path: String,
     /// It holds unquoted glob characters (`cat .en?`): the shell expands it.
     pub glob: bool,
+    /// The action reaches everything below it (a recursive read, copy or delete).
+    pub recursive: bool,
     /// How the action uses it.
     pub access: Access,
     /// Where it lies.
@@ -395,6 +397,14 @@ pub struct Subject {
     pub risky_wrapper: bool,
     /// Structured tools: the primary argument (the URL, the query, the path as given).
     pub text: Option<String>,
+    /// Effects a rule for the command does not name: assignments before it, or redirections to
+    /// files outside the plain project. An allow rule does not cover them.
+    pub unnamed_effects: bool,
+    /// The action spelled with its paths resolved and its flags sorted (`rm -f -r /p/src`):
+    /// what a grant for this exact action compares.
+    pub spelling: String,
+    /// The spelling without flags: what a deny grant compares, so extra flags do not escape it.
+    pub spelling_without_flags: String,
     /// The call's arguments, canonical (what a `ThisCall` grant compares); shared by the
     /// call's actions.
     pub call_args: Option<std::sync::Arc<serde_json::Value>>,

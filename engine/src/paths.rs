@@ -22,6 +22,28 @@ pub struct Roots {
 }
 
 impl Roots {
+    /// leastgrant's own state: the state directory and the project's `.leastgrant` directory
+    /// (its rules), compared without case (a case-insensitive file system is one directory).
+    pub fn holds_own_state(&self, path: &str) -> bool {
+        let lower = path.to_ascii_lowercase();
+        is_within(&lower, &self.state_dir.to_ascii_lowercase())
+            || is_within(
+                &lower,
+                &join(&self.project, ".leastgrant").to_ascii_lowercase(),
+            )
+    }
+
+    /// `path` is an ancestor of some own-state directory (deleting or overwriting it
+    /// recursively reaches the state).
+    pub fn contains_own_state(&self, path: &str) -> bool {
+        let lower = path.to_ascii_lowercase();
+        is_within(&self.state_dir.to_ascii_lowercase(), &lower)
+            || is_within(
+                &join(&self.project, ".leastgrant").to_ascii_lowercase(),
+                &lower,
+            )
+    }
+
     /// Roots for a project with the state directory at `~/.leastgrant`.
     pub fn new(project: &str, home: &str) -> Roots {
         Roots {
@@ -101,6 +123,9 @@ pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
     }
     let joined = if raw == "~" {
         roots.home.clone()
+    } else if raw == "~+" || raw.starts_with("~+/") {
+        // `~+` is the working directory.
+        join(cwd?, raw.get(2..).unwrap_or("").trim_start_matches('/'))
     } else if let Some(rest) = raw.strip_prefix("~/") {
         join(&roots.home, rest)
     } else if raw.starts_with('~') {
@@ -110,7 +135,19 @@ pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
     } else {
         join(cwd?, raw)
     };
-    Some(normalize(&joined))
+    let path = normalize(&joined);
+    // Aliases of other places: a process's cwd or root, an open descriptor. Where they lead is
+    // not knowable from the text.
+    let alias = path.starts_with("/dev/fd/")
+        || path.strip_prefix("/proc/").is_some_and(|rest| {
+            let mut parts = rest.split('/');
+            let _pid = parts.next();
+            matches!(parts.next(), Some("cwd" | "root" | "fd"))
+        });
+    if alias {
+        return None;
+    }
+    Some(path)
 }
 
 fn is_windows_path(raw: &str) -> bool {
@@ -184,7 +221,7 @@ pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
         };
     };
     let lower = path.to_ascii_lowercase();
-    let own_state = is_within(path, &roots.state_dir);
+    let own_state = roots.holds_own_state(path);
     let zone = zone_of(path, &lower, roots);
     let hits = list_hits(&lower);
     Placement {

@@ -155,6 +155,8 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         | "editnotebook" => file_tool(C::FsWriteWorkspace, Access::Write, path),
         "delete" | "deletefile" | "removefile" | "rmfile" | "deletepath" | "trashfile" => {
             let (mut j, s, d) = file_tool(C::FsDelete, Access::Delete, path);
+            // Deleting a directory deletes what is in it.
+            j = j.recursive(true);
             j.blast.reversibility = j.blast.reversibility.max(Reversibility::Hard);
             (j, s, d)
         }
@@ -231,6 +233,15 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         Some(arg) => format!("{tool}({arg})"),
         None => tool.to_string(),
     };
+    // A file tool is spelled by the path it touches, resolved.
+    let canonical = canonical_tool(tool);
+    let argument = targets
+        .first()
+        .filter(|_| path.is_some())
+        .map(|t| t.path.clone())
+        .or_else(|| primary_text(input).map(str::to_string))
+        .unwrap_or_default();
+    let spelling = format!("{canonical}({argument})");
     Action {
         capability: judgement.capability,
         blast: judgement.blast,
@@ -241,8 +252,10 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         unknowns,
         flags,
         subject: Subject {
-            tool: canonical_tool(tool),
+            tool: canonical,
             text: primary_text(input).map(str::to_string),
+            spelling_without_flags: spelling.clone(),
+            spelling,
             ..Subject::default()
         },
     }
@@ -355,6 +368,12 @@ fn search_tool(
         };
     let place = pattern_root.as_deref().or(path).unwrap_or(".");
     j.targets.push((Word::plain(place), Access::Read));
+    // Grep's `glob` (and `include`) filter names the files searched below the path.
+    if let Some(filter) = text_field(input, &["glob", "include"]) {
+        let mut word = Word::plain(&crate::paths::join(place, filter));
+        word.glob = true;
+        j.targets.push((word, Access::Read));
+    }
     if let (Some(p), Some(_)) = (path, &pattern_root) {
         j.targets.push((Word::plain(p), Access::Read));
     }
@@ -480,6 +499,8 @@ fn mcp(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         subject: Subject {
             tool: tool.to_string(),
             text: primary_text(&call.input).map(str::to_string),
+            spelling: format!("{tool}({})", call.input),
+            spelling_without_flags: format!("{tool}({})", call.input),
             ..Subject::default()
         },
     }

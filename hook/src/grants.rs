@@ -89,10 +89,17 @@ fn create_private_dir(dir: &Path) -> Result<(), GrantStoreError> {
     Ok(())
 }
 
-/// Opens for writing, owner-only; an existing file's mode is reset before anything is written.
+/// Creates the staged file afresh, owner-only. Whatever was at that name before — a staged file
+/// a crash left behind, or a symlink planted there — is removed first, and the file is created
+/// exclusively (`O_CREAT|O_EXCL` never follows a symlink), then its mode is set again.
 fn open_private(path: &Path) -> io::Result<File> {
+    match fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
     let mut options = OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -105,6 +112,29 @@ fn open_private(path: &Path) -> io::Result<File> {
         file.set_permissions(fs::Permissions::from_mode(0o600))?;
     }
     Ok(file)
+}
+
+/// The grants file must be a regular file (not a symlink) that nobody else can write.
+fn check_private(path: &Path) -> Result<(), GrantStoreError> {
+    let meta = fs::symlink_metadata(path).map_err(|e| io_error("inspect", path, &e))?;
+    if !meta.file_type().is_file() {
+        return Err(GrantStoreError(format!(
+            "`{}` is not a regular file; refusing to trust it",
+            path.display()
+        )));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o022 != 0 {
+            return Err(GrantStoreError(format!(
+                "`{}` can be written by others (mode {:o}); refusing to trust it",
+                path.display(),
+                meta.permissions().mode() & 0o777
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn to_json(grants: &[Grant]) -> Value {
@@ -191,11 +221,12 @@ impl GrantStore for FileGrantStore {
 
     fn load(&self) -> Result<Vec<Grant>, GrantStoreError> {
         let path = self.path();
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
+        match fs::symlink_metadata(&path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_error("read", &path, &e)),
-        };
+            Err(e) => return Err(io_error("inspect", &path, &e)),
+            Ok(_) => check_private(&path)?,
+        }
+        let text = fs::read_to_string(&path).map_err(|e| io_error("read", &path, &e))?;
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| GrantStoreError(format!("`{}` is not valid JSON: {e}", path.display())))?;
         from_json(&value, &path)

@@ -218,22 +218,61 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
 ];
 
 fn reader(inv: &Invocation<'_>) -> Judgement {
-    let valued = [
-        "-n",
-        "-c",
-        "-f",
-        "--lines",
-        "--bytes",
-        "-d",
-        "-s",
-        "-w",
-        "-t",
-        "-k",
-        "-l",
-        "--arg",
-        "--argjson",
-    ];
-    let mut positionals = inv.positionals(&valued);
+    // Options that take a value, per program: `cat -n .env` reads `.env`.
+    let valued: &[&str] = match inv.program {
+        "head" | "tail" => &[
+            "-n",
+            "-c",
+            "--lines",
+            "--bytes",
+            "-s",
+            "--sleep-interval",
+            "--pid",
+        ],
+        "cut" => &[
+            "-d",
+            "-f",
+            "-c",
+            "-b",
+            "--delimiter",
+            "--fields",
+            "--characters",
+            "--bytes",
+            "--output-delimiter",
+        ],
+        "fold" | "fmt" => &["-w", "--width", "-p", "--prefix"],
+        "nl" => &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
+        "uniq" => &[
+            "-f",
+            "-s",
+            "-w",
+            "--skip-fields",
+            "--skip-chars",
+            "--check-chars",
+        ],
+        "column" => &["-s", "-c", "-o", "-t", "--separator", "--output-separator"],
+        "od" | "hexdump" | "xxd" => &[
+            "-n", "-s", "-j", "-N", "-t", "-A", "-w", "-c", "-l", "-o", "-e", "-f", "-g",
+        ],
+        "strings" => &["-n", "-t", "-e", "--bytes", "--radix", "--encoding"],
+        "jq" | "yq" => &[
+            "--arg",
+            "--argjson",
+            "--slurpfile",
+            "--rawfile",
+            "--indent",
+            "-L",
+            "--args",
+        ],
+        "join" => &["-1", "-2", "-j", "-t", "-e", "-o"],
+        "paste" => &["-d", "--delimiters"],
+        "pr" => &["-h", "-l", "-w", "-o", "-N", "-s"],
+        "iconv" => &["-f", "-t", "--from-code", "--to-code", "-o", "--output"],
+        "base64" | "base32" => &["-w", "--wrap"],
+        "expand" | "unexpand" => &["-t", "--tabs"],
+        _ => &[],
+    };
+    let mut positionals = inv.positionals(valued);
     if inv.program == "jq" || inv.program == "yq" {
         // The first positional is the filter expression.
         if !positionals.is_empty() && !inv.has_any(&["-f", "--from-file"]) {
@@ -332,6 +371,11 @@ fn searcher(inv: &Invocation<'_>) -> Judgement {
     let mut j = Judgement::new(C::FsReadWorkspace).recursive(recursive);
     if let Some(file) = inv.any_value(&["-f", "--file"]) {
         j.targets.push((file, Access::Read));
+    }
+    if recursive && positionals.is_empty() {
+        // A recursive search with no path searches the working directory.
+        j.targets
+            .push((crate::shell::lex::Word::plain("."), Access::Read));
     }
     j.with_paths(positionals, Access::Read)
 }
@@ -479,7 +523,8 @@ fn copy(inv: &Invocation<'_>) -> Judgement {
 fn move_files(inv: &Invocation<'_>) -> Judgement {
     let valued = ["-t", "--target-directory", "-S", "--suffix"];
     let positionals = inv.positionals(&valued);
-    let mut j = Judgement::new(C::FsWriteWorkspace);
+    // `mv` moves a directory with everything in it.
+    let mut j = Judgement::new(C::FsWriteWorkspace).recursive(true);
     let target = inv.any_value(&["-t", "--target-directory"]);
     let (sources, dest) = match (&target, positionals.split_last()) {
         (Some(_), _) => (positionals.as_slice(), None),

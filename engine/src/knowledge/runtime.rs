@@ -179,6 +179,7 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
         ],
         python,
     ),
+    (&["source", "."], sourced),
     (
         &[
             "node",
@@ -831,4 +832,13 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
             "an interpreter reading code from its input",
         ),
     }
+}
+
+fn sourced(inv: &Invocation<'_>) -> Judgement {
+    // The shell reads and runs the file: it is read, and its code is unread.
+    Judgement::opaque(
+        C::ExecInterpreter,
+        "sources a script the engine has not read",
+    )
+    .with_paths(inv.args.first(), Access::Execute)
 }

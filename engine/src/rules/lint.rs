@@ -6,6 +6,33 @@
 //! or missing `defaultMode`, and allows that match every call of their tool.
 
 use super::{DefaultMode, Policy};
+
+/// Tool names rules can name (Claude Code's spelling; MCP tools are `mcp__…`).
+const KNOWN_TOOLS: &[&str] = &[
+    "Bash",
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Glob",
+    "Grep",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "Task",
+    "Agent",
+    "TodoWrite",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "SlashCommand",
+    "Skill",
+    "AskUserQuestion",
+    "BashOutput",
+    "KillShell",
+    "Delete",
+];
 use crate::decide::Decision;
 
 /// One finding.
@@ -117,6 +144,57 @@ pub fn lint(policy: &Policy) -> Vec<Finding> {
             rules: vec![rule.text.clone()],
             text: format!("`{}` allows every `{}` call, past every floor learning would keep; prefer the commands you mean", rule.text, rule.tool_name()),
         });
+    }
+    for key in &policy.unknown_keys {
+        findings.push(Finding {
+            code: "unknown-key",
+            rules: Vec::new(),
+            text: format!("the key `{key}` means nothing to leastgrant and is ignored"),
+        });
+    }
+    for dropped in &policy.dropped {
+        findings.push(Finding {
+            code: "untrusted-allow",
+            rules: vec![dropped.clone()],
+            text: format!("`{dropped}` comes from the project's own rules file, which may only tighten; the allow is ignored"),
+        });
+    }
+    for rule in rules {
+        if !KNOWN_TOOLS.contains(&rule.tool_name()) && !rule.text.starts_with("mcp__") {
+            findings.push(Finding {
+                code: "unknown-tool",
+                rules: vec![rule.text.clone()],
+                text: format!("`{}` names no tool leastgrant knows (names are case-sensitive: `Read`, `Bash`, …), so it never matches", rule.text),
+            });
+        }
+        let spec = rule
+            .text
+            .split_once('(')
+            .map(|(_, s)| s.trim_end_matches(')'))
+            .unwrap_or("");
+        if spec.ends_with(" :*") || spec.ends_with(' ') {
+            findings.push(Finding {
+                code: "never-matches",
+                rules: vec![rule.text.clone()],
+                text: format!(
+                    "`{}` ends in a space, so it matches nothing anyone types",
+                    rule.text
+                ),
+            });
+        }
+        if ["Read", "Edit", "Write"].contains(&rule.tool_name())
+            && spec.len() > 1
+            && spec.ends_with('/')
+        {
+            findings.push(Finding {
+                code: "never-matches",
+                rules: vec![rule.text.clone()],
+                text: format!(
+                    "`{}` ends in `/`, and a path never does; write `{}**` for everything below it",
+                    rule.text, spec
+                ),
+            });
+        }
     }
     if policy.default_mode == DefaultMode::Ask && rules.is_empty() {
         findings.push(Finding {

@@ -55,8 +55,8 @@ enum Spec {
     Any,
     /// Shell text of each action.
     Command(Pattern),
-    /// Resolved absolute paths.
-    Path(Pattern),
+    /// Resolved absolute paths (and the same pattern folded, for case-insensitive matching).
+    Path(Pattern, Pattern),
     /// The host of a URL, lower-cased.
     Host(Pattern),
     /// The primary argument of any other tool.
@@ -84,6 +84,11 @@ pub struct Policy {
     /// The `defaultMode` as written, when it was not `ask` or `deny` (`None` written as
     /// `"<missing>"`: a missing key denies too, and deserves a warning).
     pub unknown_default_mode: Option<String>,
+    /// Keys of the policy object leastgrant does not know (a typo such as `"allow "` would
+    /// otherwise be silently ignored).
+    pub unknown_keys: Vec<String>,
+    /// Allow rules dropped from a lower-trust layer (see [`Policy::tighten_only`]).
+    pub dropped: Vec<String>,
     /// `within[i][j]`: rule `i` matches nothing rule `j` does not. Computed once.
     within: Vec<Vec<bool>>,
 }
@@ -106,12 +111,7 @@ const PATH_RULE_TOOLS: &[&str] = &[
 impl Policy {
     /// An empty policy: nothing matches, unmatched calls fall through.
     pub fn empty() -> Policy {
-        Policy {
-            rules: Vec::new(),
-            default_mode: DefaultMode::Ask,
-            unknown_default_mode: None,
-            within: Vec::new(),
-        }
+        Policy::new(Vec::new(), DefaultMode::Ask, None)
     }
 
     /// Reads a policy from JSON: a bare `{allow, ask, deny, defaultMode}` object, or Claude
@@ -121,6 +121,14 @@ impl Policy {
         let object = value
             .as_object()
             .ok_or_else(|| PolicyError("a policy must be a JSON object".to_string()))?;
+        let tiers_at_top = ["allow", "ask", "deny"]
+            .iter()
+            .any(|k| object.contains_key(*k));
+        if object.contains_key("permissions") && tiers_at_top {
+            return Err(PolicyError(
+                "both a `permissions` object and top-level `allow`/`ask`/`deny` lists: use one shape".to_string(),
+            ));
+        }
         let body = match object.get("permissions") {
             Some(Value::Object(permissions)) => permissions,
             Some(_) => return Err(PolicyError("`permissions` must be an object".to_string())),
@@ -160,14 +168,37 @@ impl Policy {
                 rules.push(Rule::parse(text, decision, roots)?);
             }
         }
-        let (default_mode, unknown_default_mode) =
-            match body.get("defaultMode").and_then(Value::as_str) {
-                Some("ask") => (DefaultMode::Ask, None),
-                Some("deny") => (DefaultMode::Deny, None),
-                None => (DefaultMode::Deny, Some("<missing>".to_string())),
-                Some(other) => (DefaultMode::Deny, Some(other.to_string())),
-            };
-        Ok(Policy::new(rules, default_mode, unknown_default_mode))
+        let (default_mode, unknown_default_mode) = match body.get("defaultMode") {
+            Some(Value::String(mode)) if mode == "ask" => (DefaultMode::Ask, None),
+            Some(Value::String(mode)) if mode == "deny" => (DefaultMode::Deny, None),
+            Some(Value::String(other)) => (DefaultMode::Deny, Some(other.clone())),
+            Some(other) => (DefaultMode::Deny, Some(other.to_string())),
+            None => (DefaultMode::Deny, Some("<missing>".to_string())),
+        };
+        const KNOWN: &[&str] = &[
+            "allow",
+            "ask",
+            "deny",
+            "defaultMode",
+            "additionalDirectories",
+            "disableBypassPermissionsMode",
+            "$schema",
+        ];
+        let unknown_keys: Vec<String> = if object.contains_key("permissions") {
+            body.keys()
+                .filter(|k| !KNOWN.contains(&k.as_str()))
+                .cloned()
+                .collect()
+        } else {
+            object
+                .keys()
+                .filter(|k| !KNOWN.contains(&k.as_str()))
+                .cloned()
+                .collect()
+        };
+        let mut policy = Policy::new(rules, default_mode, unknown_default_mode);
+        policy.unknown_keys = unknown_keys;
+        Ok(policy)
     }
 
     /// Reads the `permissions` of one of Claude Code's own settings files. Its `defaultMode` is
@@ -202,8 +233,23 @@ impl Policy {
             rules,
             default_mode,
             unknown_default_mode,
+            unknown_keys: Vec::new(),
+            dropped: Vec::new(),
             within,
         }
+    }
+
+    /// A layer a less trusted party can write (a repository's own rules file) may only tighten:
+    /// its allow rules are dropped, so it can never carve out of the user's denies.
+    pub fn tighten_only(self) -> Policy {
+        let (allows, kept): (Vec<Rule>, Vec<Rule>) = self
+            .rules
+            .into_iter()
+            .partition(|r| r.decision == Decision::Allow);
+        let mut policy = Policy::new(kept, self.default_mode, self.unknown_default_mode);
+        policy.unknown_keys = self.unknown_keys;
+        policy.dropped = allows.into_iter().map(|r| r.text).collect();
+        policy
     }
 
     /// Merges several policies (settings layers): rules concatenate; the strictest fall-back wins.
@@ -214,8 +260,14 @@ impl Policy {
             DefaultMode::Ask
         };
         let unknown = layers.iter().find_map(|p| p.unknown_default_mode.clone());
+        let unknown_keys: Vec<String> =
+            layers.iter().flat_map(|p| p.unknown_keys.clone()).collect();
+        let dropped: Vec<String> = layers.iter().flat_map(|p| p.dropped.clone()).collect();
         let rules = layers.into_iter().flat_map(|p| p.rules).collect();
-        Policy::new(rules, default_mode, unknown)
+        let mut policy = Policy::new(rules, default_mode, unknown);
+        policy.unknown_keys = unknown_keys;
+        policy.dropped = dropped;
+        policy
     }
 
     fn rule_within(&self, i: usize, j: usize) -> bool {
@@ -343,7 +395,9 @@ impl Rule {
                 None => Spec::Command(Pattern::glob(spec, GlobKind::Command)),
             },
             Some(spec) if PATH_RULE_TOOLS.contains(&name) => {
-                Spec::Path(Pattern::glob(&path_pattern(spec, roots), GlobKind::Path))
+                let pattern = Pattern::glob(&path_pattern(spec, roots), GlobKind::Path);
+                let folded = pattern.folded();
+                Spec::Path(pattern, folded)
             }
             Some(spec) if name == "WebFetch" => match spec.strip_prefix("domain:") {
                 Some(host) => Spec::Host(Pattern::glob(&host.to_ascii_lowercase(), GlobKind::Text)),
@@ -376,41 +430,58 @@ impl Rule {
         }
     }
 
-    /// The rule matches the action. Bash rules see each action's command (a deny or ask
-    /// either form, an allow the peeled form only when no risky wrapper was peeled); file rules
-    /// see every path the action reads (Read) or changes (Edit, Write) — for a deny, whatever
-    /// tool touches it, which is the file-access cross-check.
+    /// The rule matches the action. Bash rules see each action's command: a deny or ask either
+    /// form (as written, peeled, or by the program's base name), and a word whose value is unknown
+    /// as "could be anything"; an allow only the peeled form when no risky wrapper was peeled.
+    /// File rules see every path the action reads (Read; running a file reads it) or changes
+    /// (Edit, Write) — for a deny, whatever tool touches it, including a directory above it that
+    /// the action walks, which is the file-access cross-check. An allow never covers an action
+    /// with effects the rule does not name (assignments, redirections out of the project) or a
+    /// path that cannot be resolved.
     pub fn matches(&self, action: &Action) -> bool {
         let subject = &action.subject;
         let name = self.name();
+        if self.decision == Decision::Allow
+            && (subject.unnamed_effects
+                || action
+                    .targets
+                    .iter()
+                    .any(|t| t.placement.zone == crate::paths::Zone::Unresolved))
+        {
+            return false;
+        }
         match &self.spec {
             Spec::Command(pattern) => {
                 if subject.tool != "Bash" {
                     return false;
                 }
-                let peeled = subject
-                    .command
-                    .as_deref()
-                    .map(|c| pattern.matches(c))
-                    .unwrap_or(false);
-                let written = subject
-                    .written
-                    .as_deref()
-                    .map(|c| pattern.matches(c))
-                    .unwrap_or(false);
                 if self.decision == Decision::Allow {
-                    if subject.risky_wrapper {
-                        written
+                    let form = if subject.risky_wrapper {
+                        subject.written.as_deref()
                     } else {
-                        peeled
-                    }
-                } else {
-                    peeled || written
+                        subject.command.as_deref()
+                    };
+                    return form.is_some_and(|c| pattern.matches(c));
                 }
+                let by_base_name = subject.command.as_deref().and_then(base_name_form);
+                [
+                    subject.command.as_deref(),
+                    subject.written.as_deref(),
+                    by_base_name.as_deref(),
+                ]
+                .into_iter()
+                .flatten()
+                .any(|text| {
+                    if text.contains(crate::shell::UNRESOLVED) {
+                        pattern.overlap(&Pattern::with_unknowns(text)).is_some()
+                    } else {
+                        pattern.matches(text)
+                    }
+                })
             }
-            Spec::Path(pattern) if matches!(name, "Read" | "Edit" | "Write") => {
+            Spec::Path(pattern, folded) if matches!(name, "Read" | "Edit" | "Write") => {
                 let wanted = |access: Access| match name {
-                    "Read" => access == Access::Read,
+                    "Read" => matches!(access, Access::Read | Access::Execute),
                     _ => matches!(access, Access::Write | Access::Delete),
                 };
                 let family = if name == "Read" {
@@ -419,18 +490,9 @@ impl Rule {
                     WRITE_TOOLS
                 };
                 let relevant: Vec<_> = action.targets.iter().filter(|t| wanted(t.access)).collect();
-                let hits = |t: &&crate::model::Target| {
-                    if t.glob {
-                        pattern
-                            .overlap(&Pattern::glob(&t.path, GlobKind::ShellGlob))
-                            .is_some()
-                    } else {
-                        pattern.matches(&t.path)
-                    }
-                };
                 if self.decision == Decision::Deny {
                     // Any tool reaching a denied path is denied.
-                    relevant.iter().any(hits)
+                    relevant.iter().any(|t| deny_reaches(pattern, folded, t))
                 } else {
                     // Allows and asks speak for their own tools, and every path must be covered.
                     family.contains(&subject.tool.as_str())
@@ -438,10 +500,21 @@ impl Rule {
                         && relevant.iter().all(|t| !t.glob && pattern.matches(&t.path))
                 }
             }
-            Spec::Path(pattern) => {
-                self.tool_matches(&subject.tool)
-                    && !action.targets.is_empty()
-                    && action.targets.iter().all(|t| pattern.matches(&t.path))
+            Spec::Path(pattern, folded) => {
+                if !self.tool_matches(&subject.tool) || action.targets.is_empty() {
+                    return false;
+                }
+                if self.decision == Decision::Deny {
+                    action
+                        .targets
+                        .iter()
+                        .any(|t| deny_reaches(pattern, folded, t))
+                } else {
+                    action
+                        .targets
+                        .iter()
+                        .all(|t| !t.glob && pattern.matches(&t.path))
+                }
             }
             Spec::Host(pattern) => {
                 self.tool_matches(&subject.tool)
@@ -465,16 +538,33 @@ impl Rule {
                     "Read" => {
                         READ_TOOLS.contains(&subject.tool.as_str())
                             || self.decision == Decision::Deny
-                                && action.targets.iter().any(|t| t.access == Access::Read)
+                                && action
+                                    .targets
+                                    .iter()
+                                    .any(|t| matches!(t.access, Access::Read | Access::Execute))
                     }
                     "Edit" | "Write" => {
                         WRITE_TOOLS.contains(&subject.tool.as_str())
                             || self.decision == Decision::Deny
-                                && action.targets.iter().any(|t| t.access != Access::Read)
+                                && action
+                                    .targets
+                                    .iter()
+                                    .any(|t| !matches!(t.access, Access::Read | Access::Execute))
                     }
                     _ => false,
                 }
             }
+        }
+    }
+
+    /// The set of calls this rule's specifier matches, as a pattern (a bare rule: all of them).
+    fn language(&self) -> Pattern {
+        match &self.spec {
+            Spec::Any if PATH_RULE_TOOLS.contains(&self.name()) => {
+                Pattern::glob("/**", GlobKind::Path)
+            }
+            Spec::Any => Pattern::everything(),
+            Spec::Command(p) | Spec::Path(p, _) | Spec::Host(p) | Spec::Text(p) => p.clone(),
         }
     }
 
@@ -490,48 +580,42 @@ impl Rule {
         if !tools_within {
             return false;
         }
-        match (&self.spec, &other.spec) {
-            (_, Spec::Any) => true,
-            (Spec::Any, _) => false,
-            (Spec::Command(a), Spec::Command(b))
-            | (Spec::Path(a), Spec::Path(b))
-            | (Spec::Host(a), Spec::Host(b))
-            | (Spec::Text(a), Spec::Text(b)) => a.within(b),
-            _ => false,
-        }
+        self.same_kind(other) && self.language().within(&other.language())
+    }
+
+    fn same_kind(&self, other: &Rule) -> bool {
+        matches!(
+            (&self.spec, &other.spec),
+            (Spec::Any, _)
+                | (_, Spec::Any)
+                | (Spec::Command(_), Spec::Command(_))
+                | (Spec::Path(..), Spec::Path(..))
+                | (Spec::Host(_), Spec::Host(_))
+                | (Spec::Text(_), Spec::Text(_))
+        )
     }
 
     /// A call both rules match, as text, when their specifiers overlap.
     pub fn overlap_witness(&self, other: &Rule) -> Option<String> {
-        if self.tools != other.tools {
+        if self.tools != other.tools || !self.same_kind(other) {
             return None;
         }
-        match (&self.spec, &other.spec) {
-            (Spec::Command(a), Spec::Command(b))
-            | (Spec::Path(a), Spec::Path(b))
-            | (Spec::Host(a), Spec::Host(b))
-            | (Spec::Text(a), Spec::Text(b)) => a.overlap(b),
-            (Spec::Any, _) | (_, Spec::Any) => Some(String::new()),
-            _ => None,
-        }
+        self.language().overlap(&other.language())
     }
 
     /// A call this rule matches and `other` does not, when there is one.
     pub fn escape_witness(&self, other: &Rule) -> Option<String> {
-        match (&self.spec, &other.spec) {
-            (Spec::Command(a), Spec::Command(b))
-            | (Spec::Path(a), Spec::Path(b))
-            | (Spec::Host(a), Spec::Host(b))
-            | (Spec::Text(a), Spec::Text(b)) => a.escapes(b),
-            _ => None,
+        if !self.same_kind(other) {
+            return None;
         }
+        self.language().escapes(&other.language())
     }
 
     /// The rule matches every call of its tool (or a pattern that matches everything).
     pub fn is_unbounded(&self) -> bool {
         match &self.spec {
             Spec::Any => true,
-            Spec::Path(p) => Pattern::glob("/**", GlobKind::Path).within(p),
+            Spec::Path(p, _) => Pattern::glob("/**", GlobKind::Path).within(p),
             Spec::Command(p) | Spec::Host(p) | Spec::Text(p) => Pattern::everything().within(p),
         }
     }
@@ -542,19 +626,52 @@ impl Rule {
     }
 }
 
+/// A deny path pattern reaches a target: the path itself, anything a glob could expand to,
+/// or anything below a directory the action walks — compared with and without case.
+fn deny_reaches(pattern: &Pattern, folded: &Pattern, target: &crate::model::Target) -> bool {
+    let lower = target.path.to_ascii_lowercase();
+    if target.glob {
+        let expands = Pattern::glob(&target.path, GlobKind::ShellGlob);
+        let expands_folded = Pattern::glob(&lower, GlobKind::ShellGlob);
+        return pattern.overlap(&expands).is_some() || folded.overlap(&expands_folded).is_some();
+    }
+    if pattern.matches(&target.path) || folded.matches(&lower) {
+        return true;
+    }
+    target.recursive && {
+        let below = Pattern::glob(&format!("{}/**", pattern::escape(&lower)), GlobKind::Path);
+        folded.overlap(&below).is_some()
+    }
+}
+
+/// The command with its program's directory dropped: `/bin/rm -rf x` is `rm -rf x` to a deny.
+fn base_name_form(command: &str) -> Option<String> {
+    let (program, rest) = command.split_once(' ').unwrap_or((command, ""));
+    let base = program.rsplit('/').next()?;
+    (base != program).then(|| {
+        if rest.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base} {rest}")
+        }
+    })
+}
+
 /// A path specifier as an absolute pattern: `//abs` and `/abs` are absolute, `~/` is home,
 /// `./x` and `x/y` are under the project, and a bare name (`.env`, `*.pem`) matches at any depth
 /// of the project, as in gitignore.
 fn path_pattern(spec: &str, roots: &Roots) -> String {
-    let project = roots.project.trim_end_matches('/');
+    // The roots are literal text: a directory named `w*` must not become a glob.
+    let project = pattern::escape(roots.project.trim_end_matches('/'));
+    let home = pattern::escape(roots.home.trim_end_matches('/'));
     if let Some(rest) = spec.strip_prefix("//") {
         format!("/{rest}")
     } else if spec.starts_with('/') {
         spec.to_string()
     } else if spec == "~" {
-        roots.home.clone()
+        home
     } else if let Some(rest) = spec.strip_prefix("~/") {
-        format!("{}/{rest}", roots.home.trim_end_matches('/'))
+        format!("{home}/{rest}")
     } else if let Some(rest) = spec.strip_prefix("./") {
         format!("{project}/{rest}")
     } else if spec.contains('/') {
@@ -564,14 +681,54 @@ fn path_pattern(spec: &str, roots: &Roots) -> String {
     }
 }
 
-/// The lower-cased host of a URL (userinfo and port dropped).
+/// The host a fetch client would connect to, lower-cased: the scheme dropped, backslashes read
+/// as slashes (as browsers and Node do), userinfo and port dropped, percent-escapes decoded, a
+/// trailing dot removed.
 fn host_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
+    let text = url.trim().replace('\\', "/");
+    let rest = match text.find(':') {
+        Some(at)
+            if text.get(..at).is_some_and(|s| {
+                !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+            }) =>
+        {
+            text.get(at + 1..)?
+        }
+        _ => text.as_str(),
+    };
+    let rest = rest.trim_start_matches('/');
     let authority = rest.split(['/', '?', '#']).next()?;
     let host = authority.rsplit('@').next()?;
     let host = match host.rsplit_once(':') {
         Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
         _ => host,
     };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+    let decoded = percent_decode(host).to_ascii_lowercase();
+    let decoded = decoded.trim_end_matches('.');
+    (!decoded.is_empty()).then(|| decoded.to_string())
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (b, hex) {
+            (b'%', Some(value)) => {
+                out.push(value);
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -180,10 +180,8 @@ impl Pattern {
                             b.epsilon(first, end);
                         }
                         '[' => {
-                            while chars.get(i).is_some_and(|c| *c != ']') {
-                                i += 1;
-                            }
-                            b.one(Class::NotSlashOrDot);
+                            i = bracket_end(&chars, i);
+                            b.star(Class::NotSlash);
                         }
                         _ => b.one(Class::NotSlashOrDot),
                     }
@@ -207,11 +205,33 @@ impl Pattern {
                 ('*', GlobKind::Path | GlobKind::ShellGlob) => b.star(Class::NotSlash),
                 ('?', GlobKind::Path | GlobKind::ShellGlob) => b.one(Class::NotSlash),
                 ('[', GlobKind::ShellGlob) if chars.iter().skip(i).any(|c| *c == ']') => {
-                    // A bracket expression: over-approximated as one character that is not `/`.
-                    while chars.get(i).is_some_and(|c| *c != ']') {
+                    // A bracket expression (`[]e]`, `[[:alpha:]]`): over-approximated as any run
+                    // within a segment, which only ever widens what a deny sees.
+                    i = bracket_end(&chars, i);
+                    b.star(Class::NotSlash);
+                }
+                ('{', GlobKind::ShellGlob) if chars.iter().skip(i).any(|c| *c == '}') => {
+                    // Brace expansion (`{.env,x}`): over-approximated as anything.
+                    let mut depth = 0usize;
+                    while let Some(&c) = chars.get(i) {
+                        if c == '{' {
+                            depth += 1;
+                        } else if c == '}' {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                break;
+                            }
+                        }
                         i += 1;
                     }
-                    b.one(Class::NotSlash);
+                    b.star(Class::Any);
+                }
+                ('\\', GlobKind::Path | GlobKind::ShellGlob) if chars.get(i + 1).is_some() => {
+                    // An escaped character stands for itself.
+                    i += 1;
+                    if let Some(&next) = chars.get(i) {
+                        b.one(Class::Lit(next));
+                    }
                 }
                 (other, _) => b.one(Class::Lit(other)),
             }
@@ -282,6 +302,42 @@ impl Pattern {
             .any(|(on, st)| *on && st.accepting)
     }
 
+    /// The same pattern over lower-cased text (literals lower-cased), for matching on file
+    /// systems that ignore case.
+    pub fn folded(&self) -> Pattern {
+        let states = self
+            .states
+            .iter()
+            .map(|state| State {
+                edges: state
+                    .edges
+                    .iter()
+                    .map(|(class, to)| match class {
+                        Class::Lit(c) => (Class::Lit(c.to_ascii_lowercase()), *to),
+                        other => (*other, *to),
+                    })
+                    .collect(),
+                epsilons: state.epsilons.clone(),
+                accepting: state.accepting,
+            })
+            .collect();
+        Pattern { states }
+    }
+
+    /// Shell text in which [`crate::shell::UNRESOLVED`] marks a word whose value is unknown: that
+    /// character stands for any run of characters, everything else for itself.
+    pub fn with_unknowns(text: &str) -> Pattern {
+        let mut b = Builder::new();
+        for c in text.chars() {
+            if c == crate::shell::UNRESOLVED {
+                b.star(Class::Any);
+            } else {
+                b.one(Class::Lit(c));
+            }
+        }
+        b.finish()
+    }
+
     /// The pattern matches the whole of `text`.
     pub fn matches(&self, text: &str) -> bool {
         let mut set = self.start();
@@ -323,6 +379,42 @@ impl Pattern {
     pub fn strictly_within(&self, other: &Pattern) -> bool {
         self.within(other) && !other.within(self)
     }
+}
+
+/// Where a bracket expression starting at `open` ends: a `]` right after `[` or `[!`/`[^` is a
+/// member, and `[:class:]` is skipped whole.
+fn bracket_end(chars: &[char], open: usize) -> usize {
+    let mut i = open + 1;
+    if matches!(chars.get(i), Some('!' | '^')) {
+        i += 1;
+    }
+    if chars.get(i) == Some(&']') {
+        i += 1;
+    }
+    while let Some(&c) = chars.get(i) {
+        if c == '[' && chars.get(i + 1) == Some(&':') {
+            i += 2;
+            while chars.get(i).is_some_and(|c| *c != ']') {
+                i += 1;
+            }
+        } else if c == ']' {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Escapes glob characters so `text` stands for itself inside a path pattern.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The characters that stand for every class of character the two patterns can tell apart.

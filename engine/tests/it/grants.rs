@@ -95,13 +95,13 @@ fn policy(json: &str) -> Policy {
 }
 
 #[test]
-fn a_signature_grant_covers_every_spelling_of_the_action() {
+fn an_action_grant_covers_every_spelling_of_the_action() {
     let analysis = analyze_command("ls -la src");
     let grant = Grant::new(
         "Bash",
         GrantVerdict::Allow,
-        GrantScope::Signature {
-            signature: analysis.actions[0].signature.clone(),
+        GrantScope::ThisAction {
+            spelling: analysis.actions[0].subject.spelling.clone(),
         },
     );
     let none = Policy::empty();
@@ -129,18 +129,18 @@ fn a_signature_grant_covers_every_spelling_of_the_action() {
 #[test]
 fn deny_beats_allow_between_grants_and_rules() {
     let call = ToolCall::shell("npm test", Some(PROJECT));
-    let sig = analyze(&call, &roots()).actions[0].signature.clone();
+    let sig = analyze(&call, &roots()).actions[0].subject.spelling.clone();
     let allow = Grant::new(
         "Bash",
         GrantVerdict::Allow,
-        GrantScope::Signature {
-            signature: sig.clone(),
+        GrantScope::ThisAction {
+            spelling: sig.clone(),
         },
     );
     let deny = Grant::new(
         "Bash",
         GrantVerdict::Deny,
-        GrantScope::Signature { signature: sig },
+        GrantScope::ThisAction { spelling: sig },
     );
     // A deny grant beats an allow rule.
     let (v, why) = decide_with(

@@ -50,8 +50,8 @@ fn save_upserts_by_identity_and_revoke_returns_the_record() {
         .save(Grant::new(
             "Bash",
             GrantVerdict::Deny,
-            GrantScope::Signature {
-                signature: "curl <url:evil.example>".into(),
+            GrantScope::ThisAction {
+                spelling: "curl https://evil.example".into(),
             },
         ))
         .unwrap();
@@ -142,4 +142,59 @@ fn the_store_is_object_safe() {
     let mut store: Box<dyn GrantStore> = Box::new(FileGrantStore::new(&root, "/p"));
     store.save(read_grant()).unwrap();
     assert_eq!(store.load().unwrap().len(), 1);
+}
+
+#[test]
+fn a_planted_symlink_is_never_followed() {
+    let root = temp_root("symlink");
+    let mut store = FileGrantStore::new(&root, "/home/dev/proj");
+    store.save(read_grant()).unwrap();
+    let victim = root.join("victim");
+    fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, store.staged_path()).unwrap();
+    store
+        .save(Grant::new(
+            "WebSearch",
+            GrantVerdict::Deny,
+            GrantScope::ThisTool,
+        ))
+        .unwrap();
+    assert_eq!(
+        fs::read_to_string(&victim).unwrap(),
+        "precious",
+        "the symlink's target is untouched"
+    );
+    assert!(
+        fs::symlink_metadata(store.path())
+            .unwrap()
+            .file_type()
+            .is_file()
+    );
+    assert_eq!(store.load().unwrap().len(), 2);
+}
+
+#[test]
+fn a_grants_file_others_can_write_or_a_symlink_is_refused() {
+    let root = temp_root("trust");
+    let mut store = FileGrantStore::new(&root, "/home/dev/proj");
+    store.save(read_grant()).unwrap();
+    fs::set_permissions(store.path(), fs::Permissions::from_mode(0o666)).unwrap();
+    assert!(
+        store
+            .load()
+            .unwrap_err()
+            .to_string()
+            .contains("can be written by others")
+    );
+    fs::remove_file(store.path()).unwrap();
+    let elsewhere = root.join("elsewhere.json");
+    fs::write(&elsewhere, r#"{"version": 1, "grants": []}"#).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, store.path()).unwrap();
+    assert!(
+        store
+            .load()
+            .unwrap_err()
+            .to_string()
+            .contains("not a regular file")
+    );
 }
