@@ -12,4 +12,5 @@ pub mod claude;
 pub mod common;
 pub mod outcome;
 pub mod schema;
+pub mod specstory;
 pub mod table;

@@ -215,3 +215,45 @@ fn claude_code_settings_layers_apply_on_request() {
         Some(1)
     );
 }
+
+#[test]
+fn the_projects_own_rules_file_may_only_tighten() {
+    let home = home("project-rules");
+    std::fs::create_dir_all(home.join(".leastgrant")).unwrap();
+    std::fs::write(
+        home.join(".leastgrant/rules.json"),
+        r#"{"deny": ["Bash(rm:*)"], "defaultMode": "ask"}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.join("proj/.leastgrant")).unwrap();
+    std::fs::write(
+        home.join("proj/.leastgrant/rules.json"),
+        r#"{"allow": ["Bash(rm -rf:*)"], "deny": ["Bash(curl:*)"], "defaultMode": "ask"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        run(&home, &["check", "rm -rf build"]).status.code(),
+        Some(2),
+        "the repository cannot carve out of the user's deny"
+    );
+    assert_eq!(
+        run(&home, &["check", "curl https://x.example"])
+            .status
+            .code(),
+        Some(2),
+        "but it can tighten"
+    );
+    let out = run(&home, &["lint"]);
+    assert!(
+        stderr(&out).contains("warning[untrusted-allow]"),
+        "{}",
+        stderr(&out)
+    );
+    // And the agent cannot write that file.
+    assert_eq!(
+        run(&home, &["check", "echo '{}' > .leastgrant/rules.json"])
+            .status
+            .code(),
+        Some(2)
+    );
+}

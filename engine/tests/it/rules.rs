@@ -144,6 +144,10 @@ fn bad_policies_are_errors_that_say_why() {
             "a tool name starts with a letter",
         ),
         (r#"{"permissions": []}"#, "`permissions` must be an object"),
+        (
+            r#"{"permissions": {"allow": ["Bash(ls)"]}, "deny": ["Bash"]}"#,
+            "use one shape",
+        ),
     ] {
         let value: serde_json::Value = serde_json::from_str(json).unwrap();
         let error = Policy::from_json(&value, &roots())

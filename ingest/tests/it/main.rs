@@ -1,4 +1,5 @@
 //! Ingest integration tests: readers on real samples and generated fixtures, and the table.
 
 mod claude;
+mod specstory;
 mod support;

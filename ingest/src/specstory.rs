@@ -1,0 +1,1199 @@
+//! SpecStory Markdown exports (`<project>/.specstory/history/*.md`): one event per tool call.
+//!
+//! An export opens with a comment naming the agent and the session (`<!-- Claude Code Session
+//! <id> (…) -->`), then holds messages, each under a `_**User (ts)**_` or `_**Agent (model ts)**_`
+//! header (`Agent - sidechain` inside a sub-agent). A tool call is a `<tool-use
+//! data-tool-type="…" data-tool-name="…">` block, the last thing in its agent message: a
+//! `<summary>Tool use: **Name**…</summary>`, the input as the agent's SpecStory formatter renders
+//! it, then the result in a code fence. That result is all SpecStory keeps of the outcome:
+//! Claude Code's refusal, cancel, interrupt and hook texts are classified by [`crate::outcome`];
+//! an interrupt that left no result shows only as a `[Request interrupted by user for tool use]`
+//! user message right after the call.
+//!
+//! Owns: finding the real tool-use blocks (not the ones quoted in text or in a tool's output),
+//! recovering the agent's input fields from the rendering, and the outcome of each call.
+//! Must not: guess a permission mode (SpecStory does not record one).
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::common::{
+    BadCounts, command_and_path, excerpt, parse_timestamp_us, project_key, stable_id,
+};
+use crate::outcome::{self, ResultFacts};
+use crate::schema::{Event, Outcome};
+
+/// The longest result kept in an event, in bytes.
+const RESULT_EXCERPT_BYTES: usize = 2048;
+
+/// Tools whose input is one shell command, by the names the agents give them.
+const SHELL_TOOLS: &[&str] = &[
+    "Bash",
+    "bash",
+    "exec_command",
+    "Shell",
+    "shell",
+    "shell_command",
+    "local_shell",
+    "run_terminal_cmd",
+    "run_terminal_command",
+    "run_terminal_command_v2",
+    "run_shell_command",
+    "Execute",
+    "execute_command",
+];
+/// Tools SpecStory types as `shell` that take no command: they read or stop a background shell.
+const SHELL_TYPED_WITHOUT_COMMAND: &[&str] = &["TaskOutput", "KillShell", "KillBash", "BashOutput"];
+/// Code-fence languages of a shell command shown as a block.
+const SHELL_LANGUAGES: &[&str] = &["bash", "sh", "shell", "zsh", "console"];
+/// Tools that read one file.
+const READ_TOOLS: &[&str] = &[
+    "Read",
+    "read_file",
+    "read_file_v2",
+    "NotebookRead",
+    "view_file",
+    "read",
+];
+/// Tools whose first code fence is the new file's content.
+const WRITE_TOOLS: &[&str] = &["Write", "write_file", "create_file", "Create"];
+/// Tools that change one file in place.
+const EDIT_TOOLS: &[&str] = &[
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "edit_file",
+    "edit_file_v2",
+    "search_replace",
+    "write",
+    "replace",
+    "str_replace_editor",
+];
+/// Tools rendered as ` path `…` pattern `…` include `…``.
+const SEARCH_TOOLS: &[&str] = &[
+    "Grep",
+    "Glob",
+    "grep",
+    "ripgrep",
+    "glob_file_search",
+    "search_file_content",
+];
+/// Tools rendered as one backticked URL.
+const URL_TOOLS: &[&str] = &["WebFetch", "FetchUrl", "web_fetch"];
+/// Tools rendered as one backticked query.
+const QUERY_TOOLS: &[&str] = &["WebSearch", "web_search", "google_web_search"];
+
+/// How results begin when a call never got as far as its input's own rendering (a refused
+/// Write shows no content fence, only this).
+const RESULT_OPENINGS: &[&str] = &[
+    "File created successfully",
+    "The file ",
+    "<tool_use_error>",
+    "Error",
+    "PreToolUse:",
+    "Hook PreToolUse:",
+    outcome::REFUSED,
+    outcome::CANCELLED,
+    outcome::SUBAGENT_REFUSED,
+    outcome::INTERRUPT_MARKER,
+    outcome::CLASSIFIER_DENIED,
+    outcome::NOT_GRANTED,
+];
+
+/// Reads one SpecStory export into events, one per tool call, in file order.
+pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let session = session_comment(&lines);
+    if session.is_none() {
+        bad.add("specstory-no-session-header");
+    }
+    let blocks = find_blocks(&lines, bad);
+    let (agent, session_id) = match session {
+        Some(s) => (s.agent, s.id),
+        None => {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ("unknown".to_string(), stable_id(&[&stem]))
+        }
+    };
+
+    let calls: Vec<Call> = blocks.iter().map(|b| Call::parse(b, &agent, bad)).collect();
+    let found_cwd = calls.iter().find_map(|c| c.cwd.clone()).or_else(|| {
+        calls
+            .iter()
+            .filter_map(|c| c.result.as_deref())
+            .find_map(reset_cwd)
+    });
+    let project_root = project_root(path, found_cwd.as_deref());
+    let key = project_key(&project_root);
+    let source_path = path.display().to_string();
+
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(index, call)| {
+            let seq = u32::try_from(index).unwrap_or(u32::MAX);
+            let (outcome, rule) = call.outcome();
+            // The call's content is in the id, not the file name: SpecStory saves one session
+            // under several names, and the writer's event-id dedupe should keep one copy.
+            let event_id = stable_id(&[
+                "specstory",
+                &agent,
+                &session_id,
+                &seq.to_string(),
+                &call.tool_name,
+                &call.tool_input,
+            ]);
+            let (command, file_path) = command_and_path(&call.input);
+            Event {
+                event_id,
+                agent: agent.clone(),
+                agent_version: None,
+                source: format!("{source_path}:{}", call.line),
+                source_kind: "specstory".to_string(),
+                project_key: key.clone(),
+                project_root: project_root.clone(),
+                session_id: session_id.clone(),
+                seq,
+                ts_us: call.ts_us,
+                cwd: call.cwd.clone(),
+                git_branch: None,
+                permission_mode: None,
+                attended: None,
+                tool_name: call.tool_name.clone(),
+                tool_input: call.tool_input.clone(),
+                command,
+                file_path,
+                outcome,
+                is_error: call.is_error,
+                is_sidechain: call.sidechain,
+                tool_use_id: None,
+                outcome_rule: rule.to_string(),
+                denial_kind: None,
+                result_excerpt: call
+                    .result
+                    .as_deref()
+                    .map(|r| excerpt(r, RESULT_EXCERPT_BYTES)),
+            }
+        })
+        .collect()
+}
+
+/// The agent and session named by the export's header comment.
+struct Session {
+    agent: String,
+    id: String,
+}
+
+/// `<!-- Claude Code Session <id> (<time>) -->`, looked for only before the first message, so a
+/// header quoted later in the conversation is not taken for this file's.
+fn session_comment(lines: &[&str]) -> Option<Session> {
+    for line in lines {
+        if message_header(line).is_some() {
+            return None;
+        }
+        let Some(inner) = line
+            .trim()
+            .strip_prefix("<!--")
+            .and_then(|l| l.strip_suffix("-->"))
+        else {
+            continue;
+        };
+        let Some((name, rest)) = inner.trim().split_once(" Session ") else {
+            continue;
+        };
+        let Some(id) = rest.split_whitespace().next() else {
+            continue;
+        };
+        if !name.trim().is_empty() {
+            return Some(Session {
+                agent: agent_slug(name.trim()),
+                id: id.to_string(),
+            });
+        }
+    }
+    None
+}
+
+/// The agent's short name from SpecStory's provider name (`Claude Code`, `Codex CLI`,
+/// `Cursor IDE`, `Cursor CLI`, `Gemini CLI`, …).
+fn agent_slug(provider: &str) -> String {
+    let lower = provider.to_ascii_lowercase();
+    let known = [
+        ("claude", "claude-code"),
+        ("codex", "codex"),
+        ("cursor", "cursor"),
+        ("gemini", "gemini"),
+        ("droid", "droid"),
+        ("copilot", "copilot"),
+        ("opencode", "opencode"),
+        ("antigravity", "antigravity"),
+    ];
+    if let Some((_, slug)) = known.iter().find(|(word, _)| lower.contains(word)) {
+        return (*slug).to_string();
+    }
+    let slug: String = lower
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    slug.split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// A `_**User (…)**_` or `_**Agent[ - sidechain] (…)**_` line.
+struct Header {
+    agent: bool,
+    sidechain: bool,
+    ts_us: Option<i64>,
+}
+
+fn message_header(line: &str) -> Option<Header> {
+    let inner = line.trim_end().strip_prefix("_**")?.strip_suffix("**_")?;
+    let (agent, rest) = match inner.strip_prefix("Agent") {
+        Some(rest) => (true, rest),
+        None => (false, inner.strip_prefix("User")?),
+    };
+    let (markers, details) = match rest.split_once(" (") {
+        Some((markers, details)) => (markers, details.strip_suffix(')')?),
+        None => (rest, ""),
+    };
+    // Only ` - sidechain`-style markers may sit between the role and the details.
+    if !(markers.is_empty() || markers.starts_with(" - ")) {
+        return None;
+    }
+    Some(Header {
+        agent,
+        sidechain: markers.contains("sidechain"),
+        ts_us: header_time(details),
+    })
+}
+
+/// The time at the end of a header's details: `model 2026-01-16 15:23:36Z`, an ISO time
+/// (older exports), or local time with an offset (`2025-11-13 21:12:14-0700`).
+fn header_time(details: &str) -> Option<i64> {
+    let tokens: Vec<&str> = details.split_whitespace().collect();
+    let last_two = tokens
+        .len()
+        .checked_sub(2)
+        .and_then(|at| tokens.get(at..))
+        .map(|t| t.join(" "));
+    last_two
+        .as_deref()
+        .and_then(parse_time)
+        .or_else(|| tokens.last().and_then(|t| parse_time(t)))
+}
+
+fn parse_time(text: &str) -> Option<i64> {
+    if let Some(us) = parse_timestamp_us(text) {
+        return Some(us);
+    }
+    // SpecStory's local-time form: `…-0700`, which the shared parser (UTC only) refuses.
+    let split = text.len().checked_sub(5)?;
+    let (clock, zone) = (text.get(..split)?, text.get(split..)?);
+    let sign = match zone.get(..1)? {
+        "+" => 1,
+        "-" => -1,
+        _ => return None,
+    };
+    let hours: i64 = zone.get(1..3)?.parse().ok()?;
+    let minutes: i64 = zone.get(3..5)?.parse().ok()?;
+    let local = parse_timestamp_us(&format!("{clock}Z"))?;
+    Some(local - sign * (hours * 60 + minutes) * 60_000_000)
+}
+
+/// One `<tool-use>` block as found in the file.
+struct Block<'a> {
+    /// 1-based line of the opening tag.
+    line: usize,
+    tool_type: String,
+    tool_name: Option<String>,
+    /// The lines between the opening and the closing tag.
+    lines: &'a [&'a str],
+    sidechain: bool,
+    ts_us: Option<i64>,
+    /// The next message is the user's `[Request interrupted by user for tool use]`.
+    interrupt_follows: bool,
+}
+
+/// The real tool-use blocks, in order. A block counts only where the renderer puts one: right
+/// under an agent header, or right after another block (Cursor renders one call twice), or in
+/// an agent message's text outside a code fence (Cursor puts calls in text). Tags quoted in
+/// fenced examples or in a tool's output are not calls.
+fn find_blocks<'a>(lines: &'a [&'a str], bad: &mut BadCounts) -> Vec<Block<'a>> {
+    #[derive(PartialEq)]
+    enum Previous {
+        Header,
+        Block,
+        Fence,
+        Text,
+    }
+    let mut blocks: Vec<Block<'a>> = Vec::new();
+    let mut header: Option<Header> = None;
+    let mut previous = Previous::Text;
+    let mut text_fence: Option<usize> = None;
+    // The block the next user message would follow directly (only a `---` may come between).
+    let mut last_block: Option<usize> = None;
+    let mut at = 0;
+    while let Some(&line) = lines.get(at) {
+        if let Some(found) = message_header(line) {
+            if !found.agent
+                && let Some(index) = last_block
+                && first_content_line(lines, at + 1).map(str::trim)
+                    == Some(outcome::INTERRUPT_MARKER)
+                && let Some(block) = blocks.get_mut(index)
+            {
+                block.interrupt_follows = true;
+            }
+            header = Some(found);
+            previous = Previous::Header;
+            text_fence = None;
+            last_block = None;
+            at += 1;
+            continue;
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() || is_message_id(trimmed) {
+            at += 1;
+            continue;
+        }
+        if trimmed != "---" {
+            last_block = None;
+        }
+        if let Some(length) = text_fence {
+            if fence_close(line, length) {
+                text_fence = None;
+            }
+            previous = Previous::Fence;
+            at += 1;
+            continue;
+        }
+        let in_agent_message = header.as_ref().is_some_and(|h| h.agent);
+        if let Some(open) = tool_use_open(line)
+            && in_agent_message
+            && previous != Previous::Fence
+        {
+            let (close, terminated) = block_end(lines, at);
+            if !terminated {
+                bad.add("specstory-unterminated-tool-use");
+            }
+            let block = Block {
+                line: at + 1,
+                tool_type: open.tool_type,
+                tool_name: open.tool_name,
+                lines: lines.get(at + 1..close).unwrap_or(&[]),
+                sidechain: header.as_ref().is_some_and(|h| h.sidechain),
+                ts_us: header.as_ref().and_then(|h| h.ts_us),
+                interrupt_follows: false,
+            };
+            let duplicate = previous == Previous::Block
+                && blocks.last().is_some_and(|b| b.renders_same_call(&block));
+            if duplicate {
+                // Keep whichever rendering says more, at the first one's line.
+                if let Some(last) = blocks.last_mut()
+                    && last.is_empty()
+                    && !block.is_empty()
+                {
+                    last.lines = block.lines;
+                }
+            } else {
+                blocks.push(block);
+            }
+            last_block = blocks.len().checked_sub(1);
+            previous = Previous::Block;
+            at = if terminated { close + 1 } else { close };
+            continue;
+        }
+        if let Some((length, _)) = fence_open(line) {
+            text_fence = Some(length);
+            previous = Previous::Fence;
+        } else {
+            previous = Previous::Text;
+        }
+        at += 1;
+    }
+    blocks
+}
+
+impl Block<'_> {
+    /// Nothing but the summary.
+    fn is_empty(&self) -> bool {
+        split_summary(self.lines)
+            .1
+            .iter()
+            .all(|l| l.trim().is_empty() || l.trim() == "</details>")
+    }
+
+    /// Cursor IDE exports render a call once in the message text and once more, empty, as the
+    /// message's tool: two blocks for one call.
+    fn renders_same_call(&self, next: &Block<'_>) -> bool {
+        self.tool_name == next.tool_name && (self.is_empty() || next.is_empty())
+    }
+}
+
+/// `<!-- message-id: … -->`, written under a header when SpecStory is asked to.
+fn is_message_id(trimmed: &str) -> bool {
+    trimmed.starts_with("<!-- message-id:")
+}
+
+/// The first line with text from `from` on.
+fn first_content_line<'a>(lines: &'a [&'a str], from: usize) -> Option<&'a str> {
+    lines
+        .get(from..)?
+        .iter()
+        .copied()
+        .find(|l| !l.trim().is_empty() && !is_message_id(l.trim()))
+}
+
+struct ToolUseOpen {
+    tool_type: String,
+    tool_name: Option<String>,
+}
+
+/// `<tool-use data-tool-type="shell" data-tool-name="Bash">`, optionally followed by
+/// `<details>`, alone on its line. (Go source quoting the tag escapes its quotes: `=\"`.)
+fn tool_use_open(line: &str) -> Option<ToolUseOpen> {
+    let rest = line.trim_end().strip_prefix("<tool-use")?;
+    if !(rest.starts_with(' ') || rest.starts_with('>')) {
+        return None;
+    }
+    let (attributes, after) = rest.split_once('>')?;
+    if !(after.is_empty() || after == "<details>") {
+        return None;
+    }
+    let attribute = |name: &str| -> Option<String> {
+        let (_, value) = attributes.split_once(&format!("{name}=\""))?;
+        let (value, _) = value.split_once('"')?;
+        Some(decode_entities(value))
+    };
+    Some(ToolUseOpen {
+        tool_type: attribute("data-tool-type").unwrap_or_default(),
+        tool_name: attribute("data-tool-name").filter(|n| !n.is_empty()),
+    })
+}
+
+fn is_close_tag(line: &str) -> bool {
+    matches!(line.trim(), "</details></tool-use>" | "</tool-use>")
+}
+
+/// Where the block opened at `open` closes: the first closing tag followed by a message
+/// boundary (a header, `---`, another block, the end). A closing tag inside the call's own
+/// output is followed by more output. Returns the closing line and whether there was one; an
+/// unterminated block ends at the next header outside a code fence, or at the end of the file.
+fn block_end(lines: &[&str], open: usize) -> (usize, bool) {
+    let mut fence: Option<usize> = None;
+    let mut last_close: Option<usize> = None;
+    let mut at = open + 1;
+    while let Some(&line) = lines.get(at) {
+        if is_close_tag(line) {
+            if boundary_follows(lines, at + 1) {
+                return (at, true);
+            }
+            last_close = Some(at);
+        } else if fence.is_none() && message_header(line).is_some() {
+            return match last_close {
+                // Cursor text may go on after a call in the same message.
+                Some(close) => (close, true),
+                None => (at, false),
+            };
+        }
+        fence = match fence {
+            Some(length) if fence_close(line, length) => None,
+            Some(length) => Some(length),
+            None => fence_open(line).map(|(length, _)| length),
+        };
+        at += 1;
+    }
+    match last_close {
+        Some(close) => (close, true),
+        None => (lines.len(), false),
+    }
+}
+
+fn boundary_follows(lines: &[&str], from: usize) -> bool {
+    match first_content_line(lines, from) {
+        None => true,
+        Some(line) => {
+            line.trim() == "---" || message_header(line).is_some() || tool_use_open(line).is_some()
+        }
+    }
+}
+
+/// A code fence opening: up to three spaces, three or more backticks, an info string.
+fn fence_open(line: &str) -> Option<(usize, &str)> {
+    let rest = line.trim_start_matches(' ');
+    if line.len() - rest.len() > 3 {
+        return None;
+    }
+    let length = rest.len() - rest.trim_start_matches('`').len();
+    let info = rest.get(length..)?;
+    (length >= 3 && !info.contains('`')).then_some((length, info.trim()))
+}
+
+/// A line closing a fence opened with `length` backticks.
+fn fence_close(line: &str, length: usize) -> bool {
+    let rest = line.trim_start_matches(' ');
+    let rest = rest.trim_end();
+    line.len() - line.trim_start_matches(' ').len() <= 3
+        && rest.len() >= length
+        && rest.bytes().all(|b| b == b'`')
+}
+
+/// A block's lines split at its `<summary>…</summary>`: the summary's text (raw) and the
+/// lines after it. Cursor puts `<details>` before the summary, on its line or the one before.
+fn split_summary<'a>(lines: &'a [&'a str]) -> (Option<String>, &'a [&'a str]) {
+    let Some(first) = lines
+        .iter()
+        .position(|l| !l.trim().is_empty() && l.trim() != "<details>")
+    else {
+        return (None, &[]);
+    };
+    let Some(line) = lines.get(first) else {
+        return (None, &[]);
+    };
+    let start = line.trim_start();
+    let start = start
+        .strip_prefix("<details>")
+        .unwrap_or(start)
+        .trim_start();
+    let Some(opened) = start.strip_prefix("<summary>") else {
+        return (None, lines.get(first..).unwrap_or(&[]));
+    };
+    // A summary can run over lines (Cursor shows a multi-line command in it).
+    let mut text = String::new();
+    let mut at = first;
+    let mut piece = opened;
+    loop {
+        if let Some((inside, _)) = piece.split_once("</summary>") {
+            text.push_str(inside);
+            return (Some(text), lines.get(at + 1..).unwrap_or(&[]));
+        }
+        text.push_str(piece);
+        at += 1;
+        match lines.get(at) {
+            Some(next) => {
+                text.push('\n');
+                piece = next;
+            }
+            // Never closed: take the first line as the summary.
+            None => {
+                return (
+                    Some(opened.to_string()),
+                    lines.get(first + 1..).unwrap_or(&[]),
+                );
+            }
+        }
+    }
+}
+
+/// A block's body read into the parts SpecStory renders.
+#[derive(Default)]
+struct Body {
+    /// The input's text lines, raw, blank ones left out.
+    text: Vec<String>,
+    /// The input's code fences: info string and raw content.
+    fences: Vec<(String, String)>,
+    /// A generic `**Input:**` list (`- key: `value``) or a `Parameters:` JSON object.
+    fields: Map<String, Value>,
+    /// The result, raw.
+    result: Option<String>,
+    /// The result sat under an `**Error:**` label.
+    labelled_error: bool,
+    /// The result's fence was never closed.
+    unclosed_result: bool,
+}
+
+#[derive(PartialEq)]
+enum Section {
+    Plain,
+    Fields,
+    Parameters,
+    Ignored,
+}
+
+fn parse_body(tool: &str, lines: &[&str]) -> Body {
+    let mut body = Body::default();
+    let mut section = Section::Plain;
+    let mut result_labelled = false;
+    let mut pending_key: Option<String> = None;
+    let mut at = 0;
+    while let Some(&line) = lines.get(at) {
+        if let Some((length, info)) = fence_open(line) {
+            let takes_result = result_labelled
+                || (section == Section::Plain && is_result_fence(tool, info, &body, lines, at));
+            if takes_result {
+                // The result is the block's last part, and its text is verbatim: inner fences
+                // cannot be trusted to pair up, so it runs to the block's last closing fence.
+                let close = (at + 1..lines.len())
+                    .rev()
+                    .find(|&i| lines.get(i).is_some_and(|l| fence_close(l, length)));
+                body.unclosed_result = close.is_none();
+                let end = close.unwrap_or(lines.len());
+                body.result = Some(fenced_text(lines.get(at + 1..end).unwrap_or(&[])));
+                return body;
+            }
+            let end = (at + 1..lines.len())
+                .find(|&i| lines.get(i).is_some_and(|l| fence_close(l, length)))
+                .unwrap_or(lines.len());
+            let content = fenced_text(lines.get(at + 1..end).unwrap_or(&[]));
+            match section {
+                Section::Fields => {
+                    if let Some(key) = pending_key.take() {
+                        body.fields
+                            .insert(key, Value::String(decode_entities(&content)));
+                    }
+                }
+                Section::Parameters => {
+                    if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&content) {
+                        body.fields.extend(map);
+                    }
+                }
+                Section::Plain => body.fences.push((info.to_ascii_lowercase(), content)),
+                Section::Ignored => {}
+            }
+            at = end + 1;
+            continue;
+        }
+        let trimmed = line.trim();
+        match trimmed {
+            "**Input:**" => section = Section::Fields,
+            "Parameters:" => section = Section::Parameters,
+            "Additional data:" => section = Section::Ignored,
+            _ if is_result_label(trimmed) => {
+                result_labelled = true;
+                body.labelled_error |= trimmed.contains("Error");
+            }
+            _ if trimmed.is_empty() => {}
+            _ => {
+                // AskUserQuestion's answer is shown as text, not in a fence.
+                if let Some(answer) = trimmed.strip_prefix("**Answer:**") {
+                    body.result = Some(answer.trim().to_string());
+                    return body;
+                }
+                if section == Section::Fields {
+                    if let Some((key, value)) = field_line(trimmed) {
+                        let key = key.to_string();
+                        match value.strip_prefix('`') {
+                            Some(inline) if inline.ends_with('`') => {
+                                let inline = inline.strip_suffix('`').unwrap_or(inline);
+                                body.fields
+                                    .insert(key, Value::String(decode_entities(inline)));
+                            }
+                            // Some SpecStory versions show a multi-line value inline: it runs
+                            // to the line whose closing backtick ends the field.
+                            Some(first) => {
+                                let end = inline_value_end(lines, at + 1);
+                                let mut value = vec![first];
+                                value
+                                    .extend(lines.get(at + 1..=end).unwrap_or(&[]).iter().copied());
+                                let joined = value.join("\n");
+                                let joined = joined.trim_end().strip_suffix('`').unwrap_or(&joined);
+                                body.fields
+                                    .insert(key, Value::String(decode_entities(joined)));
+                                at = end + 1;
+                                continue;
+                            }
+                            // A multi-line value follows in a fence.
+                            None if value.is_empty() => pending_key = Some(key),
+                            None => {
+                                body.fields
+                                    .insert(key, Value::String(decode_entities(value)));
+                            }
+                        }
+                    }
+                } else if section == Section::Plain {
+                    body.text.push(line.to_string());
+                }
+            }
+        }
+        at += 1;
+    }
+    body
+}
+
+/// `- key: value` of a generic input list, the key an identifier.
+fn field_line(trimmed: &str) -> Option<(&str, &str)> {
+    let (key, value) = trimmed.strip_prefix("- ")?.split_once(':')?;
+    let identifier = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    identifier.then_some((key, value.trim()))
+}
+
+fn is_result_label(trimmed: &str) -> bool {
+    matches!(
+        trimmed,
+        "**Result:**" | "Result:" | "**Output:**" | "Output:" | "**Error:**" | "Error:"
+    )
+}
+
+/// The last line of an inline value left open at `from - 1`: the first line ending in a
+/// backtick that is followed by nothing, another field or a result label; else the last line.
+fn inline_value_end(lines: &[&str], from: usize) -> usize {
+    for at in from..lines.len() {
+        let Some(line) = lines.get(at) else { break };
+        if !line.trim_end().ends_with('`') {
+            continue;
+        }
+        match first_content_line(lines, at + 1).map(str::trim) {
+            None => return at,
+            Some(next) if field_line(next).is_some() || is_result_label(next) => return at,
+            Some(_) => {}
+        }
+    }
+    lines.len().saturating_sub(1).max(from.saturating_sub(1))
+}
+
+/// Whether a fence in a block's plain part is its result: fences labelled with a language hold
+/// input (a multi-line command, a diff, a file's content); results are `text` or unlabelled.
+fn is_result_fence(tool: &str, info: &str, body: &Body, lines: &[&str], at: usize) -> bool {
+    if WRITE_TOOLS.contains(&tool) && body.fences.is_empty() {
+        // A Write's first fence is the file's content (unlabelled for a file with no
+        // extension), unless the call never got that far.
+        let first = lines.get(at + 1).map(|l| l.trim_start()).unwrap_or("");
+        return RESULT_OPENINGS
+            .iter()
+            .any(|opening| first.starts_with(opening));
+    }
+    info.is_empty() || info.eq_ignore_ascii_case("text")
+}
+
+/// Fenced lines as text. SpecStory escapes a fence inside fenced content as `\```` at the
+/// start of a line; the backslash is its, not the agent's.
+fn fenced_text(lines: &[&str]) -> String {
+    lines
+        .iter()
+        .map(|line| {
+            let rest = line.trim_start();
+            match rest.strip_prefix("\\```") {
+                Some(after) => format!(
+                    "{}```{after}",
+                    line.get(..line.len() - rest.len()).unwrap_or("")
+                ),
+                None => (*line).to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One call, its input recovered from the rendering.
+struct Call {
+    line: usize,
+    tool_name: String,
+    input: Value,
+    tool_input: String,
+    cwd: Option<String>,
+    result: Option<String>,
+    is_error: Option<bool>,
+    sidechain: bool,
+    ts_us: Option<i64>,
+    interrupt_follows: bool,
+}
+
+impl Call {
+    fn parse(block: &Block<'_>, agent: &str, bad: &mut BadCounts) -> Call {
+        let (summary, rest) = split_summary(block.lines);
+        if summary.is_none() {
+            bad.add("specstory-tool-use-without-summary");
+        }
+        let (summary_name, suffix) = summary.as_deref().map(summary_parts).unwrap_or((None, ""));
+        let tool_name = match (&block.tool_name, summary_name) {
+            (Some(name), _) => name.clone(),
+            (None, Some(name)) => name,
+            (None, None) => {
+                bad.add("specstory-tool-use-without-name");
+                "unknown".to_string()
+            }
+        };
+        // Cursor closes its own `<details>` before `</tool-use>`.
+        let mut body_lines = rest;
+        while let Some((last, before)) = body_lines.split_last() {
+            if last.trim().is_empty() || last.trim() == "</details>" {
+                body_lines = before;
+            } else {
+                break;
+            }
+        }
+        let body = parse_body(&tool_name, body_lines);
+        if body.unclosed_result {
+            bad.add("specstory-unclosed-result-fence");
+        }
+        let result = body
+            .result
+            .as_deref()
+            .map(|r| decode_entities(r.trim_end()))
+            .filter(|r| !r.trim().is_empty());
+        let input = recover_input(
+            &tool_name,
+            &block.tool_type,
+            suffix,
+            &body,
+            result.as_deref(),
+        );
+        let cwd = ["cwd", "workdir", "working_directory"]
+            .iter()
+            .find_map(|k| input.get(*k).and_then(Value::as_str))
+            .map(str::to_string);
+        let is_error = if body.labelled_error {
+            Some(true)
+        } else if agent == "claude-code" {
+            result.as_deref().and_then(claude_error_flag)
+        } else {
+            None
+        };
+        Call {
+            line: block.line,
+            tool_input: input.to_string(),
+            tool_name,
+            input,
+            cwd,
+            result,
+            is_error,
+            sidechain: block.sidechain,
+            ts_us: block.ts_us,
+            interrupt_follows: block.interrupt_follows,
+        }
+    }
+
+    fn outcome(&self) -> (Outcome, &'static str) {
+        let Some(text) = self.result.as_deref() else {
+            if self.interrupt_follows {
+                return (Outcome::Interrupted, "specstory-interrupt-marker");
+            }
+            // SpecStory leaves some results out (TodoWrite's success, empty output, calls whose
+            // result it could not pair), so a call without one is taken to have run.
+            return (Outcome::Ran, "specstory-no-result");
+        };
+        let (outcome, rule) = outcome::classify(&ResultFacts {
+            tool: &self.tool_name,
+            text,
+            is_error: self.is_error,
+            denial_kind: None,
+            interrupted: false,
+        });
+        // A tool interrupted while it ran ends its own output with the marker
+        // (`Exit code 137\n[Request interrupted by user for tool use]`).
+        if matches!(outcome, Outcome::Ran | Outcome::Errored)
+            && text.lines().any(|l| l.trim() == outcome::INTERRUPT_MARKER)
+        {
+            return (Outcome::Interrupted, "specstory-interrupt-in-result");
+        }
+        (outcome, rule)
+    }
+}
+
+/// Claude Code marks a failed call only in the flag SpecStory drops, but two result texts
+/// carry it: `<tool_use_error>…` and a shell's `Exit code N` (N ≠ 0) first line.
+fn claude_error_flag(result: &str) -> Option<bool> {
+    if result.starts_with("<tool_use_error>") {
+        return Some(true);
+    }
+    let first = result.lines().next().unwrap_or("");
+    let code: i64 = first.strip_prefix("Exit code ")?.trim().parse().ok()?;
+    (code != 0).then_some(true)
+}
+
+/// The name in `Tool use: **Name**` and what follows it (a command in backticks for Codex and
+/// Cursor CLI, `• Read file: …` for Cursor IDE).
+fn summary_parts(summary: &str) -> (Option<String>, &str) {
+    let summary = summary.trim();
+    let Some(rest) = summary.strip_prefix("Tool use: **") else {
+        return (None, summary);
+    };
+    match rest.split_once("**") {
+        Some((name, after)) => (Some(decode_entities(name)), after.trim()),
+        None => (None, summary),
+    }
+}
+
+/// The tool input as JSON, with the agent's field names where the rendering shows them.
+fn recover_input(
+    tool: &str,
+    tool_type: &str,
+    suffix: &str,
+    body: &Body,
+    result: Option<&str>,
+) -> Value {
+    let mut input = Map::new();
+    let suffix_code = suffix
+        .strip_prefix('`')
+        .and_then(|s| s.strip_suffix('`'))
+        .map(decode_entities);
+    // Cursor IDE: `• Run command: …`, `• Read file: …`, `• Edit file: …`.
+    let suffix_value = suffix
+        .strip_prefix('•')
+        .and_then(|s| s.split_once(':'))
+        .map(|(_, v)| decode_entities(v.trim()));
+    let first_spans = body
+        .text
+        .first()
+        .map(|l| backtick_spans(l))
+        .unwrap_or_default();
+    let first_span = first_spans.first().map(|(_, v)| v.clone());
+
+    let shell = SHELL_TOOLS.contains(&tool)
+        || (tool_type == "shell" && !SHELL_TYPED_WITHOUT_COMMAND.contains(&tool));
+    if shell {
+        let fenced = body
+            .fences
+            .iter()
+            .find(|(info, _)| SHELL_LANGUAGES.contains(&info.as_str()))
+            .map(|(_, c)| decode_entities(c));
+        let command_line = body.text.iter().rposition(|l| inline_code(l).is_some());
+        let from_line = command_line
+            .and_then(|at| body.text.get(at))
+            .and_then(|l| inline_code(l));
+        let command = fenced
+            .clone()
+            .or_else(|| suffix_code.clone())
+            .or(from_line)
+            .or_else(|| suffix_value.clone())
+            .or_else(|| {
+                body.fields
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            });
+        if command.is_some() {
+            // Claude Code's Bash shows its `description` above the command.
+            let description: Vec<&str> = body
+                .text
+                .iter()
+                .enumerate()
+                .filter(|(at, _)| fenced.is_some() || Some(*at) != command_line)
+                .map(|(_, l)| l.trim())
+                .collect();
+            put(&mut input, "command", command);
+            put(
+                &mut input,
+                "description",
+                Some(decode_entities(&description.join("\n"))),
+            );
+            return Value::Object(input);
+        }
+    }
+    if !body.fields.is_empty() {
+        return Value::Object(body.fields.clone());
+    }
+    if let Some(object) = body
+        .fences
+        .iter()
+        .find(|(info, _)| info == "json")
+        .and_then(|(_, c)| match serde_json::from_str::<Value>(c) {
+            Ok(Value::Object(map)) => Some(map),
+            _ => None,
+        })
+    {
+        return Value::Object(object);
+    }
+    let path_line = body
+        .text
+        .first()
+        .filter(|l| l.starts_with(" `") || l.starts_with('`'))
+        .and(first_span.clone());
+    if READ_TOOLS.contains(&tool) {
+        put(&mut input, "file_path", path_line.or(suffix_value));
+    } else if WRITE_TOOLS.contains(&tool) || EDIT_TOOLS.contains(&tool) {
+        // Claude Code's Edit and Write show no path; their result names the file.
+        put(
+            &mut input,
+            "file_path",
+            path_line
+                .or(suffix_value)
+                .or_else(|| result.and_then(path_from_result)),
+        );
+    } else if SEARCH_TOOLS.contains(&tool) {
+        for (label, value) in &first_spans {
+            if matches!(label.as_str(), "pattern" | "path" | "include" | "glob") {
+                put(&mut input, label, Some(value.clone()));
+            }
+        }
+    } else if URL_TOOLS.contains(&tool) {
+        put(&mut input, "url", first_span.or(suffix_value));
+    } else if QUERY_TOOLS.contains(&tool) {
+        put(&mut input, "query", first_span.or(suffix_value));
+    }
+    if input.is_empty() {
+        let first_line = body.text.first().map(|l| decode_entities(l.trim()));
+        let summary = first_line
+            .or(suffix_code)
+            .or_else(|| Some(decode_entities(suffix)));
+        put(&mut input, "summary", summary);
+    }
+    Value::Object(input)
+}
+
+/// Sets `key` when there is a value.
+fn put(input: &mut Map<String, Value>, key: &str, value: Option<String>) {
+    if let Some(value) = value.filter(|v| !v.is_empty()) {
+        input.insert(key.to_string(), Value::String(value));
+    }
+}
+
+/// A line that is one backticked span (a single-line command): `` `ls -la` ``.
+fn inline_code(line: &str) -> Option<String> {
+    let line = line.trim();
+    if line.starts_with("```") || line.len() < 2 {
+        return None;
+    }
+    line.strip_prefix('`')?
+        .strip_suffix('`')
+        .map(decode_entities)
+}
+
+/// The backticked spans of a line, each with the word before it (` path `./` pattern `x``).
+fn backtick_spans(line: &str) -> Vec<(String, String)> {
+    let mut spans = Vec::new();
+    let mut rest = line;
+    while let Some((before, after)) = rest.split_once('`') {
+        let Some((value, next)) = after.split_once('`') else {
+            break;
+        };
+        let label = before.split_whitespace().last().unwrap_or("").to_string();
+        spans.push((label, decode_entities(value)));
+        rest = next;
+    }
+    spans
+}
+
+/// The file a Claude Code Edit or Write result names.
+fn path_from_result(result: &str) -> Option<String> {
+    let first = result.lines().next()?;
+    if let Some(path) = first.strip_prefix("File created successfully at: ") {
+        return Some(path.trim().to_string());
+    }
+    let rest = first.strip_prefix("The file ")?;
+    let (path, _) = rest.split_once(" has been ")?;
+    Some(path.to_string())
+}
+
+/// Claude Code's `Shell cwd was reset to <dir>`: the session's working directory.
+fn reset_cwd(result: &str) -> Option<String> {
+    result
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Shell cwd was reset to "))
+        .map(|dir| dir.trim().to_string())
+        .filter(|dir| !dir.is_empty())
+}
+
+/// Exports live in `<project>/.specstory/history/`, so the project is above `.specstory`;
+/// elsewhere, the working directory the file shows, else the file's directory.
+fn project_root(path: &Path, found_cwd: Option<&str>) -> String {
+    let from_layout = path.ancestors().find_map(|dir| {
+        let history = dir.file_name()? == "history";
+        let specstory = dir.parent()?;
+        (history && specstory.file_name()? == ".specstory").then(|| specstory.parent())?
+    });
+    let root = match (from_layout, found_cwd) {
+        (Some(project), _) => project.display().to_string(),
+        (None, Some(cwd)) => cwd.to_string(),
+        (None, None) => path
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+    };
+    if root.is_empty() {
+        ".".to_string()
+    } else {
+        root
+    }
+}
+
+/// Decodes HTML character references (`&lt;` `&gt;` `&amp;` `&quot;` `&#39;` `&#96;`, any
+/// `&#N;` / `&#xH;`) in one pass, so `&amp;lt;` stays `&lt;`.
+fn decode_entities(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let tail = rest.get(at..).unwrap_or("");
+        let decoded = tail
+            .get(1..)
+            .and_then(|t| t.split_once(';'))
+            .and_then(|(name, _)| {
+                let ch = match name {
+                    "lt" => Some('<'),
+                    "gt" => Some('>'),
+                    "amp" => Some('&'),
+                    "quot" => Some('"'),
+                    "apos" => Some('\''),
+                    _ => {
+                        let number = name.strip_prefix('#')?;
+                        let code = match number.strip_prefix(['x', 'X']) {
+                            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                            None => number.parse().ok()?,
+                        };
+                        char::from_u32(code)
+                    }
+                }?;
+                Some((ch, name.len() + 2))
+            });
+        match decoded {
+            Some((ch, consumed)) => {
+                out.push(ch);
+                rest = tail.get(consumed..).unwrap_or("");
+            }
+            None => {
+                out.push('&');
+                rest = tail.get(1..).unwrap_or("");
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entities_decode_once() {
+        assert_eq!(
+            decode_entities("a &lt;b&gt; &amp;lt; &#39;&#96;&#x41; &nope; &"),
+            "a <b> &lt; '`A &nope; &"
+        );
+    }
+
+    #[test]
+    fn header_times() {
+        let header =
+            message_header("_**Agent - sidechain (claude-haiku-4-5 2026-01-16 22:29:05Z)**_")
+                .unwrap();
+        assert!(header.agent && header.sidechain);
+        assert_eq!(header.ts_us, parse_timestamp_us("2026-01-16T22:29:05Z"));
+        let iso = message_header("_**User (2026-01-19T19:05:27.193Z)**_").unwrap();
+        assert_eq!(iso.ts_us, parse_timestamp_us("2026-01-19T19:05:27.193Z"));
+        let local = message_header("_**Agent (gpt-5 2025-11-13 14:12:14-0700)**_").unwrap();
+        assert_eq!(local.ts_us, parse_timestamp_us("2025-11-13T21:12:14Z"));
+        assert_eq!(
+            message_header("_**Agent (claude-4-sonnet)**_")
+                .unwrap()
+                .ts_us,
+            None
+        );
+        assert!(message_header("_**Users said**_").is_none());
+    }
+
+    #[test]
+    fn fences() {
+        assert_eq!(fence_open("```text"), Some((3, "text")));
+        assert_eq!(fence_open("````"), Some((4, "")));
+        assert_eq!(fence_open("``not`"), None);
+        assert!(fence_close("````", 3) && !fence_close("``", 3) && !fence_close("```go", 3));
+    }
+}
