@@ -5,6 +5,7 @@
 //! commands arrive with their crates.
 
 mod check;
+mod ingest;
 mod policy;
 mod workspace;
 
@@ -30,6 +31,8 @@ enum Command {
     /// Decide one shell command or tool call, and say why. Exit code: 0 allow, 1 ask, 2 deny,
     /// 3 error.
     Check(check::CheckArgs),
+    /// Read every agent history on this machine (or the sources given) into the events table.
+    Ingest(ingest::IngestArgs),
     /// Lint a rules file: shadowed rules, removed prompts, overlaps that carve nothing, an
     /// unknown defaultMode, broad allows. Exit code: 0 clean, 1 findings, 3 error.
     Lint(policy::LintArgs),
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Ingest(args) => ingest::run_command(&args),
         Command::Lint(args) => policy::lint_command(&args),
         Command::Allow(args) => {
             policy::grant_command(&args, leastgrant_engine::grants::GrantVerdict::Allow)

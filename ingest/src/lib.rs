@@ -14,3 +14,4 @@ pub mod outcome;
 pub mod schema;
 pub mod specstory;
 pub mod table;
+pub mod run;
