@@ -14,7 +14,7 @@ pub use crate::paths::Roots;
 use crate::paths::{self, Zone, place, resolve};
 use crate::shell::lex::Word;
 use crate::shell::parse::parse;
-use crate::shell::unwrap::{Effective, Wrapper, is_shell, unwrap_script};
+use crate::shell::unwrap::{Effective, Wrapper, is_shell, trusted_program_path, unwrap_script};
 use crate::signature::{Normalizer, path_placeholder, redact_text};
 
 /// One tool call as the agent made it. The tool name is the agent's own; the input is its JSON.
@@ -170,6 +170,10 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
         for action in &mut actions {
             action.understood = false;
         }
+        for action in &mut actions {
+            // What did not parse may hide effects no rule for the parsed part names.
+            action.subject.unnamed_effects = true;
+        }
         if let Some(first) = actions.first_mut() {
             first.unknowns.extend(problems);
         }
@@ -257,6 +261,10 @@ fn classify_effective(
         if let Some(base) = base {
             j.targets = base.targets;
             j.persistence = base.persistence;
+        }
+        if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path) {
+            j.targets
+                .push((Word::plain(&effective.program_path), Access::Execute));
         }
         if shell {
             // `bash script.sh` reads and runs the script.
@@ -754,8 +762,15 @@ fn shell_signature(
             .unwrap_or_default();
         parts.push(format!("[in:{dir}]"));
     }
+    if let Some(runner) = &effective.runner {
+        parts.push(format!("[via:{runner}]"));
+    }
     if effective.program.contains(crate::shell::UNRESOLVED) {
         parts.push("<dynamic>".to_string());
+    } else if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path)
+    {
+        // A file named by its path is that file, not the program its name resembles.
+        parts.push(effective.program_path.clone());
     } else if !effective.program.is_empty() {
         parts.push(effective.program.clone());
     }

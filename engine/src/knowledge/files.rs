@@ -92,7 +92,6 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (
         &[
             "echo",
-            "printf",
             "true",
             "false",
             "pwd",
@@ -126,18 +125,11 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
             "bc",
             "dc",
             "factor",
-            "hash",
             "wait",
             "jobs",
             "shift",
-            "set",
             "unset",
             "shopt",
-            "local",
-            "declare",
-            "typeset",
-            "readonly",
-            "read",
             "getopts",
             "let",
             "return",
@@ -148,7 +140,6 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
             "tput",
             "stty",
             "command",
-            "alias",
             "unalias",
             "history",
             "help",
@@ -171,7 +162,13 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
         ],
         inspect,
     ),
-    (&["export"], export),
+    (
+        &[
+            "export", "declare", "typeset", "local", "readonly", "set", "read", "printf", "alias",
+            "hash",
+        ],
+        shell_state,
+    ),
     (&["env", "printenv", "set-env"], print_env),
     (&["touch", "mkdir", "mkfifo"], writer_all),
     (&["tee"], tee),
@@ -438,19 +435,63 @@ fn inspect(_inv: &Invocation<'_>) -> Judgement {
     Judgement::new(C::ExecInspect).reach(Reach::None)
 }
 
-fn export(inv: &Invocation<'_>) -> Judgement {
-    // `export NAME=value`: a hijacking name changes what later commands run.
-    for word in inv.args {
-        if let Some((name, _)) = word.text.split_once('=')
-            && crate::shell::unwrap::is_hijack(name)
-        {
-            return Judgement::opaque(
-                C::ExecUnknown,
-                &format!("`export {name}=` changes which program later commands run"),
-            );
-        }
+/// Builtins that change the shell's own state: names they set can hijack later commands,
+/// aliases and hashed paths replace programs, and listing the state prints the environment.
+fn shell_state(inv: &Invocation<'_>) -> Judgement {
+    let words: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
+    let names: Vec<&str> = match inv.program {
+        // `read NAME…`, `printf -v NAME`, `export/declare NAME=…`.
+        "read" => inv
+            .positionals(&["-d", "-n", "-N", "-p", "-t", "-u", "-a"])
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect(),
+        "printf" => inv
+            .value(&["-v"])
+            .map(|w| vec![w.text.as_str()])
+            .unwrap_or_default(),
+        _ => words
+            .iter()
+            .filter_map(|w| w.split_once('=').map(|(n, _)| n).or(Some(*w)))
+            .collect(),
+    };
+    if let Some(name) = names
+        .iter()
+        .find(|n| crate::shell::unwrap::is_hijack(n.trim_start_matches('-')))
+    {
+        return Judgement::opaque(
+            C::ExecUnknown,
+            &format!(
+                "`{}` sets `{name}`, which changes what later commands run",
+                inv.program
+            ),
+        );
     }
-    Judgement::new(C::Meta)
+    if words.iter().any(|w| w.contains("$(") || w.contains('`')) && inv.program != "printf" {
+        return Judgement::opaque(
+            C::ExecUnknown,
+            "a value that holds code, which runs if it is evaluated later",
+        );
+    }
+    match inv.program {
+        "alias" if words.iter().any(|w| w.contains('=')) => Judgement::opaque(
+            C::ExecUnknown,
+            "an alias changes what a later command name runs",
+        ),
+        "hash" if words.contains(&"-p") => Judgement::opaque(
+            C::ExecUnknown,
+            "`hash -p` changes which file a later command name runs",
+        ),
+        // Listing the state prints the environment, which routinely holds tokens.
+        "export" | "declare" | "typeset" | "readonly"
+            if words.is_empty() || words.iter().any(|w| *w == "-p") =>
+        {
+            Judgement::new(C::SecretRead)
+        }
+        "set" if words.is_empty() => Judgement::new(C::SecretRead),
+        "printf" | "read" => Judgement::new(C::ExecInspect).reach(Reach::None),
+        _ => Judgement::new(C::Meta),
+    }
 }
 
 fn print_env(_inv: &Invocation<'_>) -> Judgement {

@@ -234,7 +234,21 @@ impl Lexer {
         match self.out.tokens.last() {
             None | Some(Token::Op(_)) => true,
             Some(Token::Word(w)) => {
-                !w.quoted && matches!(w.text.as_str(), "do" | "then" | "else" | "{" | "!" | "for")
+                !w.quoted
+                    && matches!(
+                        w.text.as_str(),
+                        "do" | "then"
+                            | "else"
+                            | "{"
+                            | "!"
+                            | "for"
+                            | "if"
+                            | "elif"
+                            | "while"
+                            | "until"
+                            | "&&"
+                            | "||"
+                    )
             }
             _ => false,
         }
@@ -259,6 +273,13 @@ impl Lexer {
                     };
                     self.scan_nested_substitutions(&inner, &mut word);
                     self.out.tokens.push(Token::Arith(word));
+                    return;
+                }
+                if depth == 1 {
+                    // `((a)||(b))`: not arithmetic but a subshell holding subshells, as bash
+                    // reads it. Lex the first `(` as an operator and go on from there.
+                    self.pos = start;
+                    self.push_op(Op::LParen, 1);
                     return;
                 }
                 depth = depth.saturating_sub(1);
@@ -473,6 +494,12 @@ impl Lexer {
                     self.pos += 2;
                     self.read_ansi_c(&mut word);
                 }
+                '$' if self.peek_at(1) == Some('"') => {
+                    // `$"…"` is a translatable string: a double-quoted string to us.
+                    word.quoted = true;
+                    self.pos += 2;
+                    self.read_double_quoted(&mut word);
+                }
                 '$' => self.read_dollar(&mut word),
                 '`' => self.read_backtick(&mut word),
                 '*' | '?' | '[' => {
@@ -546,7 +573,13 @@ impl Lexer {
         while let Some(c) = self.peek() {
             self.pos += 1;
             match c {
-                '\'' => return,
+                '\'' => {
+                    // A NUL ends the word for the program that receives it (C strings).
+                    if let Some(at) = word.text.find('\0') {
+                        word.text.truncate(at);
+                    }
+                    return;
+                }
                 '\\' => {
                     let Some(esc) = self.peek() else { break };
                     self.pos += 1;
@@ -611,14 +644,16 @@ impl Lexer {
             Some('(') if self.peek_at(2) == Some('(') => {
                 self.pos += 1;
                 match self.read_balanced_parens() {
-                    Some(source) => {
-                        let inner = source
-                            .strip_prefix('(')
-                            .and_then(|s| s.strip_suffix(')'))
-                            .unwrap_or(&source)
-                            .to_string();
+                    // `$((…))` is arithmetic only when the inner `(…)` is one group; bash reads
+                    // `$((a) ; (b))` as a command substitution of two subshells.
+                    Some(source) if is_one_group(&source) => {
+                        let inner = source.get(1..source.len() - 1).unwrap_or("").to_string();
                         self.scan_nested_substitutions(&inner, word);
                     }
+                    Some(source) => word.substitutions.push(Substitution {
+                        source,
+                        process: false,
+                    }),
                     None => self.problem("unterminated arithmetic expansion"),
                 }
                 word.text.push(UNRESOLVED);
@@ -655,6 +690,10 @@ impl Lexer {
                 }
                 let body = self.slice(start, self.pos);
                 self.pos += 1;
+                if body.contains(['\'', '"']) {
+                    // Quotes inside `${…}` can hide the `}` that ends it from this scan.
+                    self.problem("quotes inside ${…} are not analysed");
+                }
                 if body.contains("$(") || body.contains('`') {
                     self.scan_nested_substitutions(&body, word);
                 }
@@ -719,6 +758,19 @@ impl Lexer {
                         return Some(source);
                     }
                 }
+                // A comment or a here-document inside can hide the `)` that ends it from a
+                // scan like this one; bash would read further. Say so rather than guess.
+                '#' if self.pos == start
+                    || self
+                        .chars
+                        .get(self.pos - 1)
+                        .is_some_and(|p| p.is_whitespace() || *p == ';') =>
+                {
+                    self.problem("a comment inside a substitution is not analysed");
+                }
+                '<' if self.peek_at(1) == Some('<') => {
+                    self.problem("a here-document inside a substitution is not analysed");
+                }
                 _ => {}
             }
             self.pos += 1;
@@ -754,6 +806,32 @@ impl Lexer {
         }
         self.problem("unterminated backtick substitution");
     }
+}
+
+/// `(…)` whose first `(` closes at the very end (quotes honoured).
+fn is_one_group(text: &str) -> bool {
+    if !text.starts_with('(') || !text.ends_with(')') {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let last = text.chars().count().saturating_sub(1);
+    for (i, c) in text.chars().enumerate() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && i != last {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
 }
 
 /// The variables whose value the roots give us.

@@ -211,13 +211,10 @@ impl Parser {
                 Token::Arith(word) => Step::Arith(word.clone()),
                 Token::Word(word) => match reserved(word) {
                     Some(keyword) => Step::Keyword(keyword),
-                    None if matches!(
-                        self.tokens.get(self.pos + 1),
-                        Some(Token::Op(Op::LParen))
-                    ) && matches!(
-                        self.tokens.get(self.pos + 2),
-                        Some(Token::Op(Op::RParen))
-                    ) =>
+                    // `name() …` defines a function; `a=()` is an empty array.
+                    None if !word.raw.ends_with('=')
+                        && matches!(self.tokens.get(self.pos + 1), Some(Token::Op(Op::LParen)))
+                        && matches!(self.tokens.get(self.pos + 2), Some(Token::Op(Op::RParen))) =>
                     {
                         Step::FunctionDefinition
                     }
@@ -326,7 +323,13 @@ impl Parser {
             "fi" => self.close_frame(&[Frame::If]),
             "while" | "until" => self.open(Frame::Loop),
             "done" => self.close_frame(&[Frame::Loop]),
-            "then" | "elif" | "else" | "do" | "!" | "time" | "in" => {}
+            "time" => {
+                // `time -p cmd`: the option belongs to the keyword.
+                if matches!(self.tokens.get(self.pos), Some(Token::Word(w)) if w.text == "-p") {
+                    self.pos += 1;
+                }
+            }
+            "then" | "elif" | "else" | "do" | "!" | "in" => {}
             "{" => self.open(Frame::Group),
             "[[" => self.conditional_expression(),
             "}" => self.close_frame(&[Frame::Group]),
@@ -427,6 +430,12 @@ impl Parser {
                     self.substitutions_of(&w);
                     command.words.push(w);
                 }
+                Token::Redirect(r) => {
+                    // `<` and `>` compare strings inside `[[ ]]`; the operand still expands.
+                    self.substitutions_of(&r.target);
+                    command.words.push(r.target);
+                }
+                Token::Arith(w) => self.substitutions_of(&w),
                 Token::Op(Op::Newline) => break,
                 _ => {}
             }

@@ -71,6 +71,8 @@ pub struct Effective {
     pub walked_paths: Vec<Word>,
     /// Its standard input carries bytes a network fetch wrote (`curl … | sh`).
     pub fed_from_network: bool,
+    /// The package runner it was started through (`npx`, `uv`), which the signature keeps.
+    pub runner: Option<String>,
     /// The simple command as written, wrappers included (for a command inside `sh -c`, the
     /// outer command).
     pub written: String,
@@ -192,9 +194,25 @@ pub fn is_hijack(name: &str) -> bool {
         || name.contains("PATH")
 }
 
-/// Programs a package runner may name that we know: `npx jest` runs the test runner, not an
-/// arbitrary download.
-const KNOWN_RUNNER_TOOLS: &[&str] = &[
+/// Switches (no value) the Python and Ruby runners take.
+const RUNNER_SWITCHES: &[&str] = &[
+    "--frozen",
+    "--locked",
+    "--offline",
+    "--no-sync",
+    "--isolated",
+    "--active",
+    "--no-project",
+    "--quiet",
+    "--verbose",
+    "--all-extras",
+    "--no-dev",
+    "--dev",
+    "--no-cache",
+];
+
+/// npm packages `npx` may name that we know: `npx jest` runs the test runner.
+const KNOWN_JS_TOOLS: &[&str] = &[
     "jest",
     "vitest",
     "mocha",
@@ -213,22 +231,34 @@ const KNOWN_RUNNER_TOOLS: &[&str] = &[
     "esbuild",
     "biome",
     "stylelint",
-    "pytest",
-    "mypy",
-    "ruff",
-    "black",
-    "isort",
-    "flake8",
-    "pylint",
-    "tox",
-    "nox",
-    "python",
-    "python3",
-    "rspec",
-    "rake",
-    "rubocop",
     "node",
 ];
+
+/// PyPI packages `uvx` may name that we know.
+const KNOWN_PYTHON_TOOLS: &[&str] = &[
+    "pytest", "mypy", "ruff", "black", "isort", "flake8", "pylint", "tox", "nox",
+];
+
+/// A program path in the system's own directories (`/usr/bin/git` is git).
+pub fn trusted_program_path(path: &str) -> bool {
+    // The build-tool wrappers a project checks in run the build tool, as `gradle` would.
+    if matches!(path, "./gradlew" | "./mvnw") {
+        return true;
+    }
+    const SYSTEM: &[&str] = &[
+        "/bin/",
+        "/usr/bin/",
+        "/usr/local/bin/",
+        "/sbin/",
+        "/usr/sbin/",
+        "/usr/local/sbin/",
+        "/opt/homebrew/bin/",
+    ];
+    SYSTEM.iter().any(|dir| {
+        path.strip_prefix(dir)
+            .is_some_and(|rest| !rest.contains('/') && !rest.is_empty())
+    })
+}
 
 /// A shell: `-c` text is parsed, anything else it runs is a script or its input.
 pub fn is_shell(program: &str) -> bool {
@@ -650,9 +680,6 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     "-P",
                     "-a",
                     "--argv0",
-                    "--default-signal",
-                    "--ignore-signal",
-                    "--block-signal",
                 ];
                 let (tail, seen) = strip_options(&rest, &valued);
                 if let Some(split) = flag_value(&seen, &["-S", "--split-string"]) {
@@ -725,7 +752,12 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 if seen.iter().any(|(f, _)| f == "-p" || f == "--pid") {
                     break; // acts on a running process: judged as process control
                 }
-                let skip = usize::from(matches!(program.as_str(), "chrt" | "taskset"));
+                // `chrt PRIO cmd` and `taskset MASK cmd` take a positional first, but
+                // `taskset -c LIST cmd` gives the list as the option's value.
+                let list_given = program == "taskset"
+                    && seen.iter().any(|(f, _)| f == "-c" || f == "--cpu-list");
+                let skip =
+                    usize::from(matches!(program.as_str(), "chrt" | "taskset") && !list_given);
                 current.args = tail.get(skip..).unwrap_or(&[]).to_vec();
             }
             "time" => {
@@ -753,11 +785,22 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             "watch" => {
                 current.wrappers.push(Wrapper::Timing);
                 current.context.in_loop = true;
-                let (tail, _) = strip_options(&rest, &["-n", "--interval", "-d", "-q"]);
-                if let [single] = tail {
-                    let single = single.clone();
+                let (tail, seen) =
+                    strip_options(&rest, &["-n", "--interval", "-q", "--equexit", "-g"]);
+                if !has_flag(&seen, &["-x", "--exec"]) {
+                    // watch joins its arguments and runs them with `sh -c`.
+                    let mut joined = Word::default();
+                    for (i, word) in tail.iter().enumerate() {
+                        if i > 0 {
+                            joined.text.push(' ');
+                        }
+                        if !word.is_literal() {
+                            joined.text.push(UNRESOLVED);
+                        }
+                        joined.text.push_str(&word.text);
+                    }
                     current.args = Vec::new();
-                    shell_text(current, &single, out);
+                    shell_text(current, &joined, out);
                     return;
                 }
                 current.args = tail.to_vec();
@@ -901,10 +944,18 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     &rest,
                     &["-p", "--package", "-c", "--call", "--from", "--with"],
                 );
+                // A known tool of the runner's own ecosystem is the tool (fetched if missing, but
+                // the real package of that name); anything else is an arbitrary download.
+                let known = if program == "uvx" {
+                    KNOWN_PYTHON_TOOLS
+                } else {
+                    KNOWN_JS_TOOLS
+                };
                 if let Some(tool) = tail.first().filter(|_| seen.is_empty())
-                    && KNOWN_RUNNER_TOOLS.contains(&tool.text.as_str())
+                    && known.contains(&tool.text.as_str())
                 {
                     current.wrappers.push(Wrapper::Runner);
+                    current.runner = Some(program.clone());
                     current.args = tail.to_vec();
                     continue;
                 }
@@ -915,17 +966,51 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 out.push(current);
                 return;
             }
-            "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "pixi" | "conda"
-            | "mamba"
+            "pipenv" | "pdm" | "hatch" | "rye" | "pixi"
+                if matches!(text(rest.first()), "run" | "exec") =>
+            {
+                // These run a script of the project file first, if one has that name.
+                current.program = program;
+                current.args = rest;
+                current.opaque(
+                    "runs a script defined in the project file, which the engine has not read",
+                );
+                out.push(current);
+                return;
+            }
+            "uv" | "poetry" | "bundle" | "conda" | "mamba"
                 if matches!(text(rest.first()), "run" | "exec") =>
             {
                 current.wrappers.push(Wrapper::Runner);
-                let (tail, _) = strip_options(
-                    rest.get(1..).unwrap_or(&[]),
-                    &[
-                        "-n", "--name", "-e", "--env", "--with", "--python", "-p", "--group",
-                    ],
-                );
+                current.runner = Some(program.clone());
+                let valued = [
+                    "-n",
+                    "--name",
+                    "-e",
+                    "--env",
+                    "--with",
+                    "--python",
+                    "-p",
+                    "--group",
+                    "--package",
+                    "--extra",
+                    "--directory",
+                    "--project",
+                    "--env-file",
+                    "--index",
+                    "--cache-dir",
+                ];
+                let (tail, seen) = strip_options(rest.get(1..).unwrap_or(&[]), &valued);
+                if seen.iter().any(|(f, v)| {
+                    v.is_none() && f.starts_with("--") && !RUNNER_SWITCHES.contains(&f.as_str())
+                }) {
+                    // An option we do not know may take a value: the program is not certain.
+                    current.program = program;
+                    current.args = rest;
+                    current.opaque("a runner option the engine does not know");
+                    out.push(current);
+                    return;
+                }
                 current.args = tail.to_vec();
             }
             "pnpm" | "yarn" | "bun" | "npm" if matches!(text(rest.first()), "dlx" | "x") => {
@@ -937,8 +1022,32 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 return;
             }
             "pnpm" | "npm" if text(rest.first()) == "exec" => {
+                let (tail, seen) = strip_options(
+                    rest.get(1..).unwrap_or(&[]),
+                    &["-c", "--call", "--package", "-p"],
+                );
+                if let Some(source) = flag_value(&seen, &["-c", "--call"]) {
+                    let source = source.clone();
+                    current.args = Vec::new();
+                    current.program = program;
+                    shell_text(current, &source, out);
+                    return;
+                }
+                // `npm exec` is npx; `pnpm exec` runs the project's own binaries.
+                let known = program == "pnpm"
+                    || tail
+                        .first()
+                        .is_some_and(|t| KNOWN_JS_TOOLS.contains(&t.text.as_str()));
+                if !known || !seen.is_empty() {
+                    current.wrappers.push(Wrapper::FetchRun);
+                    current.program = program;
+                    current.args = rest;
+                    current.opaque("fetches a package and runs it");
+                    out.push(current);
+                    return;
+                }
                 current.wrappers.push(Wrapper::Runner);
-                let (tail, _) = strip_options(rest.get(1..).unwrap_or(&[]), &["-c", "--call"]);
+                current.runner = Some(program.clone());
                 current.args = tail.to_vec();
             }
             "git" => {
@@ -995,6 +1104,24 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
         current.program = base_name(&first.text);
         current.program_path = first.text.clone();
         current.args = current.args.get(1..).unwrap_or(&[]).to_vec();
+    }
+    // `bin/git` or `/tmp/evil/git` is not git: a program named by a path outside the system's
+    // own directories is a file the engine has not read.
+    if current.program_path.contains('/') && !trusted_program_path(&current.program_path) {
+        let why = format!(
+            "runs the file `{}`, which the engine has not read",
+            current.program_path
+        );
+        current.opaque(&why);
+    }
+    // A value that holds code (`a='$(rm -rf ~)'`) runs when it is evaluated later, in
+    // arithmetic or by `eval`.
+    if current
+        .assignments
+        .iter()
+        .any(|(_, v)| v.text.contains("$(") || v.text.contains('`'))
+    {
+        current.opaque("a value that holds code, which runs if it is evaluated later");
     }
     let hijack = current
         .assignments
