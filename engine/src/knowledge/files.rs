@@ -484,7 +484,7 @@ fn shell_state(inv: &Invocation<'_>) -> Judgement {
         ),
         // Listing the state prints the environment, which routinely holds tokens.
         "export" | "declare" | "typeset" | "readonly"
-            if words.is_empty() || words.iter().any(|w| *w == "-p") =>
+            if words.is_empty() || words.contains(&"-p") =>
         {
             Judgement::new(C::SecretRead)
         }
