@@ -33,15 +33,14 @@ impl Roots {
             )
     }
 
-    /// `path` is an ancestor of some own-state directory (deleting or overwriting it
-    /// recursively reaches the state).
+    /// `path` is an ancestor of the state directory (deleting or overwriting it recursively
+    /// reaches the state). The project's own `.leastgrant` rules may only tighten, so a
+    /// project-wide edit reaching them is not an integrity breach.
     pub fn contains_own_state(&self, path: &str) -> bool {
-        let lower = path.to_ascii_lowercase();
-        is_within(&self.state_dir.to_ascii_lowercase(), &lower)
-            || is_within(
-                &join(&self.project, ".leastgrant").to_ascii_lowercase(),
-                &lower,
-            )
+        is_within(
+            &self.state_dir.to_ascii_lowercase(),
+            &path.to_ascii_lowercase(),
+        )
     }
 
     /// Roots for a project with the state directory at `~/.leastgrant`.

@@ -113,11 +113,20 @@ impl<'a> Normalizer<'a> {
 
     /// Normalises one argument.
     pub fn arg(&mut self, text: &str) -> String {
+        self.arg_at(text, 0)
+    }
+
+    /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
+    /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
+    fn arg_at(&mut self, text: &str, depth: u8) -> String {
         if text.contains(UNRESOLVED) {
             return "<dynamic>".to_string();
         }
+        if depth > 2 {
+            return "<text>".to_string();
+        }
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
-            return format!("@{}", self.arg(file));
+            return format!("@{}", self.arg_at(file, depth + 1));
         }
         if let Some((name, value)) = text.split_once('=') {
             let identifier = !name.is_empty()
@@ -139,7 +148,7 @@ impl<'a> Normalizer<'a> {
                 {
                     return format!("{name}=«redacted:credential»");
                 }
-                return format!("{name}={}", self.arg(value));
+                return format!("{name}={}", self.arg_at(value, depth + 1));
             }
         }
         if let Some(redacted) = redact_token(text) {
@@ -190,7 +199,11 @@ impl<'a> Normalizer<'a> {
             }
             // `rev:path` (git show HEAD:.env): the path keeps its placement.
             if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
-                return format!("{}:{}", self.arg(left), self.arg(right));
+                return format!(
+                    "{}:{}",
+                    self.arg_at(left, depth + 1),
+                    self.arg_at(right, depth + 1)
+                );
             }
         }
         let spaced = text.chars().any(char::is_whitespace);

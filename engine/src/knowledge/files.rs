@@ -405,11 +405,8 @@ fn finder(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn find(inv: &Invocation<'_>) -> Judgement {
-    let roots: Vec<_> = inv
-        .args
-        .iter()
-        .take_while(|w| !w.text.starts_with('-') && w.text != "(" && w.text != "!")
-        .collect();
+    let owned_roots = crate::shell::unwrap::find_roots(inv.args);
+    let roots: Vec<&crate::shell::lex::Word> = owned_roots.iter().collect();
     let mut j = if inv.has("-delete") {
         Judgement::new(C::FsDelete)
             .scale(Scale::Many)

@@ -260,6 +260,25 @@ pub fn trusted_program_path(path: &str) -> bool {
     })
 }
 
+/// The starting points of a `find`: the words after its leading options and before the first
+/// expression word.
+pub fn find_roots(args: &[Word]) -> Vec<Word> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        match word.text.as_str() {
+            "-L" | "-H" | "-P" => i += 1,
+            "-D" => i += 2,
+            t if t.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    args.iter()
+        .skip(i)
+        .take_while(|w| !w.text.starts_with('-') && w.text != "(" && w.text != "!")
+        .cloned()
+        .collect()
+}
+
 /// A shell: `-c` text is parsed, anything else it runs is a script or its input.
 pub fn is_shell(program: &str) -> bool {
     matches!(
@@ -837,6 +856,15 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
                 });
                 let Some(at) = exec_at else { break };
+                // Each `-exec` is peeled by a nested call: bound how many are followed.
+                if current.context.depth > 4 * MAX_DEPTH {
+                    current.program = program;
+                    current.args = rest;
+                    current.opaque("more `-exec` clauses than the analysis follows");
+                    out.push(current);
+                    return;
+                }
+                current.context.depth += 1;
                 let inner_end = rest
                     .iter()
                     .skip(at + 1)
@@ -847,11 +875,9 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 let mut remaining: Vec<Word> = vec![first.clone()];
                 remaining.extend(rest.get(..at).unwrap_or(&[]).iter().cloned());
                 remaining.extend(rest.get(inner_end + 1..).unwrap_or(&[]).iter().cloned());
-                let walked: Vec<Word> = rest
-                    .iter()
-                    .take_while(|w| !w.text.starts_with('-') && w.text != "(" && w.text != "!")
-                    .cloned()
-                    .collect();
+                // The paths walked: after the options that may precede them (`-L`, `-H`, `-P`,
+                // `-O3`, `-D debugopts`).
+                let walked: Vec<Word> = find_roots(&rest);
                 let mut finder = current.clone();
                 finder.args = remaining;
                 peel(finder, out);
