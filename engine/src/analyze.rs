@@ -420,6 +420,25 @@ fn classify_effective(
             judgement.capability = C::SecretRead;
         }
     }
+    // Any argument that names a credential is read, whether or not the tables know the option
+    // (`openssl base64 -in ~/.ssh/id_rsa`, `curl -H @~/.aws/credentials`, `git blame .env`).
+    for word in effective.args.iter().filter(|w| w.is_literal()) {
+        let text = word.text.as_str();
+        let candidate = text
+            .strip_prefix('@')
+            .or_else(|| {
+                text.strip_prefix("--")
+                    .and_then(|rest| rest.split_once('='))
+                    .map(|(_, v)| v.trim_start_matches('@'))
+            })
+            .unwrap_or(text);
+        if crate::signature::looks_like_path(candidate)
+            && normalizer.place(candidate).1.secret
+            && !judgement.targets.iter().any(|(w, _)| w.text == candidate)
+        {
+            judgement.targets.push((Word::plain(candidate), Access::Read));
+        }
+    }
     let target_words: Vec<String> = judgement
         .targets
         .iter()

@@ -14,69 +14,26 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["hg", "svn", "jj", "fossil"], other_vcs),
 ];
 
-/// `git -c` keys (and config keys set with `git config`) whose value is a program to run.
+/// Configuration keys known to be harmless to set for one command: presentation, identity and
+/// merge/diff behaviour that runs nothing. Every other key is treated as one that may run a
+/// program — git has too many (`core.pager`, `alias.*`, `filter.*.clean`, `tar.*.command`,
+/// `man.*.cmd`, `diff.*.textconv`, `credential.helper`, …) for a list of the dangerous ones to
+/// stay complete.
+const HARMLESS_KEYS: &[&str] = &[
+    "user.name", "user.email", "user.signingkey", "core.quotepath", "core.autocrlf", "core.eol",
+    "core.filemode", "core.ignorecase", "core.abbrev", "core.safecrlf", "color.ui", "color.diff",
+    "color.status", "color.branch", "column.ui", "advice.detachedhead", "init.defaultbranch",
+    "commit.gpgsign", "tag.gpgsign", "pull.rebase", "pull.ff", "push.default",
+    "push.autosetupremote", "merge.conflictstyle", "merge.ff", "rebase.autosquash",
+    "rebase.autostash", "diff.renames", "diff.algorithm", "diff.mnemonicprefix", "log.date",
+    "log.decorate", "format.pretty", "status.short", "status.showuntrackedfiles",
+    "fetch.prune", "gc.auto", "maintenance.auto", "safe.directory", "protocol.version",
+    "http.postbuffer", "pack.threads", "checkout.defaultremote",
+];
+
+/// A configuration key whose value may be a program git runs (anything not known harmless).
 pub fn config_key_executes(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    const EXACT: &[&str] = &[
-        "core.pager",
-        "core.editor",
-        "core.sshcommand",
-        "core.hookspath",
-        "core.fsmonitor",
-        "core.askpass",
-        "core.gitproxy",
-        "core.alternaterefscommand",
-        "credential.helper",
-        "init.templatedir",
-        "diff.external",
-        "sequence.editor",
-        "gpg.program",
-        "sendemail.smtpserver",
-        "uploadpack.packobjectshook",
-        "core.worktree",
-        "include.path",
-        "remote.origin.uploadpack",
-        "remote.origin.receivepack",
-        "sendemail.aliasfiletype",
-        "web.browser",
-        "merge.tool",
-        "diff.tool",
-        "pager.log",
-        "pager.diff",
-        "pager.show",
-        "interactive.difffilter",
-        "ssh.variant",
-        "core.attributesfile",
-        "http.proxy",
-        "url.insteadof",
-    ];
-    EXACT.contains(&key.as_str())
-        || key.starts_with("alias.")
-        || key.starts_with("filter.")
-        || key.starts_with("protocol.")
-        || key.starts_with("pager.")
-        || key.starts_with("includeif.")
-        || key.starts_with("url.")
-        || (key.starts_with("diff.") && (key.ends_with(".textconv") || key.ends_with(".command")))
-        || (key.starts_with("merge.") && key.ends_with(".driver"))
-        || (key.starts_with("gpg.") && key.ends_with("program"))
-        || (key.starts_with("credential.") && key.ends_with("helper"))
-        || (key.starts_with("mergetool.") || key.starts_with("difftool."))
-        || (key.starts_with("remote.")
-            && (key.ends_with(".uploadpack")
-                || key.ends_with(".receivepack")
-                || key.ends_with(".proxy")))
-        || key.starts_with("core.")
-            && matches!(
-                key.as_str(),
-                "core.pager"
-                    | "core.editor"
-                    | "core.sshcommand"
-                    | "core.hookspath"
-                    | "core.fsmonitor"
-                    | "core.askpass"
-                    | "core.gitproxy"
-            )
+    !HARMLESS_KEYS.contains(&key.to_ascii_lowercase().as_str())
 }
 
 const GIT_READ: &[&str] = &[
@@ -237,12 +194,18 @@ fn git(inv: &Invocation<'_>) -> Judgement {
                     .reach(Reach::Workspace)
             }
         }
-        "checkout" | "restore"
-            if rest.iter().any(|w| w.text == ".")
+        // `git restore` and a checkout of paths discard uncommitted work: a pathspec is anything
+        // after `--`, or a word that looks like a path (`./`, `src/`, `.`).
+        "restore" => Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard),
+        "checkout"
+            if rest.iter().any(|w| w.text == "." || w.text.starts_with("./") || w.text.ends_with('/'))
                 || inv.has_any(&["-f", "--force"])
                 || inv.args.iter().any(|w| w.text == "--") =>
         {
             Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
+        }
+        "stash" if rest.first().is_some_and(|w| matches!(w.text.as_str(), "clear" | "drop")) => {
+            Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Irreversible)
         }
         "rebase" | "filter-branch" | "filter-repo" | "replace" => {
             if inv.has_any(&["-x", "--exec", "-i", "--interactive"]) || sub != "rebase" {
@@ -273,7 +236,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             } else {
                 Judgement::new(C::ExecVcsWrite)
             };
-            if inv.has_any(&["--upload-pack", "-u", "--config", "--template"])
+            if inv.has_any(&["--upload-pack", "-u", "--config", "--template", "-c"])
                 || inv.args.iter().any(|w| {
                     w.text.starts_with("--upload-pack=") || w.text.starts_with("--template=")
                 })
@@ -315,6 +278,12 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             Judgement::opaque(C::ExecUnknown, "launches an external tool")
         }
         s if GIT_READ.contains(&s) => {
+            if s == "grep" && (inv.has("--open-files-in-pager") || inv.args.iter().any(|w| w.text.starts_with("-O"))) {
+                return Judgement::opaque(C::ExecUnknown, "opens the matches in a program named on the command line");
+            }
+            if s == "reflog" && rest.first().is_some_and(|w| matches!(w.text.as_str(), "expire" | "delete")) {
+                return Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Irreversible);
+            }
             if matches!(s, "diff" | "log" | "show") && inv.has("--ext-diff") {
                 return Judgement::opaque(C::ExecUnknown, "an external diff program runs");
             }
@@ -380,6 +349,16 @@ fn is_remote(text: &str) -> bool {
 }
 
 fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
+    // `git config set KEY VALUE`, `get`, `unset`… (git 2.46+) name the action first.
+    let rest: Vec<&Word> = match rest.first().map(|w| w.text.as_str()) {
+        Some("get" | "list") => return Judgement::new(C::ExecVcsRead),
+        Some("set" | "unset" | "rename-section" | "remove-section" | "edit") => rest.get(1..).unwrap_or(&[]).to_vec(),
+        _ => rest.to_vec(),
+    };
+    if inv.has_any(&["-e", "--edit"]) {
+        return Judgement::opaque(C::ExecVcsWrite, "opens an editor on the configuration");
+    }
+    let file = inv.any_value(&["-f", "--file", "--blob"]);
     let reading = inv.has_any(&[
         "--get",
         "--get-all",
@@ -392,13 +371,13 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
         "--get-urlmatch",
     ]) || rest.len() == 1;
     if reading {
-        return Judgement::new(C::ExecVcsRead);
+        return Judgement::new(C::ExecVcsRead).with_paths(file.as_ref(), Access::Read);
     }
     let key = rest
         .first()
         .map(|w| w.text.to_ascii_lowercase())
         .unwrap_or_default();
-    let global = inv.has_any(&["--global", "--system"]);
+    let global = inv.has_any(&["--global", "--system"]) || file.is_some();
     if config_key_executes(&key) {
         return Judgement::opaque(
             C::ExecVcsWrite,
