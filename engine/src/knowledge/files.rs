@@ -629,31 +629,32 @@ fn permissions(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn sed(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-e", "-f", "--expression", "--file", "-l"];
+    let valued = ["-e", "-f", "--expression", "--file", "-l", "--line-length", "-s"];
     let mut positionals = inv.positionals(&valued);
-    if !inv.has_any(&["-e", "--expression", "-f", "--file"]) && !positionals.is_empty() {
-        let script = positionals.remove(0);
-        // `w file` and `e` commands write files or run programs.
-        if sed_script_escapes(&script.text) {
-            return Judgement::opaque(
-                C::ExecUnknown,
-                "the sed program writes files or runs commands",
-            );
+    if inv.has_any(&["-f", "--file"]) || inv.attached_value(&["-f", "--file"]).is_some() {
+        return Judgement::opaque(C::ExecUnknown, "the sed program is in a file the engine has not read");
+    }
+    // Every script: the first positional (without -e), each -e value, attached or not.
+    let mut scripts: Vec<String> = Vec::new();
+    let mut words = inv.args.iter().peekable();
+    while let Some(word) = words.next() {
+        let t = word.text.as_str();
+        if t == "-e" || t == "--expression" {
+            if let Some(next) = words.next() {
+                scripts.push(next.text.clone());
+            }
+        } else if let Some(v) = t.strip_prefix("--expression=").or_else(|| t.strip_prefix("-e").filter(|v| !v.is_empty())) {
+            scripts.push(v.to_string());
         }
     }
-    for script in inv.args.iter().filter(|w| w.text.contains('\n')) {
-        if sed_script_escapes(&script.text) {
-            return Judgement::opaque(
-                C::ExecUnknown,
-                "the sed program writes files or runs commands",
-            );
-        }
+    if scripts.is_empty() && !positionals.is_empty() {
+        scripts.push(positionals.remove(0).text.clone());
+    }
+    if scripts.iter().any(|script| sed_script_escapes(script)) {
+        return Judgement::opaque(C::ExecUnknown, "the sed program writes files or runs commands");
     }
     let in_place = inv.has_any(&["-i", "--in-place"])
-        || inv
-            .args
-            .iter()
-            .any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
+        || inv.args.iter().any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
     if in_place {
         Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write)
     } else {
@@ -661,10 +662,22 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
     }
 }
 
+/// A sed script with a command that writes a file (`w`, `W`, `s///w`) or runs one (`e`,
+/// `s///e`), after any address (`12`, `$`, `/re/`, `1~2`, `!`) and spaces.
 fn sed_script_escapes(script: &str) -> bool {
-    script.split([';', '\n']).any(|cmd| {
-        let c = cmd.trim_start();
-        let c = c.trim_start_matches(|ch: char| ch.is_ascii_digit() || ch == ',' || ch == '$');
+    script.split([';', '\n', '{', '}']).any(|cmd| {
+        let mut c = cmd.trim_start();
+        loop {
+            let before = c.len();
+            c = c.trim_start_matches(|ch: char| ch.is_ascii_digit() || matches!(ch, ',' | '$' | '~' | '!' | ' ' | '\t'));
+            if let Some(rest) = c.strip_prefix('/') {
+                // A regex address `/re/`: skip to its closing slash.
+                c = rest.split_once('/').map(|(_, after)| after).unwrap_or("");
+            }
+            if c.len() == before {
+                break;
+            }
+        }
         c.starts_with('w') || c.starts_with('e') || c.starts_with('W') || {
             // `s/a/b/w file` and `s/a/b/e`
             c.starts_with('s') && c.len() > 1 && {
