@@ -337,6 +337,25 @@ fn classify_effective(
         unknowns.push("runs code fetched from the network".to_string());
     }
     let mut normalizer = Normalizer::new(cwd, roots);
+    normalizer.network = matches!(
+        judgement.capability,
+        C::NetFetch | C::NetSend | C::ExecRemote
+    ) || matches!(
+        effective.program.as_str(),
+        "ping"
+            | "dig"
+            | "host"
+            | "nslookup"
+            | "traceroute"
+            | "tracepath"
+            | "mtr"
+            | "whois"
+            | "nc"
+            | "ncat"
+            | "netcat"
+            | "telnet"
+            | "ssh"
+    );
     // Assignments and redirections out of the plain project are effects no rule for the command
     // names.
     let mut unnamed_effects = !effective.assignments.is_empty();
@@ -436,7 +455,9 @@ fn classify_effective(
             && normalizer.place(candidate).1.secret
             && !judgement.targets.iter().any(|(w, _)| w.text == candidate)
         {
-            judgement.targets.push((Word::plain(candidate), Access::Read));
+            judgement
+                .targets
+                .push((Word::plain(candidate), Access::Read));
         }
     }
     let target_words: Vec<String> = judgement

@@ -79,6 +79,8 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
 /// Normalises the arguments of one action, placing each distinct path once: the same words are
 /// both targets and signature parts, and placement is the costly step.
 pub struct Normalizer<'a> {
+    /// The arguments belong to a network client: a bare `host/path` is an address, not a file.
+    pub network: bool,
     cwd: Option<&'a str>,
     roots: &'a Roots,
     placed: Vec<(String, Option<String>, Placement)>,
@@ -88,6 +90,7 @@ impl<'a> Normalizer<'a> {
     /// A normaliser for paths relative to `cwd`.
     pub fn new(cwd: Option<&'a str>, roots: &'a Roots) -> Normalizer<'a> {
         Normalizer {
+            network: false,
             cwd,
             roots,
             placed: Vec::new(),
@@ -195,7 +198,9 @@ impl<'a> Normalizer<'a> {
         }
         if let Some((left, right)) = text.split_once(':') {
             if left.contains('@') && !left.contains('/') && !left.contains(' ') {
-                return "<remote>".to_string();
+                // `user@host:path`: the host is what a learned signature must not generalise over.
+                let host = left.rsplit('@').next().unwrap_or("").to_ascii_lowercase();
+                return format!("<remote:{host}>");
             }
             // `rev:path` (git show HEAD:.env): the path keeps its placement.
             if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
@@ -219,6 +224,19 @@ impl<'a> Normalizer<'a> {
             } else {
                 "<text>".to_string()
             };
+        }
+        if self.network && !text.starts_with(['.', '/', '~', '-', '@']) {
+            // A network client's bare `host/path` or `user@host` names a host.
+            let authority = text.split('/').next().unwrap_or(text);
+            let host = authority.rsplit('@').next().unwrap_or(authority);
+            let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
+            if host.contains('.')
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+            {
+                return format!("<host:{host}>");
+            }
         }
         if looks_like_path(text) {
             let (_, placement) = self.place(text);

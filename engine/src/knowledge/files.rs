@@ -52,7 +52,6 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
             "zless",
             "bzcat",
             "xzcat",
-            "view",
             "type",
             "look",
             "join",
@@ -123,7 +122,6 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
             "cal",
             "expr",
             "bc",
-            "dc",
             "factor",
             "wait",
             "jobs",
@@ -208,6 +206,7 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (
         &[
             "vim", "vi", "nvim", "nano", "emacs", "code", "subl", "ed", "ex", "pico", "micro",
+            "view", "vimdiff", "dc",
         ],
         editor,
     ),
@@ -276,6 +275,20 @@ fn reader(inv: &Invocation<'_>) -> Judgement {
             positionals.remove(0);
         }
     }
+    // Readers that can also write: an output option or a second operand.
+    let output = match inv.program {
+        "uniq" | "xxd" if positionals.len() >= 2 => positionals.pop().cloned(),
+        "iconv" => inv.any_value(&["-o", "--output"]),
+        "yq" if inv.has_any(&["-i", "--inplace"]) => {
+            return Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write);
+        }
+        _ => None,
+    };
+    if let Some(out) = output {
+        let mut j = Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Read);
+        j.targets.push((out, Access::Write));
+        return j;
+    }
     if inv.program == "base64" && inv.has_any(&["-o", "--output"]) {
         return Judgement::new(C::FsWriteWorkspace)
             .with_paths(inv.value(&["-o", "--output"]), Access::Write);
@@ -308,7 +321,15 @@ fn sort(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn lister(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-I", "-L", "--ignore", "-d", "--max-depth", "-P"];
+    let valued = ["-I", "-L", "--ignore", "-d", "--max-depth", "-P", "-o"];
+    if inv.program == "tree"
+        && let Some(out) = inv.any_value(&["-o"])
+    {
+        // `tree -o FILE` writes its listing.
+        return Judgement::new(C::FsWriteWorkspace)
+            .with_paths(inv.positionals(&valued), Access::Read)
+            .with_paths([&out], Access::Write);
+    }
     let recursive =
         inv.has_any(&["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
     let positionals = inv.positionals(&valued);
@@ -320,6 +341,12 @@ fn lister(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn searcher(inv: &Invocation<'_>) -> Judgement {
+    if inv.has_any(&["--pre", "--pre-glob"])
+        || inv.args.iter().any(|w| w.text.starts_with("--pre="))
+    {
+        // ripgrep runs the `--pre` program on every file.
+        return Judgement::opaque(C::ExecUnknown, "runs a preprocessor program on every file");
+    }
     let valued = [
         "-e",
         "-f",
@@ -629,10 +656,21 @@ fn permissions(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn sed(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-e", "-f", "--expression", "--file", "-l", "--line-length", "-s"];
+    let valued = [
+        "-e",
+        "-f",
+        "--expression",
+        "--file",
+        "-l",
+        "--line-length",
+        "-s",
+    ];
     let mut positionals = inv.positionals(&valued);
     if inv.has_any(&["-f", "--file"]) || inv.attached_value(&["-f", "--file"]).is_some() {
-        return Judgement::opaque(C::ExecUnknown, "the sed program is in a file the engine has not read");
+        return Judgement::opaque(
+            C::ExecUnknown,
+            "the sed program is in a file the engine has not read",
+        );
     }
     // Every script: the first positional (without -e), each -e value, attached or not.
     let mut scripts: Vec<String> = Vec::new();
@@ -643,7 +681,10 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
             if let Some(next) = words.next() {
                 scripts.push(next.text.clone());
             }
-        } else if let Some(v) = t.strip_prefix("--expression=").or_else(|| t.strip_prefix("-e").filter(|v| !v.is_empty())) {
+        } else if let Some(v) = t
+            .strip_prefix("--expression=")
+            .or_else(|| t.strip_prefix("-e").filter(|v| !v.is_empty()))
+        {
             scripts.push(v.to_string());
         }
     }
@@ -651,10 +692,16 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
         scripts.push(positionals.remove(0).text.clone());
     }
     if scripts.iter().any(|script| sed_script_escapes(script)) {
-        return Judgement::opaque(C::ExecUnknown, "the sed program writes files or runs commands");
+        return Judgement::opaque(
+            C::ExecUnknown,
+            "the sed program writes files or runs commands",
+        );
     }
     let in_place = inv.has_any(&["-i", "--in-place"])
-        || inv.args.iter().any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
+        || inv
+            .args
+            .iter()
+            .any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
     if in_place {
         Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write)
     } else {
@@ -669,7 +716,9 @@ fn sed_script_escapes(script: &str) -> bool {
         let mut c = cmd.trim_start();
         loop {
             let before = c.len();
-            c = c.trim_start_matches(|ch: char| ch.is_ascii_digit() || matches!(ch, ',' | '$' | '~' | '!' | ' ' | '\t'));
+            c = c.trim_start_matches(|ch: char| {
+                ch.is_ascii_digit() || matches!(ch, ',' | '$' | '~' | '!' | ' ' | '\t')
+            });
             if let Some(rest) = c.strip_prefix('/') {
                 // A regex address `/re/`: skip to its closing slash.
                 c = rest.split_once('/').map(|(_, after)| after).unwrap_or("");
@@ -717,6 +766,21 @@ fn dd(inv: &Invocation<'_>) -> Judgement {
 fn tar(inv: &Invocation<'_>) -> Judgement {
     let first = inv.args.first().map(|w| w.text.as_str()).unwrap_or("");
     let bundled = !first.starts_with('-') && !first.is_empty();
+    // `tar cIf prog …`, `-cI prog`: a bundled `I` names a compression program to run.
+    let cluster_has_i = |w: &str| {
+        let letters = w.strip_prefix('-').unwrap_or(w);
+        !w.starts_with("--")
+            && letters.chars().all(|c| c.is_ascii_alphabetic())
+            && letters.contains('I')
+    };
+    if inv.args.iter().take(1).any(|w| cluster_has_i(&w.text))
+        || inv
+            .args
+            .iter()
+            .any(|w| w.text.starts_with('-') && cluster_has_i(&w.text))
+    {
+        return Judgement::opaque(C::ExecUnknown, "tar runs another program");
+    }
     let has = |letter: char, long: &str| {
         inv.has(&format!("-{letter}")) || inv.has(long) || (bundled && first.contains(letter))
     };
@@ -792,6 +856,14 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn zip(inv: &Invocation<'_>) -> Judgement {
+    if inv.has_any(&["-TT", "--unzip-command"])
+        || inv
+            .args
+            .iter()
+            .any(|w| w.text.starts_with("-TT") || w.text.starts_with("--unzip-command="))
+    {
+        return Judgement::opaque(C::ExecUnknown, "zip runs the test command it is given");
+    }
     let positionals = inv.positionals(&["-x", "-i", "-P", "--password", "-o"]);
     if inv.program != "zip"
         && matches!(

@@ -448,26 +448,57 @@ fn database(inv: &Invocation<'_>) -> Judgement {
     let escapes = |sql: &str| {
         let lower = sql.to_ascii_lowercase();
         [
-            "\\!", "\\o", "\\g |", "\\copy", " program ", "\\setenv", ".shell", ".system", ".output", ".once",
-            ".import", ".read", ".load", ".excel", "writefile(", "readfile(", "load_extension", "edit(",
+            "\\!",
+            "\\o",
+            "\\g |",
+            "\\copy",
+            " program ",
+            "\\setenv",
+            ".shell",
+            ".system",
+            ".output",
+            ".once",
+            ".import",
+            ".read",
+            ".load",
+            ".excel",
+            "writefile(",
+            "readfile(",
+            "load_extension",
+            "edit(",
         ]
         .iter()
         .any(|m| lower.contains(m))
             || lower.trim_start().starts_with("system ")
             || lower.contains(";system ")
     };
-    if text.as_deref().is_some_and(escapes)
-        || inv.any_value(&["-cmd", "-init"]).is_some()
-    {
-        return Judgement::opaque(C::ExecDb, "a client command that runs programs or reads and writes files");
+    if text.as_deref().is_some_and(escapes) || inv.any_value(&["-cmd", "-init"]).is_some() {
+        return Judgement::opaque(
+            C::ExecDb,
+            "a client command that runs programs or reads and writes files",
+        );
     }
     if inv.program == "redis-cli" {
-        const READ: &[&str] = &["get", "mget", "keys", "scan", "info", "type", "ttl", "pttl", "exists", "hget", "hgetall", "hkeys", "hlen", "lrange", "llen", "smembers", "scard", "zrange", "zcard", "ping", "dbsize", "strlen", "echo", "time", "memory", "xrange", "xlen"];
-        let verb = text.as_deref().unwrap_or("").split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+        const READ: &[&str] = &[
+            "get", "mget", "keys", "scan", "info", "type", "ttl", "pttl", "exists", "hget",
+            "hgetall", "hkeys", "hlen", "lrange", "llen", "smembers", "scard", "zrange", "zcard",
+            "ping", "dbsize", "strlen", "echo", "time", "memory", "xrange", "xlen",
+        ];
+        let verb = text
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
         if verb.is_empty() {
             return Judgement::opaque(C::ExecDb, "an interactive database session");
         }
-        return if READ.contains(&verb.as_str()) { Judgement::new(C::ExecDbRead) } else { Judgement::new(C::ExecDb).reversibility(Reversibility::Hard) };
+        return if READ.contains(&verb.as_str()) {
+            Judgement::new(C::ExecDbRead)
+        } else {
+            Judgement::new(C::ExecDb).reversibility(Reversibility::Hard)
+        };
     }
     let mut j = match (text, file) {
         (_, Some(f)) => {

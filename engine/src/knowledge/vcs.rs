@@ -20,15 +20,49 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
 /// `man.*.cmd`, `diff.*.textconv`, `credential.helper`, …) for a list of the dangerous ones to
 /// stay complete.
 const HARMLESS_KEYS: &[&str] = &[
-    "user.name", "user.email", "user.signingkey", "core.quotepath", "core.autocrlf", "core.eol",
-    "core.filemode", "core.ignorecase", "core.abbrev", "core.safecrlf", "color.ui", "color.diff",
-    "color.status", "color.branch", "column.ui", "advice.detachedhead", "init.defaultbranch",
-    "commit.gpgsign", "tag.gpgsign", "pull.rebase", "pull.ff", "push.default",
-    "push.autosetupremote", "merge.conflictstyle", "merge.ff", "rebase.autosquash",
-    "rebase.autostash", "diff.renames", "diff.algorithm", "diff.mnemonicprefix", "log.date",
-    "log.decorate", "format.pretty", "status.short", "status.showuntrackedfiles",
-    "fetch.prune", "gc.auto", "maintenance.auto", "safe.directory", "protocol.version",
-    "http.postbuffer", "pack.threads", "checkout.defaultremote",
+    "user.name",
+    "user.email",
+    "user.signingkey",
+    "core.quotepath",
+    "core.autocrlf",
+    "core.eol",
+    "core.filemode",
+    "core.ignorecase",
+    "core.abbrev",
+    "core.safecrlf",
+    "color.ui",
+    "color.diff",
+    "color.status",
+    "color.branch",
+    "column.ui",
+    "advice.detachedhead",
+    "init.defaultbranch",
+    "commit.gpgsign",
+    "tag.gpgsign",
+    "pull.rebase",
+    "pull.ff",
+    "push.default",
+    "push.autosetupremote",
+    "merge.conflictstyle",
+    "merge.ff",
+    "rebase.autosquash",
+    "rebase.autostash",
+    "diff.renames",
+    "diff.algorithm",
+    "diff.mnemonicprefix",
+    "log.date",
+    "log.decorate",
+    "format.pretty",
+    "status.short",
+    "status.showuntrackedfiles",
+    "fetch.prune",
+    "gc.auto",
+    "maintenance.auto",
+    "safe.directory",
+    "protocol.version",
+    "http.postbuffer",
+    "pack.threads",
+    "checkout.defaultremote",
 ];
 
 /// A configuration key whose value may be a program git runs (anything not known harmless).
@@ -198,13 +232,19 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         // after `--`, or a word that looks like a path (`./`, `src/`, `.`).
         "restore" => Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard),
         "checkout"
-            if rest.iter().any(|w| w.text == "." || w.text.starts_with("./") || w.text.ends_with('/'))
+            if rest
+                .iter()
+                .any(|w| w.text == "." || w.text.starts_with("./") || w.text.ends_with('/'))
                 || inv.has_any(&["-f", "--force"])
                 || inv.args.iter().any(|w| w.text == "--") =>
         {
             Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
         }
-        "stash" if rest.first().is_some_and(|w| matches!(w.text.as_str(), "clear" | "drop")) => {
+        "stash"
+            if rest
+                .first()
+                .is_some_and(|w| matches!(w.text.as_str(), "clear" | "drop")) =>
+        {
             Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Irreversible)
         }
         "rebase" | "filter-branch" | "filter-repo" | "replace" => {
@@ -278,10 +318,20 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             Judgement::opaque(C::ExecUnknown, "launches an external tool")
         }
         s if GIT_READ.contains(&s) => {
-            if s == "grep" && (inv.has("--open-files-in-pager") || inv.args.iter().any(|w| w.text.starts_with("-O"))) {
-                return Judgement::opaque(C::ExecUnknown, "opens the matches in a program named on the command line");
+            if s == "grep"
+                && (inv.has("--open-files-in-pager")
+                    || inv.args.iter().any(|w| w.text.starts_with("-O")))
+            {
+                return Judgement::opaque(
+                    C::ExecUnknown,
+                    "opens the matches in a program named on the command line",
+                );
             }
-            if s == "reflog" && rest.first().is_some_and(|w| matches!(w.text.as_str(), "expire" | "delete")) {
+            if s == "reflog"
+                && rest
+                    .first()
+                    .is_some_and(|w| matches!(w.text.as_str(), "expire" | "delete"))
+            {
                 return Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Irreversible);
             }
             if matches!(s, "diff" | "log" | "show") && inv.has("--ext-diff") {
@@ -352,7 +402,9 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
     // `git config set KEY VALUE`, `get`, `unset`… (git 2.46+) name the action first.
     let rest: Vec<&Word> = match rest.first().map(|w| w.text.as_str()) {
         Some("get" | "list") => return Judgement::new(C::ExecVcsRead),
-        Some("set" | "unset" | "rename-section" | "remove-section" | "edit") => rest.get(1..).unwrap_or(&[]).to_vec(),
+        Some("set" | "unset" | "rename-section" | "remove-section" | "edit") => {
+            rest.get(1..).unwrap_or(&[]).to_vec()
+        }
         _ => rest.to_vec(),
     };
     if inv.has_any(&["-e", "--edit"]) {
