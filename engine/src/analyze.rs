@@ -337,7 +337,8 @@ fn classify_effective(
         unknowns.push("runs code fetched from the network".to_string());
     }
     let mut normalizer = Normalizer::new(cwd, roots);
-    normalizer.network = matches!(
+    // Copy tools name local files as well as `user@host:` remotes, which are kept anyway.
+    normalizer.network = (matches!(
         judgement.capability,
         C::NetFetch | C::NetSend | C::ExecRemote
     ) || matches!(
@@ -355,6 +356,9 @@ fn classify_effective(
             | "netcat"
             | "telnet"
             | "ssh"
+    )) && !matches!(
+        effective.program.as_str(),
+        "scp" | "rsync" | "sftp" | "rclone" | "aws" | "gsutil" | "git"
     );
     // Assignments and redirections out of the plain project are effects no rule for the command
     // names.
