@@ -30,37 +30,63 @@ pub struct IngestArgs {
 }
 
 /// The sources to read: those named, else everything discoverable.
-pub fn sources(claude: &[PathBuf], specstory: &[PathBuf], home: &Path, cwd: &Path) -> Vec<SourceFile> {
+pub fn sources(
+    claude: &[PathBuf],
+    specstory: &[PathBuf],
+    home: &Path,
+    cwd: &Path,
+) -> Vec<SourceFile> {
     let explicit = !claude.is_empty() || !specstory.is_empty();
     let claude_roots: Vec<PathBuf> = if explicit {
         claude.to_vec()
     } else {
-        leastgrant_ingest::claude::default_roots(home, std::env::var("CLAUDE_CONFIG_DIR").ok().as_deref())
+        leastgrant_ingest::claude::default_roots(
+            home,
+            std::env::var("CLAUDE_CONFIG_DIR").ok().as_deref(),
+        )
     };
     let specstory_dirs: Vec<PathBuf> = if explicit {
         specstory.to_vec()
     } else {
-        cwd.ancestors().map(|d| d.join(".specstory/history")).filter(|d| d.is_dir()).take(1).collect()
+        cwd.ancestors()
+            .map(|d| d.join(".specstory/history"))
+            .filter(|d| d.is_dir())
+            .take(1)
+            .collect()
     };
     let mut files = Vec::new();
     for root in claude_roots {
-        files.extend(leastgrant_ingest::claude::discover(&root).into_iter().map(|path| SourceFile { kind: SourceKind::Claude, path }));
+        files.extend(
+            leastgrant_ingest::claude::discover(&root)
+                .into_iter()
+                .map(|path| SourceFile {
+                    kind: SourceKind::Claude,
+                    path,
+                }),
+        );
     }
     for dir in specstory_dirs {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         files.extend(
             entries
                 .filter_map(Result::ok)
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == "md"))
-                .map(|path| SourceFile { kind: SourceKind::SpecStory, path }),
+                .map(|path| SourceFile {
+                    kind: SourceKind::SpecStory,
+                    path,
+                }),
         );
     }
     files
 }
 
 pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"));
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let out = args.out.clone().unwrap_or_else(|| default_data_dir(&home));
     let files = sources(&args.claude, &args.specstory, &home, &cwd);
@@ -75,7 +101,11 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
     let progress = |p: Progress| {
         if let Some(bar) = &bar {
             bar.set_position(p.files);
-            bar.set_message(format!("{:.1} MB, {} events", p.bytes as f64 / 1e6, p.events));
+            bar.set_message(format!(
+                "{:.1} MB, {} events",
+                p.bytes as f64 / 1e6,
+                p.events
+            ));
         }
     };
     let summary = run(files, &out, &progress).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -83,7 +113,10 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
         bar.finish_and_clear();
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary_json(&summary, &out))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary_json(&summary, &out))?
+        );
     } else {
         print!("{}", summary_text(&summary, &out));
     }
@@ -122,11 +155,19 @@ fn summary_text(s: &Summary, out: &Path) -> String {
         s.new_events,
         s.duplicates
     );
-    text.push_str(&format!("the table at {} holds {} event(s)\n", out.display(), s.events));
+    text.push_str(&format!(
+        "the table at {} holds {} event(s)\n",
+        out.display(),
+        s.events
+    ));
     for (agent, n) in &s.by_agent {
         text.push_str(&format!("  {agent}: {n}\n"));
     }
-    let outcomes: Vec<String> = s.by_outcome.iter().map(|(o, n)| format!("{o} {n}")).collect();
+    let outcomes: Vec<String> = s
+        .by_outcome
+        .iter()
+        .map(|(o, n)| format!("{o} {n}"))
+        .collect();
     if !outcomes.is_empty() {
         text.push_str(&format!("  outcomes: {}\n", outcomes.join(", ")));
     }

@@ -523,17 +523,40 @@ pub(crate) fn place_targets(
         }
         let (resolved, mut placement) = normalizer.place(&word.text);
         let path = resolved.clone().unwrap_or_else(|| word.raw.clone());
+        // What the shell expands a glob word to: each brace alternative resolved on its own.
+        let mut expanded: Vec<Option<String>> = Vec::new();
+        if word.glob {
+            for alternative in paths::expand_braces(&word.text) {
+                let (alt_resolved, alt) = normalizer.place(&alternative);
+                if alt.zone != Zone::Workspace && placement.zone == Zone::Workspace {
+                    placement.zone = alt.zone;
+                }
+                placement.secret |= alt.secret;
+                placement.persistence |= alt.persistence;
+                placement.control |= alt.control;
+                placement.own_state |= alt.own_state;
+                if let Some(glob) = alt_resolved.as_deref().filter(|a| is_glob(a)) {
+                    let (secret, persistence, control) =
+                        paths::glob_may_reach(&glob.to_ascii_lowercase());
+                    placement.secret |= secret && *access != Access::Write;
+                    placement.persistence |= persistence;
+                    placement.control |= control;
+                }
+                expanded.push(alt_resolved);
+            }
+        }
         // A write that reaches leastgrant's state without naming it: a recursive copy or delete
         // of a directory above it, or a glob that could expand into it.
         if *access != Access::Read {
             let reaches_below = judgement.recursive || *access == Access::Delete || word.glob;
-            let above = resolved
-                .as_deref()
-                .is_some_and(|r| roots.contains_own_state(r));
-            let glob_into = word.glob
-                && resolved
-                    .as_deref()
-                    .is_some_and(|r| glob_reaches_own_state(r, roots));
+            let above = std::iter::once(&resolved)
+                .chain(&expanded)
+                .flatten()
+                .any(|r| roots.contains_own_state(r));
+            let glob_into = expanded
+                .iter()
+                .flatten()
+                .any(|r| is_glob(r) && glob_reaches_own_state(r, roots));
             if reaches_below && above || glob_into {
                 placement.own_state = true;
             }
@@ -684,6 +707,11 @@ fn spell(
         .collect::<Vec<_>>()
         .join(" ");
     (with, without)
+}
+
+/// A path the shell would still expand against the file system.
+fn is_glob(path: &str) -> bool {
+    path.contains(['*', '?', '['])
 }
 
 /// A shell glob that could expand to a path in leastgrant's own state.

@@ -15,7 +15,10 @@ use std::time::Instant;
 use leastgrant_ingest::run::{SourceFile, SourceKind, run};
 
 fn samples() -> Vec<PathBuf> {
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/datasets/claude-code"));
+    let root = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/datasets/claude-code"
+    ));
     leastgrant_ingest::claude::discover(root)
 }
 
@@ -29,12 +32,18 @@ fn shifted(line: &str, copy: usize) -> String {
         .replace("\"uuid\":\"", &format!("\"uuid\":\"c{copy}-"))
         .replace("\"sessionId\":\"", &format!("\"sessionId\":\"c{copy}-"));
     // Shift the day of month within 2025 by the copy number (mod 28) — enough to be distinct.
-    suffixed.replace("\"timestamp\":\"2025-", &format!("\"timestamp\":\"{}-", 2030 + copy % 50))
+    suffixed.replace(
+        "\"timestamp\":\"2025-",
+        &format!("\"timestamp\":\"{}-", 2030 + copy % 50),
+    )
 }
 
 fn build_corpus(dir: &Path, target_mb: usize) -> (u64, u64) {
     let files = samples();
-    let originals: Vec<String> = files.iter().filter_map(|f| std::fs::read_to_string(f).ok()).collect();
+    let originals: Vec<String> = files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .collect();
     let sample_bytes: usize = originals.iter().map(String::len).sum();
     let copies = (target_mb << 20).div_ceil(sample_bytes.max(1));
     std::fs::create_dir_all(dir).unwrap_or_default();
@@ -43,7 +52,9 @@ fn build_corpus(dir: &Path, target_mb: usize) -> (u64, u64) {
     for copy in 0..copies {
         for (i, text) in originals.iter().enumerate() {
             let path = dir.join(format!("c{copy:05}-{i}.jsonl"));
-            let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap_or_else(|e| panic!("{e}")));
+            let mut out = std::io::BufWriter::new(
+                std::fs::File::create(&path).unwrap_or_else(|e| panic!("{e}")),
+            );
             let mut size = 0u64;
             for line in text.lines() {
                 let l = shifted(line, copy);
@@ -60,7 +71,11 @@ fn build_corpus(dir: &Path, target_mb: usize) -> (u64, u64) {
 fn peak_rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }
 
@@ -69,26 +84,51 @@ fn main() {
         println!("skipping: no Claude Code samples under ../shared/datasets/claude-code");
         return;
     }
-    let target_mb: usize = std::env::var("LEASTGRANT_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(1024);
+    let target_mb: usize = std::env::var("LEASTGRANT_BENCH_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1024);
     let work = std::env::temp_dir().join("leastgrant-ingest-bench");
     let _ = std::fs::remove_dir_all(&work);
     let corpus = work.join("corpus");
     let (bytes, largest) = build_corpus(&corpus, target_mb);
     let mb = bytes as f64 / 1e6;
-    println!("corpus: {mb:.0} MB in {} files (largest {:.1} MB)", std::fs::read_dir(&corpus).map(|d| d.count()).unwrap_or(0), largest as f64 / 1e6);
+    println!(
+        "corpus: {mb:.0} MB in {} files (largest {:.1} MB)",
+        std::fs::read_dir(&corpus).map(|d| d.count()).unwrap_or(0),
+        largest as f64 / 1e6
+    );
 
     // leastgrant, one thread.
     let files: Vec<SourceFile> = std::fs::read_dir(&corpus)
-        .map(|d| d.filter_map(Result::ok).map(|e| SourceFile { kind: SourceKind::Claude, path: e.path() }).collect())
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| SourceFile {
+                    kind: SourceKind::Claude,
+                    path: e.path(),
+                })
+                .collect()
+        })
         .unwrap_or_default();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap_or_else(|e| panic!("{e}"));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
     let before = peak_rss_kb();
     let start = Instant::now();
-    let summary = pool.install(|| run(files, &work.join("table"), &|_| {})).unwrap_or_else(|e| panic!("{e}"));
+    let summary = pool
+        .install(|| run(files, &work.join("table"), &|_| {}))
+        .unwrap_or_else(|e| panic!("{e}"));
     let ours = start.elapsed().as_secs_f64();
     let peak = peak_rss_kb().max(before);
-    println!("leastgrant: {:.1} MB/s per core ({} events, {:.1} s), peak memory {:.0} MB = {:.1}× the largest file",
-        mb / ours, summary.events, ours, peak as f64 / 1024.0, peak as f64 * 1024.0 / largest.max(1) as f64);
+    println!(
+        "leastgrant: {:.1} MB/s per core ({} events, {:.1} s), peak memory {:.0} MB = {:.1}× the largest file",
+        mb / ours,
+        summary.events,
+        ours,
+        peak as f64 / 1024.0,
+        peak as f64 * 1024.0 / largest.max(1) as f64
+    );
 
     // DuckDB, one thread.
     let script = format!(
@@ -100,12 +140,31 @@ fn main() {
         Ok(out) if out.status.success() => {
             let text = String::from_utf8_lossy(&out.stdout);
             let mut parts = text.split_whitespace();
-            let secs: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN);
-            let rss_kb: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN);
-            println!("duckdb read_json → parquet: {:.1} MB/s per core ({secs:.1} s), peak memory {:.0} MB", mb / secs, rss_kb / 1024.0);
-            println!("ratio: leastgrant is {:.2}× DuckDB (budget: at least 2×)", (mb / ours) / (mb / secs));
+            let secs: f64 = parts
+                .next()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(f64::NAN);
+            let rss_kb: f64 = parts
+                .next()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(f64::NAN);
+            println!(
+                "duckdb read_json → parquet: {:.1} MB/s per core ({secs:.1} s), peak memory {:.0} MB",
+                mb / secs,
+                rss_kb / 1024.0
+            );
+            println!(
+                "ratio: leastgrant is {:.2}× DuckDB (budget: at least 2×)",
+                (mb / ours) / (mb / secs)
+            );
         }
-        Ok(out) => println!("skipping DuckDB: {}", String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("failed")),
+        Ok(out) => println!(
+            "skipping DuckDB: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("failed")
+        ),
         Err(e) => println!("skipping DuckDB: python3 is not available ({e})"),
     }
     let _ = std::fs::remove_dir_all(&work);

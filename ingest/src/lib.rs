@@ -11,7 +11,7 @@
 pub mod claude;
 pub mod common;
 pub mod outcome;
+pub mod run;
 pub mod schema;
 pub mod specstory;
 pub mod table;
-pub mod run;

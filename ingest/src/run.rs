@@ -91,7 +91,11 @@ pub struct Progress {
 }
 
 fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
-    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_nanos()).unwrap_or(0)
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
 }
 
 struct ReadResult {
@@ -106,8 +110,13 @@ struct ReadResult {
 }
 
 /// Ingests `sources` into the table at `out`, reading only what changed.
-pub fn run(mut sources: Vec<SourceFile>, out: &Path, progress: &(dyn Fn(Progress) + Sync)) -> Result<Summary, TableError> {
-    std::fs::create_dir_all(out).map_err(|e| TableError(format!("cannot create `{}`: {e}", out.display())))?;
+pub fn run(
+    mut sources: Vec<SourceFile>,
+    out: &Path,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Summary, TableError> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| TableError(format!("cannot create `{}`: {e}", out.display())))?;
     sources.sort();
     sources.dedup();
     let mut manifest = Manifest::load(out)?;
@@ -120,11 +129,17 @@ pub fn run(mut sources: Vec<SourceFile>, out: &Path, progress: &(dyn Fn(Progress
         }
     }
     let total_files = sources.len() as u64;
-    let mut state = Progress { total_files, ..Progress::default() };
+    let mut state = Progress {
+        total_files,
+        ..Progress::default()
+    };
     // Chunks bound memory to a few files' events at a time; order within a chunk is kept.
     let chunk = rayon::current_num_threads().max(1) * 2;
     for group in sources.chunks(chunk) {
-        let results: Vec<ReadResult> = group.par_iter().map(|source| read_one(source, &manifest)).collect();
+        let results: Vec<ReadResult> = group
+            .par_iter()
+            .map(|source| read_one(source, &manifest))
+            .collect();
         for result in results {
             state.files += 1;
             state.bytes += result.bytes;
@@ -162,7 +177,11 @@ pub fn run(mut sources: Vec<SourceFile>, out: &Path, progress: &(dyn Fn(Progress
             state.events += kept.len() as u64;
             summary.new_events += kept.len() as u64;
             entry.event_ids = kept.iter().map(|e| e.event_id.clone()).collect();
-            let old_fragments = manifest.sources.get(&key).map(|e| e.fragments.clone()).unwrap_or_default();
+            let old_fragments = manifest
+                .sources
+                .get(&key)
+                .map(|e| e.fragments.clone())
+                .unwrap_or_default();
             entry.fragments = write_fragments(out, &key, kept)?;
             remove_stale(out, &old_fragments, &entry.fragments)?;
             manifest.sources.insert(key, entry);
@@ -177,7 +196,10 @@ pub fn run(mut sources: Vec<SourceFile>, out: &Path, progress: &(dyn Fn(Progress
             for event in crate::table::read_parquet(&out.join(fragment))? {
                 summary.events += 1;
                 *summary.by_agent.entry(event.agent).or_insert(0) += 1;
-                *summary.by_outcome.entry(event.outcome.as_str().to_string()).or_insert(0) += 1;
+                *summary
+                    .by_outcome
+                    .entry(event.outcome.as_str().to_string())
+                    .or_insert(0) += 1;
             }
         }
     }
@@ -188,7 +210,14 @@ pub fn run(mut sources: Vec<SourceFile>, out: &Path, progress: &(dyn Fn(Progress
 fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
     let mut bad = BadCounts::default();
     let key = source.path.display().to_string();
-    let unchanged = |entry: Option<SourceEntry>| ReadResult { source: source.clone(), entry, touched: None, events: Vec::new(), bad: BadCounts::default(), bytes: 0 };
+    let unchanged = |entry: Option<SourceEntry>| ReadResult {
+        source: source.clone(),
+        entry,
+        touched: None,
+        events: Vec::new(),
+        bad: BadCounts::default(),
+        bytes: 0,
+    };
     let meta = match std::fs::metadata(&source.path) {
         Ok(meta) => meta,
         Err(_) => {
@@ -227,5 +256,12 @@ fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
         fragments: Vec::new(),
         event_ids: Vec::new(),
     };
-    ReadResult { source: source.clone(), entry: Some(entry), touched: None, events, bad, bytes: bytes.len() as u64 }
+    ReadResult {
+        source: source.clone(),
+        entry: Some(entry),
+        touched: None,
+        events,
+        bad,
+        bytes: bytes.len() as u64,
+    }
 }

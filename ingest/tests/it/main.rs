@@ -1,6 +1,6 @@
 //! Ingest integration tests: readers on real samples and generated fixtures, and the table.
 
 mod claude;
-mod table;
 mod specstory;
 mod support;
+mod table;

@@ -18,7 +18,8 @@ fn call_line(id: &str, ts: &str, command: &str) -> String {
 
 fn result_line(id: &str, ts: &str) -> String {
     json!({"type": "user", "uuid": format!("u-{id}"), "sessionId": "s1", "timestamp": ts,
-        "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": "ok"}]}}).to_string()
+        "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": "ok"}]}})
+    .to_string()
 }
 
 fn transcript(calls: &[(&str, &str)]) -> String {
@@ -34,7 +35,10 @@ fn transcript(calls: &[(&str, &str)]) -> String {
 }
 
 fn claude(path: &Path) -> SourceFile {
-    SourceFile { kind: SourceKind::Claude, path: path.to_path_buf() }
+    SourceFile {
+        kind: SourceKind::Claude,
+        path: path.to_path_buf(),
+    }
 }
 
 #[test]
@@ -44,10 +48,21 @@ fn ingesting_twice_gives_the_same_table_and_reads_nothing_again() {
     std::fs::write(&file, transcript(&[("t1", "ls"), ("t2", "git status")])).unwrap();
     let out = dir.join("table");
     let first = run(vec![claude(&file)], &out, &|_| {}).unwrap();
-    assert_eq!((first.files_read, first.new_events, first.events), (1, 2, 2));
+    assert_eq!(
+        (first.files_read, first.new_events, first.events),
+        (1, 2, 2)
+    );
     let table = read_table(&out).unwrap();
     let second = run(vec![claude(&file)], &out, &|_| {}).unwrap();
-    assert_eq!((second.files_read, second.files_unchanged, second.new_events, second.events), (0, 1, 0, 2));
+    assert_eq!(
+        (
+            second.files_read,
+            second.files_unchanged,
+            second.new_events,
+            second.events
+        ),
+        (0, 1, 0, 2)
+    );
     assert_eq!(read_table(&out).unwrap(), table);
 }
 
@@ -72,13 +87,24 @@ fn calls_cloned_into_a_resumed_session_are_kept_once() {
     let old = dir.join("a-old.jsonl");
     let resumed = dir.join("b-resumed.jsonl");
     std::fs::write(&old, transcript(&[("t1", "ls"), ("t2", "git status")])).unwrap();
-    std::fs::write(&resumed, transcript(&[("t1", "ls"), ("t2", "git status"), ("t3", "npm test")])).unwrap();
+    std::fs::write(
+        &resumed,
+        transcript(&[("t1", "ls"), ("t2", "git status"), ("t3", "npm test")]),
+    )
+    .unwrap();
     let out = dir.join("table");
     let summary = run(vec![claude(&resumed), claude(&old)], &out, &|_| {}).unwrap();
     assert_eq!((summary.events, summary.duplicates), (3, 2));
     // The earlier path owns the shared calls, whatever order the sources were given in.
     let table = read_table(&out).unwrap();
-    let owner = |cmd: &str| table.iter().find(|e| e.command.as_deref() == Some(cmd)).unwrap().source.clone();
+    let owner = |cmd: &str| {
+        table
+            .iter()
+            .find(|e| e.command.as_deref() == Some(cmd))
+            .unwrap()
+            .source
+            .clone()
+    };
     assert!(owner("ls").contains("a-old.jsonl"));
     assert!(owner("npm test").contains("b-resumed.jsonl"));
 }
@@ -90,14 +116,32 @@ fn files_carry_the_schema_version_and_one_project_per_bucket() {
     std::fs::write(&file, transcript(&[("t1", "ls")])).unwrap();
     let out = dir.join("table");
     run(vec![claude(&file)], &out, &|_| {}).unwrap();
-    let parquet: Vec<_> = walk(&out).into_iter().filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
+    let parquet: Vec<_> = walk(&out)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
     assert_eq!(parquet.len(), 1);
-    let bucket = parquet[0].parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+    let bucket = parquet[0]
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     assert!(bucket.starts_with("bucket="), "{bucket}");
-    let reader = parquet::file::reader::SerializedFileReader::new(std::fs::File::open(&parquet[0]).unwrap()).unwrap();
+    let reader =
+        parquet::file::reader::SerializedFileReader::new(std::fs::File::open(&parquet[0]).unwrap())
+            .unwrap();
     use parquet::file::reader::FileReader;
-    let kv = reader.metadata().file_metadata().key_value_metadata().unwrap().clone();
-    assert!(kv.iter().any(|k| k.key == "leastgrant.schema_version" && k.value.as_deref() == Some(SCHEMA_VERSION)));
+    let kv = reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .unwrap()
+        .clone();
+    assert!(kv.iter().any(
+        |k| k.key == "leastgrant.schema_version" && k.value.as_deref() == Some(SCHEMA_VERSION)
+    ));
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -116,22 +160,35 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 /// DuckDB (installed by `.ci/run` from PyPI) reads the table the way users will point it at it.
 #[test]
 fn an_independent_reader_sees_the_same_table() {
-    let probe = Command::new("python3").args(["-c", "import duckdb"]).output();
+    let probe = Command::new("python3")
+        .args(["-c", "import duckdb"])
+        .output();
     if !probe.as_ref().is_ok_and(|o| o.status.success()) {
         println!("skipped: python3 with duckdb is not installed (`pip install duckdb`)");
         return;
     }
     let dir = scratch("duckdb");
     let file = dir.join("s1.jsonl");
-    std::fs::write(&file, transcript(&[("t1", "ls"), ("t2", "git status"), ("t3", "npm test")])).unwrap();
+    std::fs::write(
+        &file,
+        transcript(&[("t1", "ls"), ("t2", "git status"), ("t3", "npm test")]),
+    )
+    .unwrap();
     let out = dir.join("table");
     run(vec![claude(&file)], &out, &|_| {}).unwrap();
     let query = format!(
         "import duckdb; r = duckdb.sql(\"select count(*), count(distinct event_id), min(command), max(outcome), any_value(bucket) from read_parquet('{}/events/*/*.parquet', hive_partitioning=true)\").fetchall()[0]; print('|'.join(map(str, r)))",
         out.display()
     );
-    let output = Command::new("python3").args(["-c", &query]).output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = Command::new("python3")
+        .args(["-c", &query])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let line = String::from_utf8_lossy(&output.stdout).trim().to_string();
     let fields: Vec<&str> = line.split('|').collect();
     assert_eq!(&fields[..4], ["3", "3", "git status", "ran"], "{line}");
@@ -143,7 +200,12 @@ fn an_unreadable_source_is_counted_not_fatal() {
     let good = dir.join("s1.jsonl");
     std::fs::write(&good, transcript(&[("t1", "ls")])).unwrap();
     let out = dir.join("table");
-    let summary = run(vec![claude(&dir.join("missing.jsonl")), claude(&good)], &out, &|_| {}).unwrap();
+    let summary = run(
+        vec![claude(&dir.join("missing.jsonl")), claude(&good)],
+        &out,
+        &|_| {},
+    )
+    .unwrap();
     assert_eq!(summary.events, 1);
     assert_eq!(summary.bad.0.get("unreadable-file"), Some(&1));
 }
