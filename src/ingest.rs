@@ -21,6 +21,9 @@ pub struct IngestArgs {
     /// project's, when it has one].
     #[arg(long = "specstory", value_name = "DIR")]
     specstory: Vec<PathBuf>,
+    /// A Cursor `state.vscdb` (repeatable) [default: Cursor's global database on this machine].
+    #[arg(long = "cursor", value_name = "PATH")]
+    cursor: Vec<PathBuf>,
     /// Where the events table goes [default: `~/.leastgrant/data`].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -30,13 +33,14 @@ pub struct IngestArgs {
 }
 
 /// The sources to read: those named, else everything discoverable.
-pub fn sources(
-    claude: &[PathBuf],
-    specstory: &[PathBuf],
-    home: &Path,
-    cwd: &Path,
-) -> Vec<SourceFile> {
-    let explicit = !claude.is_empty() || !specstory.is_empty();
+pub fn sources(args: &IngestArgs, home: &Path, cwd: &Path) -> Vec<SourceFile> {
+    let IngestArgs {
+        claude,
+        specstory,
+        cursor,
+        ..
+    } = args;
+    let explicit = !claude.is_empty() || !specstory.is_empty() || !cursor.is_empty();
     let claude_roots: Vec<PathBuf> = if explicit {
         claude.to_vec()
     } else {
@@ -54,7 +58,19 @@ pub fn sources(
             .take(1)
             .collect()
     };
-    let mut files = Vec::new();
+    let cursor_paths: Vec<PathBuf> = if explicit {
+        cursor.clone()
+    } else {
+        let appdata = std::env::var_os("APPDATA").map(PathBuf::from);
+        leastgrant_ingest::cursor::default_paths(home, appdata.as_deref())
+    };
+    let mut files: Vec<SourceFile> = cursor_paths
+        .into_iter()
+        .map(|path| SourceFile {
+            kind: SourceKind::Cursor,
+            path,
+        })
+        .collect();
     for root in claude_roots {
         files.extend(
             leastgrant_ingest::claude::discover(&root)
@@ -89,7 +105,7 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from("/"));
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let out = args.out.clone().unwrap_or_else(|| default_data_dir(&home));
-    let files = sources(&args.claude, &args.specstory, &home, &cwd);
+    let files = sources(args, &home, &cwd);
     let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {
         let bar = ProgressBar::new(files.len() as u64);
         bar.set_style(

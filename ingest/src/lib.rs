@@ -10,6 +10,7 @@
 
 pub mod claude;
 pub mod common;
+pub mod cursor;
 pub mod outcome;
 pub mod run;
 pub mod schema;

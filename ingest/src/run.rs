@@ -19,6 +19,8 @@ pub enum SourceKind {
     Claude,
     /// A SpecStory Markdown export.
     SpecStory,
+    /// A Cursor IDE `state.vscdb` (with its write-ahead log).
+    Cursor,
 }
 
 impl SourceKind {
@@ -27,6 +29,7 @@ impl SourceKind {
         match self {
             SourceKind::Claude => "claude-jsonl",
             SourceKind::SpecStory => "specstory",
+            SourceKind::Cursor => "cursor-vscdb",
         }
     }
 
@@ -41,6 +44,18 @@ impl SourceKind {
                 }
                 crate::specstory::read_specstory(path, text.trim_start_matches('\u{feff}'), bad)
             }
+            // A database is read through SQLite, from a private copy.
+            SourceKind::Cursor => crate::cursor::read_cursor(path, bad),
+        }
+    }
+
+    /// The files whose contents make up the source: a database's log is part of it.
+    fn files(self, path: &Path) -> Vec<PathBuf> {
+        match self {
+            SourceKind::Cursor => std::iter::once(path.to_path_buf())
+                .chain(crate::cursor::wal_of(path))
+                .collect(),
+            SourceKind::Claude | SourceKind::SpecStory => vec![path.to_path_buf()],
         }
     }
 }
@@ -218,31 +233,36 @@ fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
         bad: BadCounts::default(),
         bytes: 0,
     };
-    let meta = match std::fs::metadata(&source.path) {
-        Ok(meta) => meta,
-        Err(_) => {
-            let mut result = unchanged(None);
-            result.bad.add("unreadable-file");
-            return result;
-        }
+    let files = source.kind.files(&source.path);
+    let metas: Result<Vec<std::fs::Metadata>, _> = files.iter().map(std::fs::metadata).collect();
+    let Ok(metas) = metas else {
+        let mut result = unchanged(None);
+        result.bad.add("unreadable-file");
+        return result;
     };
+    let size: u64 = metas.iter().map(std::fs::Metadata::len).sum();
+    let mtime = metas.iter().map(mtime_ns).max().unwrap_or(0);
     let previous = manifest.sources.get(&key);
-    if previous.is_some_and(|p| p.size == meta.len() && p.mtime_ns == mtime_ns(&meta)) {
+    if previous.is_some_and(|p| p.size == size && p.mtime_ns == mtime) {
         return unchanged(None);
     }
-    let bytes = match std::fs::read(&source.path) {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            let mut result = unchanged(None);
-            result.bad.add("unreadable-file");
-            return result;
+    let mut bytes = Vec::new();
+    for file in &files {
+        match std::fs::read(file) {
+            Ok(read) if bytes.is_empty() => bytes = read,
+            Ok(read) => bytes.extend_from_slice(&read),
+            Err(_) => {
+                let mut result = unchanged(None);
+                result.bad.add("unreadable-file");
+                return result;
+            }
         }
-    };
+    }
     let hash = content_digest(&bytes);
     if let Some(previous) = previous.filter(|p| p.hash == hash) {
         // Touched but not changed: remember the new time, read nothing.
         let mut entry = previous.clone();
-        entry.mtime_ns = mtime_ns(&meta);
+        entry.mtime_ns = mtime;
         let mut result = unchanged(None);
         result.touched = Some(entry);
         return result;
@@ -250,8 +270,8 @@ fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
     let events = source.kind.read(&source.path, &bytes, &mut bad);
     let entry = SourceEntry {
         kind: source.kind.as_str().to_string(),
-        size: meta.len(),
-        mtime_ns: mtime_ns(&meta),
+        size,
+        mtime_ns: mtime,
         hash,
         fragments: Vec::new(),
         event_ids: Vec::new(),

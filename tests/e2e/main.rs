@@ -3,4 +3,5 @@
 
 mod architecture;
 mod check;
+mod ingest;
 mod policy;

@@ -1,0 +1,162 @@
+//! `leastgrant ingest` driven end to end: discovery in a temporary home, the JSON summary, the
+//! table on disk, a second run that reads nothing, and bad input that is counted, not fatal.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn home(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "leastgrant-e2e-ingest-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("proj")).unwrap();
+    dir
+}
+
+fn ingest(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leastgrant"))
+        .env("HOME", home)
+        .env_remove("LEASTGRANT_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("APPDATA")
+        .current_dir(home.join("proj"))
+        .arg("ingest")
+        .args(args)
+        .output()
+        .expect("leastgrant runs")
+}
+
+fn summary(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "ingest failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// Two Bash calls in a Claude Code session, one refused, and a line torn mid-write.
+fn write_claude_session(home: &Path) {
+    let dir = home.join(".claude/projects/-home-dev-proj");
+    std::fs::create_dir_all(&dir).unwrap();
+    let call = |id: &str, ts: &str, command: &str| {
+        json!({"type": "assistant", "uuid": format!("a-{id}"), "sessionId": "s1", "timestamp": ts,
+            "cwd": "/home/dev/proj", "version": "2.1.0", "permissionMode": "default",
+            "message": {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]}})
+    };
+    let result = |id: &str, ts: &str, text: &str, is_error: bool| {
+        json!({"type": "user", "uuid": format!("u-{id}"), "sessionId": "s1", "timestamp": ts,
+            "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": text, "is_error": is_error}]}})
+    };
+    let lines = [
+        call("t1", "2026-03-01T10:00:00Z", "cargo test").to_string(),
+        result("t1", "2026-03-01T10:00:05Z", "ok", false).to_string(),
+        r#"{"type": "assistant", "uuid": "torn", "sessi"#.to_string(),
+        call("t2", "2026-03-01T10:01:00Z", "git push --force").to_string(),
+        result(
+            "t2",
+            "2026-03-01T10:01:02Z",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+            true,
+        )
+        .to_string(),
+    ];
+    std::fs::write(dir.join("s1.jsonl"), lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn discovers_the_history_in_home_and_reports_what_it_skipped() {
+    let home = home("discover");
+    write_claude_session(&home);
+    let output = ingest(&home, &["--json"]);
+    assert!(
+        output.stderr.is_empty(),
+        "no progress bar on a pipe: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let first = summary(&output);
+    assert_eq!(first["events"], 2, "{first}");
+    assert_eq!(first["files"], 1, "{first}");
+    assert_eq!(first["by_agent"], json!({"claude-code": 2}), "{first}");
+    assert_eq!(
+        first["by_outcome"],
+        json!({"ran": 1, "refused": 1}),
+        "{first}"
+    );
+    assert_eq!(first["bad_lines"]["torn-line"], 1, "{first}");
+    let table = home.join(".leastgrant/data");
+    assert_eq!(first["table"], table.display().to_string());
+    let parquet_files = walk(&table)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .count();
+    assert!(
+        parquet_files >= 1,
+        "no Parquet file under {}",
+        table.display()
+    );
+
+    // Nothing changed: nothing is read, nothing is duplicated.
+    let second = summary(&ingest(&home, &["--json"]));
+    assert_eq!(
+        (second["events"].clone(), second["files"].clone()),
+        (json!(2), json!(0))
+    );
+    assert_eq!(second["files_unchanged"], 1, "{second}");
+}
+
+#[test]
+fn a_file_that_is_not_a_cursor_database_is_counted_not_fatal() {
+    let home = home("bad-cursor");
+    write_claude_session(&home);
+    let garbage = home.join("state.vscdb");
+    std::fs::write(&garbage, b"not SQLite at all").unwrap();
+    let claude = home.join(".claude/projects");
+    let out = home.join("table");
+    let result = summary(&ingest(
+        &home,
+        &[
+            "--cursor",
+            garbage.to_str().unwrap(),
+            "--claude",
+            claude.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    assert_eq!(result["events"], 2, "{result}");
+    assert_eq!(result["bad_lines"]["not-a-cursor-database"], 1, "{result}");
+}
+
+#[test]
+fn text_summary_says_what_was_skipped() {
+    let home = home("text");
+    write_claude_session(&home);
+    let output = ingest(&home, &[]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("holds 2 event(s)"), "{text}");
+    assert!(text.contains("torn-line: 1"), "{text}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
