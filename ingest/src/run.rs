@@ -130,8 +130,7 @@ pub fn run(
     out: &Path,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Summary, TableError> {
-    std::fs::create_dir_all(out)
-        .map_err(|e| TableError(format!("cannot create `{}`: {e}", out.display())))?;
+    crate::table::create_private_dir(out)?;
     sources.sort();
     sources.dedup();
     let mut manifest = Manifest::load(out)?;

@@ -143,11 +143,30 @@ impl Manifest {
 /// Writes `bytes` to `path` through a temporary file and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), TableError> {
     let staged = staged_name(path);
-    let mut file = File::create(&staged).map_err(|e| err("create", &staged, e))?;
+    let mut file = create_private(&staged)?;
     file.write_all(bytes)
         .map_err(|e| err("write", &staged, e))?;
     file.sync_all().map_err(|e| err("sync", &staged, e))?;
     fs::rename(&staged, path).map_err(|e| err("replace", path, e))
+}
+
+/// A new file only its owner can read: the table holds commands, paths and results, which
+/// carry secrets.
+fn create_private(path: &Path) -> Result<File, TableError> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path).map_err(|e| err("create", path, e))
+}
+
+/// Creates a directory (and its parents) only its owner can enter.
+pub fn create_private_dir(path: &Path) -> Result<(), TableError> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path).map_err(|e| err("create", path, e))
 }
 
 fn staged_name(path: &Path) -> PathBuf {
@@ -185,7 +204,7 @@ pub fn write_fragments(
         let relative = format!("events/bucket={bucket:02}/{name}");
         let path = dir.join(&relative);
         if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| err("create", parent, e))?;
+            create_private_dir(parent)?;
         }
         write_parquet(&path, &events)?;
         written.push(relative);
@@ -206,7 +225,7 @@ pub fn write_parquet(path: &Path, events: &[Event]) -> Result<(), TableError> {
         )]))
         .build();
     let staged = staged_name(path);
-    let file = File::create(&staged).map_err(|e| err("create", &staged, e))?;
+    let file = create_private(&staged)?;
     let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties))
         .map_err(|e| err("write", &staged, e))?;
     writer.write(&batch).map_err(|e| err("write", &staged, e))?;

@@ -144,6 +144,29 @@ fn files_carry_the_schema_version_and_one_project_per_bucket() {
     ));
 }
 
+/// The table holds commands and results, which carry secrets: only its owner may read it.
+#[cfg(unix)]
+#[test]
+fn the_table_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("private");
+    let file = dir.join("s1.jsonl");
+    std::fs::write(&file, transcript(&[("t1", "cat .env")])).unwrap();
+    let out = dir.join("table");
+    run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let files = walk(&out);
+    assert!(files.len() >= 2, "a fragment and the manifest: {files:?}");
+    for path in files {
+        assert_eq!(mode(&path), 0o600, "{}", path.display());
+        let mut dir = path.parent().unwrap();
+        while dir != out.parent().unwrap() {
+            assert_eq!(mode(dir), 0o700, "{}", dir.display());
+            dir = dir.parent().unwrap();
+        }
+    }
+}
+
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().filter_map(Result::ok) {
