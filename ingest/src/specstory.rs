@@ -157,7 +157,7 @@ pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event
                 agent: agent.clone(),
                 agent_version: None,
                 source: format!("{source_path}:{}", call.line),
-                source_kind: "specstory".to_string(),
+                source_kind: crate::run::SourceKind::SpecStory.as_str().to_string(),
                 project_key: key.clone(),
                 project_root: project_root.clone(),
                 session_id: session_id.clone(),
