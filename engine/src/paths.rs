@@ -5,6 +5,7 @@
 //! textually; a path it cannot resolve (an unknown variable, another user's `~`) is unresolved,
 //! which makes the action not understood. The lists below are a floor: callers may add to them.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -223,10 +224,15 @@ pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
     let own_state = roots.holds_own_state(path);
     let zone = zone_of(path, &lower, roots);
     let hits = list_hits(&lower);
+    // `~/bin` is on many users' PATH: what lands there runs in place of a familiar command.
+    let home_bin = lower
+        .strip_prefix(home_key(roots).as_ref())
+        .and_then(|rest| rest.strip_prefix("/bin"))
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     Placement {
         zone,
         secret: is_secret(&lower, &hits),
-        persistence: is_persistence(&lower, &hits),
+        persistence: home_bin || is_persistence(&lower, &hits),
         control: own_state || is_control(&lower, &hits),
         own_state,
     }
@@ -277,10 +283,21 @@ fn zone_of(path: &str, lower: &str, roots: &Roots) -> Zone {
     Zone::Other
 }
 
+/// The home directory lower-cased, as the lower-cased paths it is compared with are: macOS and
+/// Windows file systems ignore case (`/Users/Dev/.SSH` is `~/.ssh`), and elsewhere a case-only
+/// twin of home is rare enough to be judged as home.
+fn home_key(roots: &Roots) -> Cow<'_, str> {
+    if roots.home.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(roots.home.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(&roots.home)
+    }
+}
+
 /// Directories that hold credential stores somewhere below them: a recursive read of one sweeps
 /// secrets.
 fn is_credential_tree(lower: &str, roots: &Roots) -> bool {
-    let home = &roots.home;
+    let home = home_key(roots);
     let exact = [
         "/",
         "/home",
@@ -294,7 +311,7 @@ fn is_credential_tree(lower: &str, roots: &Roots) -> bool {
     ];
     exact.contains(&lower)
         || lower
-            .strip_prefix(home.as_str())
+            .strip_prefix(home.as_ref())
             .is_some_and(|rest| matches!(rest, "" | "/" | "/.config" | "/.local" | "/.local/share"))
 }
 
@@ -599,6 +616,12 @@ const PERSISTENCE_FILES: &[&str] = &[
     "rc.local",
     "ld.so.preload",
     "config.fish",
+    ".bash_aliases",
+    ".curlrc",
+    ".wgetrc",
+    // Python imports these at every interpreter start.
+    "sitecustomize.py",
+    "usercustomize.py",
 ];
 
 const PERSISTENCE_DIRS: &[&str] = &[
@@ -613,6 +636,8 @@ const PERSISTENCE_DIRS: &[&str] = &[
     ".config/autostart",
     ".config/fish",
     ".local/bin",
+    ".cargo/bin",
+    ".config/git",
     "library/launchagents",
     "library/launchdaemons",
     "etc/systemd",
@@ -630,7 +655,14 @@ const PERSISTENCE_DIRS: &[&str] = &[
 
 fn is_persistence(lower: &str, hits: &ListHits) -> bool {
     let name = lower.rsplit('/').next().unwrap_or(lower);
+    // A `.pth` file in site-packages runs its `import` lines at every interpreter start (a
+    // `.pth` elsewhere is usually a model checkpoint).
+    let site_pth = name.ends_with(".pth")
+        && lower
+            .split('/')
+            .any(|s| s == "site-packages" || s == "dist-packages");
     hits.persistence
+        || site_pth
         || PERSISTENCE_FILES.contains(&name)
         || lower == "/etc/profile"
         || lower == "/etc/bash.bashrc"
@@ -661,6 +693,10 @@ const CONTROL_SUFFIXES: &[&str] = &[
     "gemini.md",
     ".claude",
     "package.json",
+    "pyproject.toml",
+    "composer.json",
+    ".cargo/config.toml",
+    ".cargo/config",
     "build.rs",
     "conftest.py",
     ".aider.conf.yml",

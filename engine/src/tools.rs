@@ -168,7 +168,15 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             (j, None, dir.to_string())
         }
         "glob" | "grep" | "search" | "codebasesearch" | "filesearch" | "ripgrep" | "grepsearch"
-        | "globfilesearch" | "semanticsearch" | "findfiles" => search_tool(input, path, cwd, roots),
+        | "globfilesearch" | "semanticsearch" | "findfiles" => {
+            // Only a file-name glob can name where it looks; a Grep pattern is text to match
+            // (`/api/users` is a route, not a directory).
+            let glob = matches!(
+                kind.as_str(),
+                "glob" | "globfilesearch" | "findfiles" | "filesearch"
+            );
+            search_tool(input, path, glob, cwd, roots)
+        }
         "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => {
             let url = text_field(input, &["url", "uri"]).unwrap_or("");
             let j = Judgement::new(C::NetFetch);
@@ -346,26 +354,28 @@ fn file_tool(
 fn search_tool(
     input: &Value,
     path: Option<&str>,
+    pattern_is_glob: bool,
     cwd: &str,
     roots: &Roots,
 ) -> (Judgement, Option<String>, String) {
     let pattern = text_field(input, &["pattern", "glob_pattern", "query", "regex"]).unwrap_or("");
     let mut j = Judgement::new(C::FsReadWorkspace).recursive(true);
     // A path-shaped glob pattern names where it looks (`~/.ssh/*`, `/etc/**`).
-    let pattern_root: Option<String> =
-        if pattern.starts_with('/') || pattern.starts_with('~') || pattern.starts_with("..") {
-            let fixed: Vec<&str> = pattern
-                .split('/')
-                .take_while(|s| !s.contains(['*', '?', '[', '{']))
-                .collect();
-            Some(if fixed.len() <= 1 && pattern.starts_with('/') {
-                "/".to_string()
-            } else {
-                fixed.join("/")
-            })
+    let pattern_root: Option<String> = if pattern_is_glob
+        && (pattern.starts_with('/') || pattern.starts_with('~') || pattern.starts_with(".."))
+    {
+        let fixed: Vec<&str> = pattern
+            .split('/')
+            .take_while(|s| !s.contains(['*', '?', '[', '{']))
+            .collect();
+        Some(if fixed.len() <= 1 && pattern.starts_with('/') {
+            "/".to_string()
         } else {
-            None
-        };
+            fixed.join("/")
+        })
+    } else {
+        None
+    };
     let place = pattern_root.as_deref().or(path).unwrap_or(".");
     j.targets.push((Word::plain(place), Access::Read));
     // Grep's `glob` (and `include`) filter names the files searched below the path.

@@ -196,7 +196,29 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
         "--endpoint-url",
         "--name",
         "-n",
+        // Global value options: their values are not verbs (`--verbosity info`).
+        "--verbosity",
+        "--configuration",
+        "--account",
+        "--impersonate-service-account",
+        "--billing-project",
+        "--trace-token",
+        "--color",
+        "--ca-bundle",
+        "--cli-read-timeout",
+        "--cli-connect-timeout",
     ]);
+    // rclone's config holds every remote's credentials: `show` and `dump` print them.
+    if inv.program == "rclone" && positionals.first().is_some_and(|w| w.text == "config") {
+        return match positionals.get(1).map(|w| w.text.as_str()) {
+            Some("show" | "dump" | "redacted") => Judgement::new(C::SecretRead),
+            Some("file" | "paths" | "providers") => Judgement::new(C::ExecInspect),
+            _ => Judgement::new(C::FsWriteOutside).reversibility(Reversibility::Hard),
+        };
+    }
+    if inv.program == "rclone" && positionals.first().is_some_and(|w| w.text == "reveal") {
+        return Judgement::new(C::SecretRead);
+    }
     if secretish(inv) {
         return Judgement::new(C::SecretRead).reach(Reach::External);
     }
@@ -331,6 +353,17 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
         "--kubeconfig",
         "-f",
         "--filename",
+        "-s",
+        "--server",
+        "--cluster",
+        "--user",
+        "--token",
+        "--as",
+        "--as-group",
+        "--certificate-authority",
+        "--client-certificate",
+        "--client-key",
+        "--request-timeout",
     ]);
     if inv.has("--kubeconfig") {
         return Judgement::opaque(
@@ -343,19 +376,23 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
             Judgement::opaque(C::ExecContainer, "runs commands inside the cluster")
                 .reach(Reach::External)
         }
+        // `kubectl get pods,secrets` lists kinds separated by commas.
         "get"
-            if inv
-                .args
-                .iter()
-                .any(|w| w.text.to_ascii_lowercase().starts_with("secret")) =>
+            if inv.args.iter().any(|w| {
+                w.text
+                    .to_ascii_lowercase()
+                    .split(',')
+                    .any(|kind| kind.starts_with("secret"))
+            }) =>
         {
             Judgement::new(C::SecretRead).reach(Reach::External)
         }
+        // `--raw` and `--flatten` print the embedded keys and tokens.
         "config"
             if inv
                 .args
                 .iter()
-                .any(|w| w.text == "view" && inv.has("--raw")) =>
+                .any(|w| w.text == "view" && inv.has_any(&["--raw", "--flatten"])) =>
         {
             Judgement::new(C::SecretRead)
         }

@@ -6,6 +6,7 @@
 
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
+use crate::shell::lex::Word;
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (
@@ -643,16 +644,41 @@ fn delete(inv: &Invocation<'_>) -> Judgement {
 fn permissions(inv: &Invocation<'_>) -> Judgement {
     let positionals = inv.positionals(&["--reference"]);
     let recursive = inv.has_any(&["-R", "--recursive"]);
-    let paths = if inv.program == "xattr" {
-        positionals.as_slice()
+    let paths: Vec<&Word> = if inv.program == "xattr" || inv.has("--reference") {
+        positionals
+    } else if inv.program == "chmod" {
+        // `chmod -x f`, `chmod -w,u+r f`: a symbolic mode may start with `-`, and is then the
+        // mode, not an option (chmod's own options use none of these letters).
+        let dash_mode = |t: &str| {
+            t.len() > 1
+                && t.chars()
+                    .skip(1)
+                    .all(|c| "rwxXstugoa+-=,0123456789".contains(c))
+        };
+        let mut mode_seen = false;
+        let mut rest_positional = false;
+        let mut paths = Vec::new();
+        for word in inv.args {
+            let t = word.text.as_str();
+            if !rest_positional && t == "--" {
+                rest_positional = true;
+            } else if !rest_positional && t.starts_with('-') && (mode_seen || !dash_mode(t)) {
+                // an option
+            } else if mode_seen {
+                paths.push(word);
+            } else {
+                mode_seen = true;
+            }
+        }
+        paths
     } else {
-        positionals.get(1..).unwrap_or(&[])
+        positionals.get(1..).unwrap_or(&[]).to_vec()
     };
     let mut j = Judgement::new(C::FsWriteWorkspace).recursive(recursive);
     if inv.program == "chown" || inv.program == "chgrp" {
         j = j.reversibility(Reversibility::Hard);
     }
-    j.with_paths(paths.iter().copied(), Access::Write)
+    j.with_paths(paths, Access::Write)
 }
 
 fn sed(inv: &Invocation<'_>) -> Judgement {
@@ -813,13 +839,29 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
     if bundled && !positionals.is_empty() {
         positionals.remove(0);
     }
-    let archive = inv.any_value(&["-f", "--file"]).or_else(|| {
-        if bundled && first.contains('f') {
-            positionals.first().map(|w| (*w).clone())
-        } else {
-            None
-        }
+    // `-czf out.tgz`: a cluster ending in `f` takes the next word as the archive.
+    let clustered_f = inv.args.iter().position(|w| {
+        let t = w.text.as_str();
+        t.len() > 2
+            && t.starts_with('-')
+            && !t.starts_with("--")
+            && t.ends_with('f')
+            && t.chars().skip(1).all(|c| c.is_ascii_alphabetic())
     });
+    let clustered_archive = clustered_f.and_then(|at| inv.args.get(at + 1));
+    if let Some(archive) = clustered_archive {
+        positionals.retain(|w| !std::ptr::eq(*w, archive));
+    }
+    let archive = inv
+        .any_value(&["-f", "--file"])
+        .or_else(|| clustered_archive.cloned())
+        .or_else(|| {
+            if bundled && first.contains('f') {
+                positionals.first().map(|w| (*w).clone())
+            } else {
+                None
+            }
+        });
     if bundled && first.contains('f') && !positionals.is_empty() {
         positionals.remove(0);
     }
@@ -840,9 +882,24 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
         return j;
     }
     if has('c', "--create") || has('r', "--append") || has('u', "--update") {
+        // Members are named relative to `-C DIR`, which is read.
+        let members: Vec<Word> = match &dir {
+            Some(d) => positionals
+                .iter()
+                .map(|w| {
+                    let mut joined = (*w).clone();
+                    if !w.text.starts_with('/') && !w.text.starts_with('~') {
+                        joined.text = format!("{}/{}", d.text.trim_end_matches('/'), w.text);
+                    }
+                    joined
+                })
+                .chain(std::iter::once(d.clone()))
+                .collect(),
+            None => positionals.into_iter().cloned().collect(),
+        };
         let mut j = Judgement::new(C::FsWriteWorkspace)
             .recursive(true)
-            .with_paths(positionals, Access::Read);
+            .with_paths(&members, Access::Read);
         if let Some(a) = archive {
             j.targets.push((a, Access::Write));
         }

@@ -95,6 +95,22 @@ fn upload_flags(inv: &Invocation<'_>) -> Vec<Word> {
 }
 
 fn http(inv: &Invocation<'_>) -> Judgement {
+    // aria2c runs a command when a download starts, stops or ends.
+    const HOOKS: &[&str] = &[
+        "--on-download-complete",
+        "--on-download-error",
+        "--on-download-start",
+        "--on-download-pause",
+        "--on-download-stop",
+        "--on-bt-download-complete",
+    ];
+    if inv.program == "aria2c" && inv.has_any(HOOKS) {
+        let mut j = Judgement::opaque(C::NetFetch, "runs a command when a download ends");
+        if let Some(hook) = inv.any_value(HOOKS) {
+            j.targets.push((hook, Access::Execute));
+        }
+        return j;
+    }
     if inv.has_any(&["-K", "--config"]) {
         return Judgement::opaque(C::NetSend, "options come from a config file");
     }
@@ -412,17 +428,7 @@ fn rsync(inv: &Invocation<'_>) -> Judgement {
 
 fn socket(inv: &Invocation<'_>) -> Judgement {
     if inv.program == "openssl" {
-        let sub = inv.sub(&[]);
-        if matches!(sub.as_str(), "s_client" | "s_server") {
-            return Judgement::new(C::NetSend);
-        }
-        if matches!(
-            sub.as_str(),
-            "version" | "x509" | "dgst" | "list" | "ciphers" | "rand"
-        ) {
-            return Judgement::new(C::ExecInspect);
-        }
-        return Judgement::new(C::FsWriteWorkspace).reach(Reach::Machine);
+        return openssl(inv);
     }
     if inv.has_any(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"])
         || inv.program == "socat"
@@ -436,7 +442,53 @@ fn socket(inv: &Invocation<'_>) -> Judgement {
     Judgement::new(C::NetSend)
 }
 
+/// openssl: `-in`/`-key` files are read, `-out`/`-keyout` files written, and an engine or a
+/// provider directory is code it loads.
+fn openssl(inv: &Invocation<'_>) -> Judgement {
+    if inv.has_any(&["-engine", "-keygen_engine", "-provider-path"]) {
+        let mut j = Judgement::opaque(C::ExecUnknown, "openssl loads an engine or provider");
+        if let Some(module) = inv.value(&["-engine", "-keygen_engine", "-provider-path"]) {
+            j.targets.push((module.clone(), Access::Execute));
+        }
+        return j;
+    }
+    let sub = inv.sub(&[]);
+    let writes_out = inv.has_any(&["-out", "-keyout"]);
+    let mut j = if matches!(sub.as_str(), "s_client" | "s_server") {
+        Judgement::new(C::NetSend)
+    } else if matches!(
+        sub.as_str(),
+        "version" | "x509" | "dgst" | "list" | "ciphers" | "rand"
+    ) && !writes_out
+    {
+        Judgement::new(C::ExecInspect)
+    } else {
+        Judgement::new(C::FsWriteWorkspace).reach(Reach::Machine)
+    };
+    for (flag, access) in [
+        ("-in", Access::Read),
+        ("-key", Access::Read),
+        ("-inkey", Access::Read),
+        ("-signkey", Access::Read),
+        ("-CAkey", Access::Read),
+        ("-out", Access::Write),
+        ("-keyout", Access::Write),
+    ] {
+        if let Some(path) = inv.value(&[flag]) {
+            j.targets.push((path.clone(), access));
+        }
+    }
+    j
+}
+
 fn diagnostic(inv: &Invocation<'_>) -> Judgement {
+    // `ip netns exec NS CMD` and `ip vrf exec NAME CMD` run CMD.
+    if inv.program == "ip" && inv.args.iter().any(|w| w.text == "exec") {
+        return Judgement::opaque(
+            C::ExecPrivilege,
+            "runs a command in another network namespace",
+        );
+    }
     match inv.program {
         "nmap" | "tcpdump" => Judgement::new(C::NetSend).reach(Reach::Network),
         "ip" | "ifconfig" | "route" | "arp"

@@ -281,6 +281,13 @@ fn js(inv: &Invocation<'_>) -> Judgement {
         "--access",
         "--loglevel",
     ];
+    // `bun -e CODE` and `bun -p CODE` evaluate the code itself.
+    if inv.program == "bun" && inv.has_any(&["-e", "--eval", "-p", "--print"]) {
+        return Judgement::opaque(
+            C::ExecInterpreter,
+            "evaluates code given on the command line",
+        );
+    }
     let positionals = inv.positionals(&valued);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
@@ -374,7 +381,7 @@ fn pip(inv: &Invocation<'_>) -> Judgement {
         "--target",
         "--python",
     ]);
-    match sub.as_str() {
+    let mut j = match sub.as_str() {
         "install" | "uninstall" | "download" | "wheel" | "inject" | "upgrade" | "reinstall" => {
             let mut j = Judgement::new(C::ExecPkg);
             if let Some(target) = inv.any_value(&["-t", "--target", "--prefix", "--root"]) {
@@ -387,7 +394,12 @@ fn pip(inv: &Invocation<'_>) -> Judgement {
         | "search" | "cache" | "hash" | "" => Judgement::new(C::ExecInspect),
         "config" => Judgement::new(C::FsWriteOutside),
         _ => Judgement::opaque(C::ExecUnknown, "an unknown pip command"),
+    };
+    // `--python X` re-runs pip under the interpreter X.
+    if let Some(python) = inv.any_value(&["--python"]) {
+        j.targets.push((python, Access::Execute));
     }
+    j
 }
 
 fn python_project(inv: &Invocation<'_>) -> Judgement {
@@ -524,6 +536,16 @@ fn cargo(inv: &Invocation<'_>) -> Judgement {
             &format!("`cargo {other}` runs a plugin the engine does not know"),
         ),
     };
+    let mut j = j;
+    // Build output lands in `--target-dir`, and `cargo clean` deletes it whole.
+    if let Some(dir) = inv.any_value(&["--target-dir"]) {
+        let access = if sub == "clean" {
+            Access::Delete
+        } else {
+            Access::Write
+        };
+        j.targets.push((dir, access));
+    }
     other_project(inv, &["--manifest-path"], j)
 }
 
@@ -551,8 +573,17 @@ fn go(inv: &Invocation<'_>) -> Judgement {
         "-count",
         "-bench",
         "-coverprofile",
+        "-vettool",
     ]);
-    if inv.has_any(&["-exec", "-toolexec"]) {
+    // Go accepts `-flag`, `--flag` and either with `=value`.
+    let go_flag = |name: &str| {
+        inv.args.iter().take_while(|w| w.text != "--").any(|w| {
+            let bare = w.text.trim_start_matches('-');
+            w.text.starts_with('-')
+                && (bare == name || bare.strip_prefix(name).is_some_and(|r| r.starts_with('=')))
+        })
+    };
+    if ["exec", "toolexec", "vettool"].into_iter().any(go_flag) {
         return Judgement::opaque(C::ExecUnknown, "runs the build through another program");
     }
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
@@ -568,6 +599,14 @@ fn go(inv: &Invocation<'_>) -> Judgement {
             Judgement::opaque(C::ExecUnknown, "fetches a module and runs it")
         }
         "run" => Judgement::new(C::ExecBuild),
+        // `go env -w` persists settings (GOFLAGS=-toolexec=…) that every later build obeys.
+        "env" if go_flag("w") || go_flag("u") => {
+            let mut j = Judgement::new(C::FsWriteOutside)
+                .reach(Reach::Machine)
+                .reversibility(Reversibility::Hard);
+            j.persistence = true;
+            j
+        }
         "list" | "version" | "env" | "help" => Judgement::new(C::ExecInspect),
         "mod" if matches!(arg, "graph" | "why" | "verify") => Judgement::new(C::ExecInspect),
         "mod" | "get" | "work" => Judgement::new(C::ExecPkg),
@@ -761,6 +800,7 @@ fn task_runner(inv: &Invocation<'_>) -> Judgement {
         "--target",
     ]);
     let verb = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
+    let make = matches!(inv.program, "make" | "gmake");
     if matches!(inv.program, "bazel" | "bazelisk") {
         return match verb {
             "test" | "coverage" => Judgement::new(C::ExecTest),
@@ -770,16 +810,17 @@ fn task_runner(inv: &Invocation<'_>) -> Judgement {
             _ => Judgement::opaque(C::ExecUnknown, "runs a bazel target"),
         };
     }
-    if inv.has_any(&[
+    // make's `-l N` is a load limit, not a listing: the recipes still run.
+    if (inv.has_any(&[
         "-n",
         "--dry-run",
         "--just-print",
         "--list",
-        "-l",
         "--summary",
         "--help",
         "--version",
-    ]) && inv.program != "nox"
+    ]) || inv.has("-l") && !make)
+        && inv.program != "nox"
     {
         return Judgement::new(C::ExecInspect);
     }
@@ -918,6 +959,24 @@ fn linter(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn compiler(inv: &Invocation<'_>) -> Judgement {
+    if inv.program == "lerna" {
+        let positionals = inv.positionals(&["--scope", "--ignore", "--concurrency"]);
+        match positionals.first().map(|w| w.text.as_str()) {
+            // `lerna exec -- CMD` runs CMD in every package.
+            Some("exec") => {
+                return Judgement::opaque(C::ExecUnknown, "runs a command in every package")
+                    .scale(Scale::Many);
+            }
+            Some("run") => {
+                let name = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
+                return script(name).scale(Scale::Many);
+            }
+            Some("publish") => return Judgement::new(C::ExecPkgPublish),
+            // `lerna version` commits, tags and pushes by default.
+            Some("version") => return Judgement::new(C::ExecVcsPublish),
+            _ => {}
+        }
+    }
     let mut j = Judgement::new(C::ExecBuild);
     if let Some(out) = inv.any_value(&[
         "-o",

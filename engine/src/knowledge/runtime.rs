@@ -615,6 +615,12 @@ fn migrator(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn process_inspect(inv: &Invocation<'_>) -> Judgement {
+    // `fuser -k` kills every process using the file or port.
+    if inv.program == "fuser" && inv.has_any(&["-k", "--kill"]) {
+        return Judgement::new(C::ExecProcess)
+            .reversibility(Reversibility::Hard)
+            .scale(Scale::Many);
+    }
     if matches!(
         inv.program,
         "strace" | "ltrace" | "gdb" | "lldb" | "perf" | "valgrind"
@@ -643,7 +649,26 @@ fn kill(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn system_service(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["--user", "-u", "-H", "-M"]);
+    // `--user` is a switch (systemctl's user manager), not a value option.
+    let sub = inv.sub(&[
+        "-u",
+        "-H",
+        "--host",
+        "-M",
+        "--machine",
+        "-p",
+        "--property",
+        "-t",
+        "--type",
+        "-s",
+        "--signal",
+        "--state",
+        "-n",
+        "--lines",
+        "-o",
+        "--output",
+        "--root",
+    ]);
     let reading = match inv.program {
         "systemctl" | "service" | "launchctl" | "loginctl" | "sc" => matches!(
             sub.as_str(),
@@ -753,10 +778,19 @@ fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Judge
         "build" | "compileall" | "py_compile" | "maturin" | "setuptools_scm" => {
             Some(Judgement::new(C::ExecBuild))
         }
-        "json.tool" => Some(
-            Judgement::new(C::FsReadWorkspace)
-                .with_paths(inv.positionals(&["--indent"]), Access::Read),
-        ),
+        // `json.tool IN OUT`: the second file is written.
+        "json.tool" => {
+            let files = inv.positionals(&["--indent"]);
+            let (input, output) = files.split_at(files.len().min(1));
+            let mut j =
+                Judgement::new(C::FsReadWorkspace).with_paths(input.iter().copied(), Access::Read);
+            if !output.is_empty() {
+                j.capability = C::FsWriteWorkspace;
+                j.blast = C::FsWriteWorkspace.default_blast();
+                j = j.with_paths(output.iter().copied(), Access::Write);
+            }
+            Some(j)
+        }
         "http.server" | "SimpleHTTPServer" => {
             Some(Judgement::new(C::NetSend).reach(Reach::Network))
         }
@@ -820,9 +854,15 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
             "--assign",
             "-i",
             "--include",
+            "-l",
+            "--load",
         ]);
         if inv.has_any(&["-f", "--file", "-i", "--include", "-E", "--exec"]) {
             return Judgement::opaque(C::ExecInterpreter, "runs an awk program from a file");
+        }
+        // gawk `-l LIB` loads a shared-library extension.
+        if inv.has_any(&["-l", "--load"]) {
+            return Judgement::opaque(C::ExecInterpreter, "loads an awk extension library");
         }
         let Some((program, files)) = positionals.split_first() else {
             return Judgement::opaque(C::ExecInterpreter, "an awk program read from its input");

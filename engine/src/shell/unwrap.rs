@@ -134,6 +134,17 @@ const HIJACK_NAMES: &[&str] = &[
     "GEM_HOME",
     "BUNDLE_GEMFILE",
     "MAKEFLAGS",
+    // Startup files and helper programs the named tools read or run.
+    "ZDOTDIR",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "SUDO_ASKPASS",
+    "SSH_ASKPASS",
+    "PHPRC",
+    "PHP_INI_SCAN_DIR",
+    "CURL_HOME",
+    "WGETRC",
+    "VIMINIT",
+    "EXINIT",
 ];
 
 const HIJACK_PREFIXES: &[&str] = &[
@@ -162,6 +173,8 @@ const HIJACK_PREFIXES: &[&str] = &[
     "GOFLAGS",
     "GOPROXY",
     "CARGO_TARGET_",
+    "CARGO_BUILD_",
+    "LUA_INIT",
     "PIP_",
     "UV_",
     "CONDA_",

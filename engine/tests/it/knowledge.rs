@@ -75,3 +75,26 @@ fn knowledge_cases() {
     }
     failures.finish("knowledge", total);
 }
+
+/// macOS file systems ignore case: `/users/dev` is the home `/Users/Dev`, and a recursive
+/// search of it sweeps the credentials below it.
+#[test]
+fn a_macos_home_is_a_credential_tree_in_any_case() {
+    use leastgrant_engine::paths::{Zone, place};
+    use leastgrant_engine::{Roots, ToolCall, analyze};
+    let roots = Roots::new("/Users/Dev/proj", "/Users/Dev");
+    for path in ["/Users/Dev", "/users/dev", "/USERS/DEV/.config"] {
+        assert_eq!(
+            place(Some(path), &roots).zone,
+            Zone::CredentialTree,
+            "{path}"
+        );
+    }
+    let call = ToolCall::shell("grep -r password /users/dev", Some("/Users/Dev/proj"));
+    let caps: Vec<&str> = analyze(&call, &roots)
+        .actions
+        .iter()
+        .map(|a| a.capability.as_str())
+        .collect();
+    assert_eq!(caps, ["secret.read"]);
+}
