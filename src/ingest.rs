@@ -24,6 +24,10 @@ pub struct IngestArgs {
     /// A Cursor `state.vscdb` (repeatable) [default: Cursor's global database on this machine].
     #[arg(long = "cursor", value_name = "PATH")]
     cursor: Vec<PathBuf>,
+    /// A Codex CLI sessions directory (repeatable) [default: `$CODEX_HOME` or `~/.codex`:
+    /// `sessions/` and `archived_sessions/`].
+    #[arg(long = "codex", value_name = "DIR")]
+    codex: Vec<PathBuf>,
     /// Where the events table goes [default: `~/.leastgrant/data`].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -38,9 +42,11 @@ pub fn sources(args: &IngestArgs, home: &Path, cwd: &Path) -> Vec<SourceFile> {
         claude,
         specstory,
         cursor,
+        codex,
         ..
     } = args;
-    let explicit = !claude.is_empty() || !specstory.is_empty() || !cursor.is_empty();
+    let explicit =
+        !claude.is_empty() || !specstory.is_empty() || !cursor.is_empty() || !codex.is_empty();
     let claude_roots: Vec<PathBuf> = if explicit {
         claude.to_vec()
     } else {
@@ -71,6 +77,22 @@ pub fn sources(args: &IngestArgs, home: &Path, cwd: &Path) -> Vec<SourceFile> {
             path,
         })
         .collect();
+    let codex_roots: Vec<PathBuf> = if explicit {
+        codex.clone()
+    } else {
+        let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
+        leastgrant_ingest::codex::default_roots(home, codex_home.as_deref())
+    };
+    for root in codex_roots {
+        files.extend(
+            leastgrant_ingest::codex::discover(&root)
+                .into_iter()
+                .map(|path| SourceFile {
+                    kind: SourceKind::Codex,
+                    path,
+                }),
+        );
+    }
     for root in claude_roots {
         files.extend(
             leastgrant_ingest::claude::discover(&root)

@@ -9,6 +9,7 @@
 //! engine can replay an older table.
 
 pub mod claude;
+pub mod codex;
 pub mod common;
 pub mod cursor;
 pub mod outcome;

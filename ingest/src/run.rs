@@ -21,6 +21,8 @@ pub enum SourceKind {
     SpecStory,
     /// A Cursor IDE `state.vscdb` (with its write-ahead log).
     Cursor,
+    /// A Codex CLI rollout JSONL.
+    Codex,
 }
 
 impl SourceKind {
@@ -30,6 +32,7 @@ impl SourceKind {
             SourceKind::Claude => "claude-jsonl",
             SourceKind::SpecStory => "specstory",
             SourceKind::Cursor => "cursor-vscdb",
+            SourceKind::Codex => "codex-jsonl",
         }
     }
 
@@ -46,6 +49,7 @@ impl SourceKind {
             }
             // A database is read through SQLite, from a private copy.
             SourceKind::Cursor => crate::cursor::read_cursor(path, bad),
+            SourceKind::Codex => crate::codex::read_codex(path, bytes, bad),
         }
     }
 
@@ -55,7 +59,9 @@ impl SourceKind {
             SourceKind::Cursor => std::iter::once(path.to_path_buf())
                 .chain(crate::cursor::wal_of(path))
                 .collect(),
-            SourceKind::Claude | SourceKind::SpecStory => vec![path.to_path_buf()],
+            SourceKind::Claude | SourceKind::SpecStory | SourceKind::Codex => {
+                vec![path.to_path_buf()]
+            }
         }
     }
 }

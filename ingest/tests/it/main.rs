@@ -1,6 +1,7 @@
 //! Ingest integration tests: readers on real samples and generated fixtures, and the table.
 
 mod claude;
+mod codex;
 mod cursor;
 mod specstory;
 mod support;

@@ -1,0 +1,398 @@
+//! Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` (and
+//! `archived_sessions/`), one `{timestamp, type, payload}` record per line.
+//!
+//! A call is a `function_call`, `custom_tool_call` or `local_shell_call` response item, paired
+//! with its output by `call_id`. Codex never writes approval requests, so a refusal is only the
+//! output text ("… rejected by user"), and a call still open when a `turn_aborted` arrives was
+//! interrupted. The mode in force is the latest `turn_context`'s approval policy and sandbox.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{BadCounts, excerpt, json_lines, parse_timestamp_us, project_key, stable_id};
+use crate::schema::{Event, Outcome};
+
+/// The stored agent name.
+pub const AGENT: &str = "codex";
+
+/// The rollout directories under the Codex home (`$CODEX_HOME`, else `~/.codex`) that exist.
+pub fn default_roots(home: &Path, codex_home: Option<&Path>) -> Vec<PathBuf> {
+    let base = codex_home.map_or_else(|| home.join(".codex"), Path::to_path_buf);
+    ["sessions", "archived_sessions"]
+        .iter()
+        .map(|d| base.join(d))
+        .filter(|d| d.is_dir())
+        .collect()
+}
+
+/// Every `rollout-*.jsonl` below `root`, sorted.
+pub fn discover(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                stack.push(path);
+            } else if name.starts_with("rollout-") && name.ends_with(".jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// What the session has said so far about where and how it runs.
+#[derive(Default)]
+struct SessionState {
+    id: Option<String>,
+    version: Option<String>,
+    cwd: Option<String>,
+    first_cwd: Option<String>,
+    branch: Option<String>,
+    approval: Option<String>,
+    sandbox: Option<String>,
+}
+
+impl SessionState {
+    /// `approval_policy` and sandbox together, e.g. `on-request/workspace-write`.
+    fn mode(&self) -> Option<String> {
+        match (&self.approval, &self.sandbox) {
+            (Some(a), Some(s)) => Some(format!("{a}/{s}")),
+            (Some(a), None) => Some(a.clone()),
+            (None, Some(s)) => Some(format!("?/{s}")),
+            (None, None) => None,
+        }
+    }
+
+    /// `never` asks nobody; the other policies put a person in front of escalations.
+    fn attended(&self) -> Option<bool> {
+        match self.approval.as_deref()? {
+            "never" => Some(false),
+            "on-request" | "untrusted" | "on-failure" => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// Reads one rollout's bytes into events.
+pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> {
+    let (records, _) = json_lines(bytes, bad);
+    let source_path = path.display().to_string();
+    let mut state = SessionState::default();
+    let mut open: HashMap<String, Event> = HashMap::new();
+    let mut done: Vec<Event> = Vec::new();
+    for record in &records {
+        let value = &record.value;
+        let payload = value.get("payload").unwrap_or(&Value::Null);
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+        match value.get("type").and_then(Value::as_str).unwrap_or("") {
+            "session_meta" => {
+                state.id = state.id.take().or_else(|| text(payload, "id"));
+                state.version = text(payload, "cli_version").or(state.version.take());
+                if let Some(cwd) = text(payload, "cwd") {
+                    state.first_cwd.get_or_insert_with(|| cwd.clone());
+                    state.cwd = Some(cwd);
+                }
+                state.branch = payload
+                    .pointer("/git/branch")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .or(state.branch.take());
+            }
+            "turn_context" => {
+                if let Some(cwd) = text(payload, "cwd") {
+                    state.first_cwd.get_or_insert_with(|| cwd.clone());
+                    state.cwd = Some(cwd);
+                }
+                let approval = text(payload, "approval_policy");
+                let sandbox = payload
+                    .pointer("/sandbox_policy/type")
+                    .or_else(|| payload.pointer("/sandbox_policy/mode"))
+                    .or_else(|| payload.get("sandbox_policy").filter(|s| s.is_string()))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                // Some versions write only cwd and model: keep what was known.
+                state.approval = approval.or(state.approval.take());
+                state.sandbox = sandbox.or(state.sandbox.take());
+            }
+            "response_item" => {
+                let item = payload.get("type").and_then(Value::as_str).unwrap_or("");
+                match item {
+                    "function_call" | "custom_tool_call" | "local_shell_call" => {
+                        let Some(call_id) =
+                            text(payload, "call_id").or_else(|| text(payload, "id"))
+                        else {
+                            bad.add("codex-call-without-id");
+                            continue;
+                        };
+                        let event =
+                            call_event(payload, &call_id, &state, &source_path, record, bad);
+                        // A local shell call may carry its own end state.
+                        if item == "local_shell_call"
+                            && let Some(status) =
+                                text(payload, "status").filter(|s| s != "in_progress")
+                        {
+                            let mut event = event;
+                            (event.outcome, event.outcome_rule) = if status == "completed" {
+                                (Outcome::Ran, "codex-shell-completed".to_string())
+                            } else {
+                                (Outcome::Errored, "codex-shell-failed".to_string())
+                            };
+                            done.push(event);
+                        } else {
+                            open.insert(call_id, event);
+                        }
+                    }
+                    "function_call_output" | "custom_tool_call_output" => {
+                        let Some(call_id) = text(payload, "call_id") else {
+                            bad.add("codex-output-without-call");
+                            continue;
+                        };
+                        let Some(mut event) = open.remove(&call_id) else {
+                            bad.add("codex-output-without-call");
+                            continue;
+                        };
+                        let output = output_text(payload.get("output").unwrap_or(&Value::Null));
+                        let (outcome, rule, is_error) = outcome_of(&output);
+                        event.outcome = outcome;
+                        event.outcome_rule = rule.to_string();
+                        event.is_error = is_error;
+                        event.result_excerpt = Some(excerpt(&output.text, 2048));
+                        done.push(event);
+                    }
+                    _ => {}
+                }
+            }
+            "event_msg" => {
+                let aborted = payload.get("type").and_then(Value::as_str) == Some("turn_aborted");
+                if aborted {
+                    // Everything still running when the turn was stopped was interrupted.
+                    let mut stopped: Vec<Event> = open.drain().map(|(_, e)| e).collect();
+                    stopped.sort_by_key(|e| e.seq);
+                    for mut event in stopped {
+                        event.outcome = Outcome::Interrupted;
+                        event.outcome_rule = "codex-turn-aborted".to_string();
+                        event.denial_kind = text(payload, "reason");
+                        done.push(event);
+                    }
+                }
+            }
+            "compacted" => {}
+            "" => bad.add("codex-record-without-type"),
+            _ => {}
+        }
+    }
+    let mut unmatched: Vec<Event> = open.into_values().collect();
+    unmatched.sort_by_key(|e| e.seq);
+    for mut event in unmatched {
+        event.outcome = Outcome::Unmatched;
+        event.outcome_rule = "no-result".to_string();
+        done.push(event);
+    }
+    let root = state.first_cwd.clone().unwrap_or_else(|| {
+        path.parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    });
+    let key = project_key(&root);
+    // The session id may come after the first call in some versions: fill it in at the end.
+    let session = state.id.clone().unwrap_or_else(|| {
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    for event in &mut done {
+        event.project_root.clone_from(&root);
+        event.project_key.clone_from(&key);
+        event.session_id.clone_from(&session);
+        event.event_id = stable_id(&[AGENT, &session, event.tool_use_id.as_deref().unwrap_or("")]);
+    }
+    done.sort_by_key(|e| e.seq);
+    done
+}
+
+fn call_event(
+    payload: &Value,
+    call_id: &str,
+    state: &SessionState,
+    source_path: &str,
+    record: &crate::common::Record,
+    bad: &mut BadCounts,
+) -> Event {
+    let name = payload
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or(if payload.get("action").is_some() {
+            "local_shell"
+        } else {
+            ""
+        })
+        .to_string();
+    // `arguments` is JSON text; a custom tool's `input` is free text (an apply_patch body).
+    let input: Value = match payload.get("arguments").or_else(|| payload.get("action")) {
+        Some(Value::String(s)) => {
+            serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
+        }
+        Some(other) => other.clone(),
+        None => payload.get("input").cloned().unwrap_or(Value::Null),
+    };
+    let command = shell_command(&input);
+    let file_path = ["path", "file_path", "workdir"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .filter(|_| command.is_none())
+        .map(str::to_string);
+    let ts_us = match record.value.get("timestamp").and_then(Value::as_str) {
+        Some(ts) => {
+            let parsed = parse_timestamp_us(ts);
+            if parsed.is_none() {
+                bad.add("codex-unparsable-timestamp");
+            }
+            parsed
+        }
+        None => None,
+    };
+    Event {
+        event_id: String::new(),
+        agent: AGENT.to_string(),
+        agent_version: state.version.clone(),
+        source: format!("{source_path}:{}", record.line),
+        source_kind: crate::run::SourceKind::Codex.as_str().to_string(),
+        project_key: String::new(),
+        project_root: String::new(),
+        session_id: String::new(),
+        seq: record.line,
+        ts_us,
+        cwd: input
+            .get("workdir")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| state.cwd.clone()),
+        git_branch: state.branch.clone(),
+        permission_mode: state.mode(),
+        attended: state.attended(),
+        tool_name: name,
+        tool_input: match &input {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        },
+        command,
+        file_path,
+        outcome: Outcome::Unmatched,
+        is_error: None,
+        is_sidechain: false,
+        tool_use_id: Some(call_id.to_string()),
+        outcome_rule: String::new(),
+        denial_kind: None,
+        result_excerpt: None,
+    }
+}
+
+/// The shell text of a call: `cmd` (exec_command), or `command` as a string or an argv, where
+/// `["bash", "-lc", script]` is the script itself.
+fn shell_command(input: &Value) -> Option<String> {
+    if let Some(text) = ["cmd", "command"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+    {
+        return Some(text.to_string());
+    }
+    let argv: Vec<&str> = input
+        .get("command")
+        .and_then(Value::as_array)?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    match argv.as_slice() {
+        [shell, flag, script]
+            if matches!(*flag, "-c" | "-lc")
+                && ["bash", "sh", "zsh"]
+                    .iter()
+                    .any(|s| shell.rsplit('/').next() == Some(*s)) =>
+        {
+            Some((*script).to_string())
+        }
+        words => Some(
+            words
+                .iter()
+                .map(|w| quote_word(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    }
+}
+
+/// A word as the shell would need it written.
+fn quote_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// A call's output: the text, and the exit code when Codex recorded one.
+struct Output {
+    text: String,
+    exit_code: Option<i64>,
+}
+
+/// Output is plain text, or JSON text `{output, metadata: {exit_code}}`, or that object itself.
+fn output_text(output: &Value) -> Output {
+    let structured = match output {
+        Value::String(s) => serde_json::from_str::<Value>(s)
+            .ok()
+            .filter(Value::is_object),
+        Value::Object(_) => Some(output.clone()),
+        _ => None,
+    };
+    match structured {
+        Some(object) => Output {
+            text: object
+                .get("output")
+                .and_then(Value::as_str)
+                .map_or_else(|| object.to_string(), str::to_string),
+            exit_code: object
+                .pointer("/metadata/exit_code")
+                .and_then(Value::as_i64),
+        },
+        None => Output {
+            text: output
+                .as_str()
+                .map_or_else(|| output.to_string(), str::to_string),
+            exit_code: None,
+        },
+    }
+}
+
+fn outcome_of(output: &Output) -> (Outcome, &'static str, Option<bool>) {
+    let text = output.text.trim_start();
+    if text.starts_with("exec command rejected by user")
+        || text.starts_with("patch rejected by user")
+    {
+        return (Outcome::Refused, "codex-rejected-by-user", None);
+    }
+    if text.starts_with("This action was rejected due to unacceptable risk") {
+        return (Outcome::Denied, "codex-guardian", None);
+    }
+    if text.contains("sandbox denied exec error") {
+        return (Outcome::Denied, "codex-sandbox", Some(true));
+    }
+    match output.exit_code {
+        Some(code) if code != 0 => (Outcome::Errored, "codex-exit-code", Some(true)),
+        Some(_) => (Outcome::Ran, "codex-output", Some(false)),
+        None => (Outcome::Ran, "codex-output", None),
+    }
+}
