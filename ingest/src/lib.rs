@@ -1,7 +1,7 @@
 //! Reading every agent history into the one events table.
 //!
 //! Owns: discovery of transcript sources (Claude Code JSONL, SpecStory Markdown exports, Cursor
-//! `state.vscdb`, the hook ledger), parsing them into raw events ([`schema::Event`]), and
+//! `state.vscdb`, Codex CLI rollouts; the hook ledger next), parsing them into raw events ([`schema::Event`]), and
 //! writing the events table (Parquet, zstd, one partition per project bucket). Column names are
 //! spelled in [`schema`] and nowhere else.
 //!
