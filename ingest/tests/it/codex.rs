@@ -48,41 +48,53 @@ fn every_call_of_the_rollout_reads_as_documented() {
         .iter()
         .map(|e| (e.tool_use_id.clone().unwrap(), e))
         .collect();
-    let mut failures = Vec::new();
+    let mut found = Mismatches::default();
     for case in &expected.case {
         let Some(event) = by_call.get(&case.call) else {
-            failures.push(format!("{}: no event", case.call));
+            found.fail(format!("{}: no event", case.call));
             continue;
         };
-        let mut check = |what: &str, got: Option<String>, want: Option<&String>| {
-            if let Some(want) = want
-                && got.as_ref() != Some(want)
-            {
-                failures.push(format!("{}: {what} {got:?}, expected {want:?}", case.call));
-            }
-        };
-        check(
+        let id = case.call.as_str();
+        found.check(
+            id,
             "outcome",
-            Some(event.outcome.as_str().to_string()),
+            Some(event.outcome.as_str()),
             Some(&case.outcome),
         );
-        check("rule", Some(event.outcome_rule.clone()), Some(&case.rule));
-        check("command", event.command.clone(), case.command.as_ref());
-        check("tool", Some(event.tool_name.clone()), case.tool.as_ref());
-        check("mode", event.permission_mode.clone(), case.mode.as_ref());
-        if case.attended.is_some() && event.attended != case.attended {
-            failures.push(format!("{}: attended {:?}", case.call, event.attended));
-        }
-        if event.project_root != "/home/dev/proj"
-            || event.session_id != "0199aaaa-0000-7000-8000-000000000001"
-            || event.git_branch.as_deref() != Some("main")
-            || event.agent_version.as_deref() != Some("0.50.0")
-            || event.ts_us.is_none()
-        {
-            failures.push(format!("{}: session facts wrong: {event:?}", case.call));
+        found.check(id, "rule", Some(&event.outcome_rule), Some(&case.rule));
+        found.check(id, "command", event.command.as_ref(), case.command.as_ref());
+        found.check(id, "tool", Some(&event.tool_name), case.tool.as_ref());
+        found.check(
+            id,
+            "mode",
+            event.permission_mode.as_ref(),
+            case.mode.as_ref(),
+        );
+        found.check(id, "attended", event.attended, case.attended);
+        found.check(
+            id,
+            "project",
+            Some(event.project_root.as_str()),
+            Some("/home/dev/proj"),
+        );
+        found.check(
+            id,
+            "session",
+            Some(event.session_id.as_str()),
+            Some("0199aaaa-0000-7000-8000-000000000001"),
+        );
+        found.check(id, "branch", event.git_branch.as_deref(), Some("main"));
+        found.check(
+            id,
+            "version",
+            event.agent_version.as_deref(),
+            Some("0.50.0"),
+        );
+        if event.ts_us.is_none() {
+            found.fail(format!("{id}: no time"));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    found.assert_none();
 }
 
 #[test]

@@ -169,62 +169,54 @@ fn every_case_reads_as_documented() {
     let events = by_session(read_cursor(&path, &mut bad));
     assert!(bad.is_empty(), "unexpected bad input: {:?}", bad.0);
     assert_eq!(events.len(), cases.len(), "one event per case");
-    let mut failures = Vec::new();
+    let mut found = Mismatches::default();
     for case in &cases {
         let Some(event) = events.get(&case.id) else {
-            failures.push(format!("{}: no event", case.id));
+            found.fail(format!("{}: no event", case.id));
             continue;
         };
-        let mut check = |what: &str, got: Option<String>, want: Option<&String>| {
-            if let Some(want) = want
-                && got.as_ref() != Some(want)
-            {
-                failures.push(format!("{}: {what} {got:?}, expected {want:?}", case.id));
-            }
-        };
-        check(
+        let id = case.id.as_str();
+        found.check(
+            id,
             "outcome",
-            Some(event.outcome.as_str().to_string()),
+            Some(event.outcome.as_str()),
             Some(&case.outcome),
         );
-        check("rule", Some(event.outcome_rule.clone()), Some(&case.rule));
-        check("command", event.command.clone(), case.command.as_ref());
-        check(
+        found.check(id, "rule", Some(&event.outcome_rule), Some(&case.rule));
+        found.check(id, "command", event.command.as_ref(), case.command.as_ref());
+        found.check(
+            id,
             "file_path",
-            event.file_path.clone(),
+            event.file_path.as_ref(),
             case.file_path.as_ref(),
         );
-        check(
+        found.check(
+            id,
             "project",
-            Some(event.project_root.clone()),
+            Some(&event.project_root),
             case.project.as_ref(),
         );
-        check("mode", event.permission_mode.clone(), case.mode.as_ref());
-        if let Some(want) = case.is_error
-            && event.is_error != Some(want)
-        {
-            failures.push(format!(
-                "{}: is_error {:?}, expected {want}",
-                case.id, event.is_error
-            ));
-        }
-        if event.agent != "cursor"
-            || event.source_kind != "cursor-vscdb"
-            || event.attended.is_some()
-        {
-            failures.push(format!(
-                "{}: agent/source_kind/attended wrong: {event:?}",
-                case.id
-            ));
-        }
-        if event.ts_us.is_none() || event.seq != 1 {
-            failures.push(format!(
-                "{}: ts {:?}, seq {}",
-                case.id, event.ts_us, event.seq
-            ));
+        found.check(
+            id,
+            "mode",
+            event.permission_mode.as_ref(),
+            case.mode.as_ref(),
+        );
+        found.check(id, "is_error", event.is_error, case.is_error);
+        found.check(id, "agent", Some(event.agent.as_str()), Some("cursor"));
+        found.check(
+            id,
+            "source_kind",
+            Some(event.source_kind.as_str()),
+            Some("cursor-vscdb"),
+        );
+        found.check(id, "attended", Some(event.attended), Some(None));
+        found.check(id, "seq", Some(event.seq), Some(1));
+        if event.ts_us.is_none() {
+            found.fail(format!("{id}: no time"));
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    found.assert_none();
 }
 
 #[test]
