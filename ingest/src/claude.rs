@@ -7,17 +7,20 @@
 //! forward; a call with no result is `unmatched`. Records cloned into another session file on
 //! resume keep their ids, so the same call gets the same event id and the writer keeps one.
 
+mod record;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::common::{
-    BadCounts, attended_for, command_and_path, excerpt, json_lines, parse_timestamp_us,
+    BadCounts, attended_for, command_and_path, each_json_line, excerpt, parse_timestamp_us,
     project_key, stable_id,
 };
 use crate::outcome::{self, ResultFacts};
 use crate::schema::{Event, Outcome};
+use record::{Block, ClaudeRecord, parse_record};
 
 /// The `projects` directories Claude Code may write to: `$CLAUDE_CONFIG_DIR` (a comma-separated
 /// list), else `~/.claude` and `~/.config/claude`; only those that exist.
@@ -68,7 +71,6 @@ struct Pending {
 
 /// Reads one transcript file's bytes into events.
 pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> {
-    let (records, _) = json_lines(bytes, bad);
     let source_path = path.display().to_string();
     let mut mode: Option<String> = None;
     let mut first_cwd: Option<String> = None;
@@ -76,32 +78,33 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
     let mut order: Vec<String> = Vec::new();
     let mut done: Vec<Event> = Vec::new();
     let mut seen_uuids = std::collections::HashSet::new();
-    for record in &records {
-        let value = &record.value;
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
-        if let Some(uuid) = value.get("uuid").and_then(Value::as_str)
+    each_json_line(bytes, bad, |line, text, bad| {
+        let Some(record) = parse_record(text) else {
+            return false;
+        };
+        let kind = record.kind.as_str().unwrap_or("");
+        if let Some(uuid) = record.uuid.as_str()
             && !seen_uuids.insert(uuid.to_string())
         {
             bad.add("claude-duplicate-record");
-            continue;
+            return true;
         }
-        if let Some(m) = value.get("permissionMode").and_then(Value::as_str) {
+        if let Some(m) = record.permission_mode.as_str() {
             mode = Some(m.to_string());
         }
         if first_cwd.is_none() {
-            first_cwd = value.get("cwd").and_then(Value::as_str).map(str::to_string);
+            first_cwd = record.cwd.as_str().map(str::to_string);
         }
         match kind {
             "assistant" => {
-                let Some(blocks) = value.pointer("/message/content").and_then(Value::as_array)
-                else {
-                    continue;
+                let Some(blocks) = &record.blocks else {
+                    return true;
                 };
                 for block in blocks
                     .iter()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                    .filter(|b| b.kind.as_str() == Some("tool_use"))
                 {
-                    let Some(id) = block.get("id").and_then(Value::as_str) else {
+                    let Some(id) = block.id.as_str() else {
                         bad.add("claude-tool-use-without-id");
                         continue;
                     };
@@ -110,42 +113,31 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
                     {
                         continue;
                     }
-                    let event = call_event(
-                        value,
-                        block,
-                        id,
-                        mode.as_deref(),
-                        &source_path,
-                        record.line,
-                        bad,
-                    );
+                    let event =
+                        call_event(&record, block, id, mode.as_deref(), &source_path, line, bad);
                     order.push(id.to_string());
                     pending.insert(id.to_string(), Pending { event });
                 }
             }
             "user" => {
-                let Some(blocks) = value.pointer("/message/content").and_then(Value::as_array)
-                else {
-                    continue;
+                let Some(blocks) = &record.blocks else {
+                    return true;
                 };
                 for block in blocks
                     .iter()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                    .filter(|b| b.kind.as_str() == Some("tool_result"))
                 {
-                    let Some(id) = block.get("tool_use_id").and_then(Value::as_str) else {
+                    let Some(id) = block.tool_use_id.as_str() else {
                         continue;
                     };
                     let Some(Pending { mut event }) = pending.remove(id) else {
                         bad.add("claude-result-without-call");
                         continue;
                     };
-                    let text = result_text(block.get("content"));
-                    let is_error = block.get("is_error").and_then(Value::as_bool);
-                    let denial_kind = value.get("toolDenialKind").and_then(Value::as_str);
-                    let interrupted = value
-                        .pointer("/toolUseResult/interrupted")
-                        .and_then(Value::as_bool)
-                        == Some(true);
+                    let text = block.content.text();
+                    let is_error = block.is_error.as_bool();
+                    let denial_kind = record.tool_denial_kind.as_str();
+                    let interrupted = record.interrupted.as_bool() == Some(true);
                     let (outcome, rule) = outcome::classify(&ResultFacts {
                         tool: &event.tool_name,
                         text: &text,
@@ -180,7 +172,8 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
             "" => bad.add("claude-record-without-type"),
             _ => bad.add("claude-unknown-record-type"),
         }
-    }
+        true
+    });
     // Calls that never got a result.
     for id in order {
         if let Some(Pending { mut event }) = pending.remove(&id) {
@@ -204,23 +197,19 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
 }
 
 fn call_event(
-    record: &Value,
-    block: &Value,
+    record: &ClaudeRecord<'_>,
+    block: &Block<'_>,
     id: &str,
     mode: Option<&str>,
     source_path: &str,
     line: u32,
     bad: &mut BadCounts,
 ) -> Event {
-    let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_string);
-    let tool_name = block
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let input = block.get("input").cloned().unwrap_or(Value::Null);
-    let (command, file_path) = command_and_path(&input);
-    let ts_us = match record.get("timestamp").and_then(Value::as_str) {
+    let tool_name = block.name.as_str().unwrap_or("").to_string();
+    let null = Value::Null;
+    let input = block.input.as_ref().unwrap_or(&null);
+    let (command, file_path) = command_and_path(input);
+    let ts_us = match record.timestamp.as_str() {
         Some(ts) => {
             let parsed = parse_timestamp_us(ts);
             if parsed.is_none() {
@@ -230,13 +219,16 @@ fn call_event(
         }
         None => None,
     };
-    let session_id = text("sessionId")
-        .or_else(|| text("session_id"))
-        .unwrap_or_default();
+    let session_id = record
+        .session_id
+        .as_str()
+        .or_else(|| record.session_id_snake.as_str())
+        .unwrap_or_default()
+        .to_string();
     Event {
         event_id: stable_id(&["claude-code", id]),
         agent: "claude-code".to_string(),
-        agent_version: text("version"),
+        agent_version: record.version.as_str().map(str::to_string),
         source: format!("{source_path}:{line}"),
         source_kind: "claude-jsonl".to_string(),
         project_key: String::new(),
@@ -244,8 +236,12 @@ fn call_event(
         session_id,
         seq: line,
         ts_us,
-        cwd: text("cwd"),
-        git_branch: text("gitBranch").filter(|b| !b.is_empty()),
+        cwd: record.cwd.as_str().map(str::to_string),
+        git_branch: record
+            .git_branch
+            .as_str()
+            .filter(|b| !b.is_empty())
+            .map(str::to_string),
         permission_mode: mode.map(str::to_string),
         attended: attended_for(mode),
         tool_name,
@@ -254,26 +250,10 @@ fn call_event(
         file_path,
         outcome: Outcome::Unmatched,
         is_error: None,
-        is_sidechain: record
-            .get("isSidechain")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        is_sidechain: record.is_sidechain.as_bool().unwrap_or(false),
         tool_use_id: Some(id.to_string()),
         outcome_rule: String::new(),
         denial_kind: None,
         result_excerpt: None,
-    }
-}
-
-/// A tool result's text: a string, or the text blocks of an array, joined.
-fn result_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }

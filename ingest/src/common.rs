@@ -47,12 +47,33 @@ pub struct Record {
 /// counted and skipped. Only complete lines are read: a last line without a newline may still
 /// be being written, and is left for the next run (its byte offset is returned).
 pub fn json_lines(bytes: &[u8], bad: &mut BadCounts) -> (Vec<Record>, usize) {
+    let mut records = Vec::new();
+    let complete = each_json_line(bytes, bad, |line, text, _| {
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => {
+                records.push(Record { line, value });
+                true
+            }
+            Err(_) => false,
+        }
+    });
+    (records, complete)
+}
+
+/// [`json_lines`] without building `Value`s: each cleaned line's text goes to `record`, which
+/// parses it as it needs and returns whether it was valid JSON (it must have no effect when it
+/// was not: a torn line is retried from each `{"` inside it). Returns the byte offset after the
+/// last complete line.
+pub fn each_json_line(
+    bytes: &[u8],
+    bad: &mut BadCounts,
+    mut record: impl FnMut(u32, &str, &mut BadCounts) -> bool,
+) -> usize {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let complete = match bytes.iter().rposition(|b| *b == b'\n') {
         Some(at) => at + 1,
         None => 0,
     };
-    let mut records = Vec::new();
     for (index, raw) in bytes
         .get(..complete)
         .unwrap_or(&[])
@@ -86,24 +107,19 @@ pub fn json_lines(bytes: &[u8], bad: &mut BadCounts) -> (Vec<Record>, usize) {
                 String::from_utf8_lossy(raw)
             }
         };
-        match serde_json::from_str::<Value>(&text) {
-            Ok(value) => records.push(Record { line, value }),
-            Err(_) => {
-                // A crash can glue the start of one record to a whole next one: `{…"prNu{"parentUuid"…}`.
-                let salvaged: Vec<Value> = text
-                    .match_indices("{\"")
-                    .filter(|(at, _)| *at > 0)
-                    .filter_map(|(at, _)| serde_json::from_str::<Value>(text.get(at..)?).ok())
-                    .take(1)
-                    .collect();
-                if salvaged.is_empty() {
-                    bad.add("torn-line");
-                } else {
-                    bad.add("glued-records");
-                    records.extend(salvaged.into_iter().map(|value| Record { line, value }));
-                }
-            }
+        if record(line, &text, bad) {
+            continue;
         }
+        // A crash can glue the start of one record to a whole next one: `{…"prNu{"parentUuid"…}`.
+        let salvaged = text
+            .match_indices("{\"")
+            .filter(|(at, _)| *at > 0)
+            .any(|(at, _)| text.get(at..).is_some_and(|rest| record(line, rest, bad)));
+        bad.add(if salvaged {
+            "glued-records"
+        } else {
+            "torn-line"
+        });
     }
     if complete < bytes.len()
         && !bytes
@@ -114,7 +130,7 @@ pub fn json_lines(bytes: &[u8], bad: &mut BadCounts) -> (Vec<Record>, usize) {
     {
         bad.add("unterminated-last-line");
     }
-    (records, complete)
+    complete
 }
 
 /// A 16-hex content digest of bytes (SHA-256).

@@ -4,13 +4,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use rayon::prelude::*;
 
 use crate::common::{BadCounts, content_digest};
 use crate::schema::Event;
-use crate::table::{Manifest, SourceEntry, TableError, remove_stale, write_fragments};
+use crate::table::{
+    Manifest, SourceCounts, SourceEntry, TableError, remove_stale, write_fragments,
+};
 
 /// Which reader a source file needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -130,6 +132,10 @@ struct ReadResult {
     bytes: u64,
 }
 
+/// How often the manifest is saved during a run: after this many changed files, or this long.
+const SAVE_EVERY_FILES: usize = 512;
+const SAVE_EVERY: Duration = Duration::from_secs(5);
+
 /// Ingests `sources` into the table at `out`, reading only what changed.
 pub fn run(
     mut sources: Vec<SourceFile>,
@@ -153,6 +159,7 @@ pub fn run(
         total_files,
         ..Progress::default()
     };
+    let (mut unsaved, mut last_save) = (0usize, Instant::now());
     // Chunks bound memory to a few files' events at a time; order within a chunk is kept.
     let chunk = rayon::current_num_threads().max(1) * 2;
     for group in sources.chunks(chunk) {
@@ -168,6 +175,7 @@ pub fn run(
             let Some(mut entry) = result.entry else {
                 if let Some(touched) = result.touched {
                     manifest.sources.insert(key, touched);
+                    unsaved += 1;
                 }
                 summary.files_unchanged += 1;
                 progress(state);
@@ -197,6 +205,7 @@ pub fn run(
             state.events += kept.len() as u64;
             summary.new_events += kept.len() as u64;
             entry.event_ids = kept.iter().map(|e| e.event_id.clone()).collect();
+            entry.counts = Some(SourceCounts::of(&kept));
             let old_fragments = manifest
                 .sources
                 .get(&key)
@@ -206,22 +215,42 @@ pub fn run(
             remove_stale(out, &old_fragments, &entry.fragments)?;
             manifest.sources.insert(key, entry);
             progress(state);
+            unsaved += 1;
         }
-        manifest.save(out)?;
+        // Saving rewrites every event id, so it is paced: a crash in between only means the
+        // sources read since are read again (their fragments are replaced, not duplicated).
+        if unsaved >= SAVE_EVERY_FILES || last_save.elapsed() >= SAVE_EVERY {
+            manifest.save(out)?;
+            (unsaved, last_save) = (0, Instant::now());
+        }
     }
-    manifest.save(out)?;
-    // Totals over the whole table, from the fragments (a count, not the events, stays in memory).
-    for entry in manifest.sources.values() {
-        for fragment in &entry.fragments {
-            for event in crate::table::read_parquet(&out.join(fragment))? {
-                summary.events += 1;
-                *summary.by_agent.entry(event.agent).or_insert(0) += 1;
-                *summary
-                    .by_outcome
-                    .entry(event.outcome.as_str().to_string())
-                    .or_insert(0) += 1;
+    // Totals over the whole table, from each source's counts (read back from the fragments of
+    // entries written before counts were kept, and remembered from then on).
+    for entry in manifest.sources.values_mut() {
+        let counts = match &entry.counts {
+            Some(counts) => counts.clone(),
+            None => {
+                let mut counts = SourceCounts::default();
+                for fragment in &entry.fragments {
+                    for event in crate::table::read_parquet(&out.join(fragment))? {
+                        counts.add(&event);
+                    }
+                }
+                entry.counts = Some(counts.clone());
+                unsaved += 1;
+                counts
             }
+        };
+        for (agent, n) in counts.by_agent {
+            summary.events += n;
+            *summary.by_agent.entry(agent).or_insert(0) += n;
         }
+        for (outcome, n) in counts.by_outcome {
+            *summary.by_outcome.entry(outcome).or_insert(0) += n;
+        }
+    }
+    if unsaved > 0 {
+        manifest.save(out)?;
     }
     Ok(summary)
 }
@@ -280,6 +309,7 @@ fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
         hash,
         fragments: Vec::new(),
         event_ids: Vec::new(),
+        counts: None,
     };
     ReadResult {
         source: source.clone(),

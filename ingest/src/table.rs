@@ -7,6 +7,7 @@
 //! call cloned into a resumed session's file is kept once. Every file is written to a temporary
 //! name and renamed into place, so a crash leaves the previous table readable.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::io::Write;
@@ -17,10 +18,11 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
-use serde_json::{Value, json};
+use parquet::schema::types::ColumnPath;
+use serde::{Deserialize, Serialize};
 
 use crate::common::stable_id;
-use crate::schema::{Event, SCHEMA_VERSION, SCHEMA_VERSION_KEY, from_batch, to_batch};
+use crate::schema::{Event, SCHEMA_VERSION, SCHEMA_VERSION_KEY, col, from_batch, to_batch};
 
 /// Buckets projects hash into: one project's history always sits in one bucket.
 pub const BUCKETS: u32 = 64;
@@ -32,27 +34,89 @@ pub fn bucket_of(project_key: &str) -> u32 {
 }
 
 /// What the manifest remembers of one source file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceEntry {
     /// The reader that read it.
+    #[serde(default)]
     pub kind: String,
     /// Size in bytes when read.
+    #[serde(default)]
     pub size: u64,
-    /// Modification time (ns since the epoch) when read.
+    /// Modification time (ns since the epoch) when read; a string, as JSON readers lose
+    /// integers this large.
+    #[serde(default, with = "decimal_string")]
     pub mtime_ns: u128,
     /// SHA-256 (16 hex) of the bytes read.
+    #[serde(default)]
     pub hash: String,
     /// Fragment files holding its events, relative to the table directory.
+    #[serde(default)]
     pub fragments: Vec<String>,
     /// The event ids it owns.
+    #[serde(default)]
     pub event_ids: Vec<String>,
+    /// Its owned events by agent and by outcome, so a run's totals need no read-back (absent
+    /// in manifests written before they were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<SourceCounts>,
+}
+
+/// Owned events of one source, counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceCounts {
+    /// By agent.
+    pub by_agent: BTreeMap<String, u64>,
+    /// By outcome.
+    pub by_outcome: BTreeMap<String, u64>,
+}
+
+impl SourceCounts {
+    /// The counts of `events`.
+    pub fn of(events: &[Event]) -> SourceCounts {
+        let mut counts = SourceCounts::default();
+        for event in events {
+            counts.add(event);
+        }
+        counts
+    }
+
+    /// Counts one event.
+    pub fn add(&mut self, event: &Event) {
+        *self.by_agent.entry(event.agent.clone()).or_insert(0) += 1;
+        *self
+            .by_outcome
+            .entry(event.outcome.as_str().to_string())
+            .or_insert(0) += 1;
+    }
 }
 
 /// The manifest: source path → what was read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     /// By source path.
     pub sources: BTreeMap<String, SourceEntry>,
+}
+
+/// The manifest file: the entries with the format's versions.
+#[derive(Serialize, Deserialize)]
+struct ManifestFile<'a> {
+    version: u32,
+    schema_version: Cow<'a, str>,
+    sources: Cow<'a, BTreeMap<String, SourceEntry>>,
+}
+
+/// `u128` as a decimal string.
+mod decimal_string {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Ok(text.parse().unwrap_or(0))
+    }
 }
 
 /// An ingest failure that stops the run (bad input never does; an unwritable table does).
@@ -77,66 +141,27 @@ impl Manifest {
     /// Loads the manifest of a table directory (empty when there is none yet).
     pub fn load(dir: &Path) -> Result<Manifest, TableError> {
         let path = dir.join(MANIFEST);
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Manifest::default()),
             Err(e) => return Err(err("read", &path, e)),
         };
-        let value: Value = serde_json::from_str(&text).map_err(|e| err("parse", &path, e))?;
-        let mut manifest = Manifest::default();
-        let Some(sources) = value.get("sources").and_then(Value::as_object) else {
-            return Err(err("use", &path, "no `sources`"));
-        };
-        for (source, entry) in sources {
-            let text = |k: &str| {
-                entry
-                    .get(k)
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            let list = |k: &str| -> Vec<String> {
-                entry
-                    .get(k)
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            };
-            manifest.sources.insert(
-                source.clone(),
-                SourceEntry {
-                    kind: text("kind"),
-                    size: entry.get("size").and_then(Value::as_u64).unwrap_or(0),
-                    mtime_ns: text("mtime_ns").parse().unwrap_or(0),
-                    hash: text("hash"),
-                    fragments: list("fragments"),
-                    event_ids: list("event_ids"),
-                },
-            );
-        }
-        Ok(manifest)
+        let file: ManifestFile<'_> =
+            serde_json::from_slice(&bytes).map_err(|e| err("parse", &path, e))?;
+        Ok(Manifest {
+            sources: file.sources.into_owned(),
+        })
     }
 
     /// Writes the manifest atomically.
     pub fn save(&self, dir: &Path) -> Result<(), TableError> {
-        let sources: serde_json::Map<String, Value> = self
-            .sources
-            .iter()
-            .map(|(path, e)| {
-                (
-                    path.clone(),
-                    json!({"kind": e.kind, "size": e.size, "mtime_ns": e.mtime_ns.to_string(), "hash": e.hash, "fragments": e.fragments, "event_ids": e.event_ids}),
-                )
-            })
-            .collect();
-        let value = json!({"version": 1, "schema_version": SCHEMA_VERSION, "sources": sources});
-        let text = serde_json::to_string(&value).map_err(|e| TableError(e.to_string()))?;
-        write_atomically(&dir.join(MANIFEST), text.as_bytes())
+        let file = ManifestFile {
+            version: 1,
+            schema_version: Cow::Borrowed(SCHEMA_VERSION),
+            sources: Cow::Borrowed(&self.sources),
+        };
+        let bytes = serde_json::to_vec(&file).map_err(|e| TableError(e.to_string()))?;
+        write_atomically(&dir.join(MANIFEST), &bytes)
     }
 }
 
@@ -212,13 +237,29 @@ pub fn write_fragments(
     Ok(written)
 }
 
+/// The columns written with zstd.
+const COMPRESSED_COLUMNS: [&str; 7] = [
+    col::EVENT_ID,
+    col::SOURCE,
+    col::TOOL_INPUT,
+    col::COMMAND,
+    col::FILE_PATH,
+    col::TOOL_USE_ID,
+    col::RESULT_EXCERPT,
+];
+
 /// Writes events to one Parquet file (zstd, the schema version in the metadata), atomically.
 pub fn write_parquet(path: &Path, events: &[Event]) -> Result<(), TableError> {
     let batch = to_batch(events).map_err(|e| err("build a record batch for", path, e))?;
-    let properties = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(
-            ZstdLevel::try_new(3).map_err(|e| TableError(e.to_string()))?,
-        ))
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).map_err(|e| TableError(e.to_string()))?);
+    // Only the long-text and id columns are compressed: the rest are dictionary-encoded to a few
+    // bytes, and each compressed column chunk costs a codec (zstd contexts) to write and read,
+    // which dominated writing and reading a transcript's small fragment.
+    let mut properties = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED);
+    for column in COMPRESSED_COLUMNS {
+        properties = properties.set_column_compression(ColumnPath::from(column), zstd);
+    }
+    let properties = properties
         .set_key_value_metadata(Some(vec![KeyValue::new(
             SCHEMA_VERSION_KEY.to_string(),
             SCHEMA_VERSION.to_string(),

@@ -66,6 +66,48 @@ fn ingesting_twice_gives_the_same_table_and_reads_nothing_again() {
     assert_eq!(read_table(&out).unwrap(), table);
 }
 
+/// A run stopped before it saved the manifest leaves fragments the manifest does not know: the
+/// next run reads those sources again and replaces the fragments, never duplicating an event.
+#[test]
+fn a_run_that_never_saved_its_manifest_is_repaired_not_duplicated() {
+    let dir = scratch("unsaved");
+    let file = dir.join("s1.jsonl");
+    std::fs::write(&file, transcript(&[("t1", "ls"), ("t2", "git status")])).unwrap();
+    let out = dir.join("table");
+    run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    let table = read_table(&out).unwrap();
+    std::fs::remove_file(out.join("manifest.json")).unwrap();
+    let again = run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    assert_eq!((again.files_read, again.events), (1, 2));
+    assert_eq!(read_table(&out).unwrap(), table);
+}
+
+/// Totals come from counts kept per source; a manifest written before counts were kept is
+/// counted from its fragments once, and remembers the counts from then on.
+#[test]
+fn a_manifest_without_counts_is_counted_from_its_fragments() {
+    let dir = scratch("no-counts");
+    let file = dir.join("s1.jsonl");
+    std::fs::write(&file, transcript(&[("t1", "ls"), ("t2", "git status")])).unwrap();
+    let out = dir.join("table");
+    let first = run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    let path = out.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    for entry in manifest["sources"].as_object_mut().unwrap().values_mut() {
+        assert!(entry.as_object_mut().unwrap().remove("counts").is_some());
+    }
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let second = run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    assert_eq!(second.files_read, 0);
+    assert_eq!(
+        (second.events, &second.by_agent, &second.by_outcome),
+        (first.events, &first.by_agent, &first.by_outcome)
+    );
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.contains("\"counts\""), "{saved}");
+}
+
 #[test]
 fn a_grown_file_adds_only_its_new_events() {
     let dir = scratch("grown");
