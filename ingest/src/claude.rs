@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{
-    BadCounts, attended_for, command_and_path, each_json_line, excerpt, parse_timestamp_us,
-    project_key, stable_id,
+    BadCounts, attended_for, command_and_path, each_json_line, excerpt, files_below,
+    parse_timestamp_us, project_key, stable_id,
 };
 use crate::outcome::{self, ResultFacts};
 use crate::schema::{Event, Outcome};
@@ -41,28 +41,12 @@ pub fn default_roots(home: &Path, config_dir: Option<&str>) -> Vec<PathBuf> {
 /// Every transcript file below a `projects` directory (session files, sibling `agent-*.jsonl`
 /// and `<session>/subagents/**/agent-*.jsonl`), sorted.
 pub fn discover(root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            if path.is_dir() {
-                // `tool-results/` holds spilled outputs, not records.
-                if path.file_name().is_some_and(|n| n != "tool-results") {
-                    stack.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "jsonl")
-                && path.file_name().is_some_and(|n| n != "journal.jsonl")
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    files_below(
+        root,
+        // `tool-results/` holds spilled outputs, not records.
+        |dir| dir != "tool-results",
+        |file| file.ends_with(".jsonl") && file != "journal.jsonl",
+    )
 }
 
 struct Pending {

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{BadCounts, excerpt, json_lines, parse_timestamp_us, project_key, stable_id};
+use crate::common::{
+    BadCounts, excerpt, files_below, json_lines, parse_timestamp_us, project_key, stable_id,
+};
 use crate::schema::{Event, Outcome};
 
 /// The stored agent name.
@@ -29,24 +31,11 @@ pub fn default_roots(home: &Path, codex_home: Option<&Path>) -> Vec<PathBuf> {
 
 /// Every `rollout-*.jsonl` below `root`, sorted.
 pub fn discover(root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if path.is_dir() {
-                stack.push(path);
-            } else if name.starts_with("rollout-") && name.ends_with(".jsonl") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    files_below(
+        root,
+        |_| true,
+        |file| file.starts_with("rollout-") && file.ends_with(".jsonl"),
+    )
 }
 
 /// What the session has said so far about where and how it runs.

@@ -2,6 +2,7 @@
 //! attendance from a permission mode, project keys and timestamps.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -266,4 +267,33 @@ pub fn command_and_path(input: &Value) -> (Option<String>, Option<String>) {
         "filePath",
     ]);
     (command, path)
+}
+
+/// Every file below `root` whose name `keep_file` accepts, descending into the directories whose
+/// name `enter` accepts; sorted.
+pub fn files_below(
+    root: &Path,
+    enter: impl Fn(&str) -> bool,
+    keep_file: impl Fn(&str) -> bool,
+) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if enter(&name) {
+                    stack.push(path);
+                }
+            } else if keep_file(&name) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
 }
