@@ -132,14 +132,15 @@ fn main() {
 
     // DuckDB, one thread.
     let script = format!(
-        "import duckdb, time, resource\ncon = duckdb.connect()\ncon.execute('SET threads=1')\nt = time.time()\ncon.execute(\"COPY (SELECT * FROM read_json('{}/*.jsonl', format='newline_delimited', union_by_name=true, ignore_errors=true, maximum_object_size=67108864)) TO '{}/duck.parquet' (FORMAT parquet, COMPRESSION zstd)\")\nprint(time.time() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        "import duckdb, time, resource\ncon = duckdb.connect()\ncon.execute('SET threads=1')\ncon.execute('SET enable_progress_bar=false')\nt = time.time()\ncon.execute(\"COPY (SELECT * FROM read_json('{}/*.jsonl', format='newline_delimited', union_by_name=true, ignore_errors=true, maximum_object_size=67108864)) TO '{}/duck.parquet' (FORMAT parquet, COMPRESSION zstd)\")\nprint(time.time() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
         corpus.display(),
         work.display()
     );
     match Command::new("python3").args(["-c", &script]).output() {
         Ok(out) if out.status.success() => {
+            // The timing is the last line; anything DuckDB printed before it is not ours.
             let text = String::from_utf8_lossy(&out.stdout);
-            let mut parts = text.split_whitespace();
+            let mut parts = text.lines().last().unwrap_or("").split_whitespace();
             let secs: f64 = parts
                 .next()
                 .and_then(|s| s.parse().ok())

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::common::{BadCounts, content_digest};
 use crate::schema::Event;
 use crate::table::{
-    Manifest, SourceCounts, SourceEntry, TableError, remove_stale, write_fragments,
+    Manifest, SourceCounts, SourceEntry, TableError, event_key, remove_stale, write_fragments,
 };
 
 /// Which reader a source file needs.
@@ -148,10 +148,17 @@ pub fn run(
     let mut manifest = Manifest::load(out)?;
     let mut summary = Summary::default();
     // Which source owns each event id, from earlier runs.
-    let mut owner: HashMap<String, String> = HashMap::new();
+    // Which source owns each event id (sources interned: the map holds every id of the table).
+    let mut source_index: HashMap<String, u32> = HashMap::new();
+    let mut intern = |path: &str| -> u32 {
+        let next = u32::try_from(source_index.len()).unwrap_or(u32::MAX);
+        *source_index.entry(path.to_string()).or_insert(next)
+    };
+    let mut owner: HashMap<u64, u32> = HashMap::new();
     for (path, entry) in &manifest.sources {
+        let index = intern(path);
         for id in &entry.event_ids {
-            owner.entry(id.clone()).or_insert_with(|| path.clone());
+            owner.entry(*id).or_insert(index);
         }
     }
     let total_files = sources.len() as u64;
@@ -184,19 +191,21 @@ pub fn run(
             summary.files_read += 1;
             summary.bytes_read += result.bytes;
             // Release what this source owned before; then claim what no other source owns.
+            let this = intern(&key);
             if let Some(old) = manifest.sources.get(&key) {
                 for id in &old.event_ids {
-                    if owner.get(id) == Some(&key) {
+                    if owner.get(id) == Some(&this) {
                         owner.remove(id);
                     }
                 }
             }
             let mut kept = Vec::new();
             for event in result.events {
-                match owner.get(&event.event_id) {
-                    Some(other) if *other != key => summary.duplicates += 1,
+                let id = event_key(&event.event_id);
+                match owner.get(&id) {
+                    Some(other) if *other != this => summary.duplicates += 1,
                     _ => {
-                        owner.insert(event.event_id.clone(), key.clone());
+                        owner.insert(id, this);
                         kept.push(event);
                     }
                 }
@@ -204,7 +213,7 @@ pub fn run(
             kept.dedup_by(|a, b| a.event_id == b.event_id);
             state.events += kept.len() as u64;
             summary.new_events += kept.len() as u64;
-            entry.event_ids = kept.iter().map(|e| e.event_id.clone()).collect();
+            entry.event_ids = kept.iter().map(|e| event_key(&e.event_id)).collect();
             entry.counts = Some(SourceCounts::of(&kept));
             let old_fragments = manifest
                 .sources
