@@ -716,24 +716,8 @@ fn is_glob(path: &str) -> bool {
 
 /// A shell glob that could expand to a path in leastgrant's own state.
 fn glob_reaches_own_state(glob: &str, roots: &Roots) -> bool {
-    use crate::rules::pattern::{GlobKind, Pattern};
-    let pattern = Pattern::glob(glob, GlobKind::ShellGlob).folded();
-    [
-        roots.state_dir.clone(),
-        paths::join(&roots.project, ".leastgrant"),
-    ]
-    .iter()
-    .any(|dir| {
-        let below = Pattern::glob(
-            &format!(
-                "{}/**",
-                crate::rules::pattern::escape(&dir.to_ascii_lowercase())
-            ),
-            GlobKind::Path,
-        );
-        let exact = Pattern::literal(&dir.to_ascii_lowercase());
-        pattern.overlap(&below).is_some() || pattern.overlap(&exact).is_some()
-    })
+    paths::glob_may_reach_dir(glob, &roots.state_dir)
+        || paths::glob_may_reach_dir(glob, &paths::join(&roots.project, ".leastgrant"))
 }
 
 /// The program as written and its arguments, quoted where the shell would need it: what

@@ -857,6 +857,24 @@ pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
     (secret, persistence, control)
 }
 
+/// Whether a shell glob (absolute) could expand to `dir` or a path below it, compared case-blind
+/// segment by segment (a glob never spans `/`; a `**` segment or a leftover brace is taken to
+/// match anything from there on, which only widens the result).
+pub fn glob_may_reach_dir(glob: &str, dir: &str) -> bool {
+    let glob = glob.to_ascii_lowercase();
+    let dir = dir.to_ascii_lowercase();
+    let mut glob_segments = glob.split('/').filter(|s| !s.is_empty());
+    for dir_segment in dir.split('/').filter(|s| !s.is_empty()) {
+        match glob_segments.next() {
+            None => return false,
+            Some(segment) if segment == "**" || segment.contains('{') => return true,
+            Some(segment) if !segment_matches(segment, dir_segment) => return false,
+            Some(_) => {}
+        }
+    }
+    true
+}
+
 /// A glob segment (`*`, `?`, `[…]`) matches a literal name (iterative wildcard matching; a
 /// bracket expression is taken to match any one character, which only widens the result).
 fn segment_matches(glob: &str, name: &str) -> bool {
