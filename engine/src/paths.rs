@@ -835,9 +835,8 @@ fn split_first_brace(word: &str) -> Option<(String, Vec<String>, String)> {
 pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
     let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
     let aligns = |needle: &str| {
-        let parts: Vec<&str> = needle.split('/').collect();
         (0..segments.len()).any(|start| {
-            parts.iter().enumerate().all(|(k, part)| {
+            needle.split('/').enumerate().all(|(k, part)| {
                 segments
                     .get(start + k)
                     .is_some_and(|seg| *seg != "*" && segment_matches(seg, part))
@@ -877,25 +876,36 @@ pub fn glob_may_reach_dir(glob: &str, dir: &str) -> bool {
 
 /// A glob segment (`*`, `?`, `[…]`) matches a literal name (iterative wildcard matching; a
 /// bracket expression is taken to match any one character, which only widens the result).
+/// ASCII text is compared byte by byte, without allocating; other text by character.
 fn segment_matches(glob: &str, name: &str) -> bool {
+    if glob.is_ascii() && name.is_ascii() {
+        return wildcard_match(glob.as_bytes(), name.as_bytes(), [b'*', b'?', b'[', b']']);
+    }
     let g: Vec<char> = glob.chars().collect();
     let n: Vec<char> = name.chars().collect();
+    wildcard_match(&g, &n, ['*', '?', '[', ']'])
+}
+
+/// The matching behind [`segment_matches`], over bytes or characters; `special` is
+/// `[star, question, open, close]`.
+fn wildcard_match<T: Copy + PartialEq>(g: &[T], n: &[T], special: [T; 4]) -> bool {
+    let [any_run, any_one, open, close] = special;
     let (mut gi, mut ni) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while ni < n.len() {
         match g.get(gi) {
-            Some('*') => {
+            Some(c) if *c == any_run => {
                 star = Some((gi, ni));
                 gi += 1;
             }
-            Some('[') => {
-                let end = g.iter().skip(gi).position(|c| *c == ']').map(|p| gi + p);
+            Some(c) if *c == open => {
+                let end = g.iter().skip(gi).position(|c| *c == close).map(|p| gi + p);
                 match end {
                     Some(end) => {
                         gi = end + 1;
                         ni += 1;
                     }
-                    None if n.get(ni) == Some(&'[') => {
+                    None if n.get(ni) == Some(&open) => {
                         gi += 1;
                         ni += 1;
                     }
@@ -909,7 +919,7 @@ fn segment_matches(glob: &str, name: &str) -> bool {
                     },
                 }
             }
-            Some(c) if *c == '?' || Some(c) == n.get(ni) => {
+            Some(c) if *c == any_one || Some(c) == n.get(ni) => {
                 gi += 1;
                 ni += 1;
             }
@@ -923,5 +933,5 @@ fn segment_matches(glob: &str, name: &str) -> bool {
             },
         }
     }
-    g.iter().skip(gi).all(|c| *c == '*')
+    g.iter().skip(gi).all(|c| *c == any_run)
 }

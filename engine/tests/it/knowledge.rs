@@ -98,3 +98,27 @@ fn a_macos_home_is_a_credential_tree_in_any_case() {
         .collect();
     assert_eq!(caps, ["secret.read"]);
 }
+
+/// A glob reaches a directory when each of its segments could expand to the directory's, case
+/// blind; `?` is one character, also outside ASCII.
+#[test]
+fn globs_reach_directories_segment_by_segment() {
+    use leastgrant_engine::paths::glob_may_reach_dir as reaches;
+    assert!(reaches("/home/dev/.leastg*", "/home/dev/.leastgrant"));
+    assert!(reaches(
+        "/home/dev/.lea?tgrant/rules.json",
+        "/home/dev/.leastgrant"
+    ));
+    assert!(reaches(
+        "/HOME/dev/.[a-z]eastgrant",
+        "/home/dev/.leastgrant"
+    ));
+    assert!(reaches("/home/Jos?/.leastgrant", "/home/josé/.leastgrant"));
+    assert!(reaches("/home/**/x", "/home/dev/.leastgrant"));
+    assert!(!reaches("/home/dev/.leastgr?", "/home/dev/.leastgrant"));
+    assert!(
+        !reaches("/home/*", "/home/dev/.leastgrant"),
+        "above it, not at or below"
+    );
+    assert!(!reaches("/home/dev/src/*", "/home/dev/.leastgrant"));
+}
