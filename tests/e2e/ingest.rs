@@ -22,6 +22,7 @@ fn ingest(home: &Path, args: &[&str]) -> Output {
         .env_remove("LEASTGRANT_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("APPDATA")
+        .env_remove("CODEX_HOME")
         .current_dir(home.join("proj"))
         .arg("ingest")
         .args(args)
@@ -111,6 +112,62 @@ fn discovers_the_history_in_home_and_reports_what_it_skipped() {
         (json!(2), json!(0))
     );
     assert_eq!(second["files_unchanged"], 1, "{second}");
+}
+
+/// A Cursor global database with one composer and one terminal call, where Cursor keeps it on
+/// Linux, and a Codex rollout under `~/.codex/sessions`: both found without flags.
+#[test]
+fn discovers_cursor_and_codex_histories_in_home() {
+    let home = home("discover-all");
+    let global = home.join(".config/Cursor/User/globalStorage");
+    std::fs::create_dir_all(&global).unwrap();
+    let db = rusqlite::Connection::open(global.join("state.vscdb")).unwrap();
+    db.execute_batch(
+        "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);
+         CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);",
+    )
+    .unwrap();
+    let bubble = json!({"bubbleId": "b1", "type": 2, "createdAt": "2026-03-01T10:00:00Z",
+        "toolFormerData": {"name": "run_terminal_cmd", "toolCallId": "t1",
+            "rawArgs": "{\"command\":\"cargo test\"}", "status": "completed",
+            "userDecision": "rejected"}});
+    let composer = json!({"composerId": "c1", "_v": 3, "createdAt": 1_772_359_200_000_i64,
+        "workspaceIdentifier": {"id": "h", "uri": {"fsPath": "/home/dev/proj"}},
+        "fullConversationHeadersOnly": [{"bubbleId": "b1", "type": 2}]});
+    for (key, value) in [("bubbleId:c1:b1", bubble), ("composerData:c1", composer)] {
+        db.execute(
+            "INSERT INTO cursorDiskKV (key, value) VALUES (?1, ?2)",
+            rusqlite::params![key, value.to_string().into_bytes()],
+        )
+        .unwrap();
+    }
+    drop(db);
+    let rollouts = home.join(".codex/sessions/2026/03/01");
+    std::fs::create_dir_all(&rollouts).unwrap();
+    let records = [
+        json!({"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta",
+            "payload": {"id": "s1", "cwd": "/home/dev/proj"}}),
+        json!({"timestamp": "2026-03-01T10:00:01Z", "type": "response_item",
+            "payload": {"type": "function_call", "name": "shell", "call_id": "k1",
+                "arguments": "{\"command\":[\"bash\",\"-lc\",\"ls\"]}"}}),
+        json!({"timestamp": "2026-03-01T10:00:02Z", "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "k1", "output": "a b"}}),
+    ];
+    let text: String = records.iter().map(|r| r.to_string() + "\n").collect();
+    std::fs::write(rollouts.join("rollout-2026-03-01T10-00-00-s1.jsonl"), text).unwrap();
+
+    let result = summary(&ingest(&home, &["--json"]));
+    assert_eq!(
+        result["by_agent"],
+        json!({"codex": 1, "cursor": 1}),
+        "{result}"
+    );
+    assert_eq!(
+        result["by_outcome"],
+        json!({"ran": 1, "refused": 1}),
+        "{result}"
+    );
+    assert_eq!(result["files"], 2, "{result}");
 }
 
 #[test]
