@@ -5,7 +5,8 @@
 //! core each: leastgrant's ingest (JSON lines → events → Parquet with zstd) and DuckDB's
 //! `read_json` → Parquet (zstd) through Python. Prints MB/s per core for both, the ratio (budget:
 //! at least 2×), and peak memory against the largest single file. Skips with a printed reason
-//! where the samples or DuckDB are missing. No assertion on time.
+//! where the samples or DuckDB are missing. Each side is run three times and its best run is
+//! reported (the machines are shared and noisy). No assertion on time.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use leastgrant_ingest::run::{SourceFile, SourceKind, run};
+
+/// Runs per side; the best is reported.
+const RUNS: usize = 3;
 
 fn samples() -> Vec<PathBuf> {
     let root = Path::new(concat!(
@@ -114,17 +118,28 @@ fn main() {
         .num_threads(1)
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
+    // Best of a few fresh runs on each side: the machines are shared and noisy, and the best run
+    // is the one least disturbed.
     let before = peak_rss_kb();
-    let start = Instant::now();
-    let summary = pool
-        .install(|| run(files, &work.join("table"), &|_| {}))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let ours = start.elapsed().as_secs_f64();
+    let mut ours = f64::INFINITY;
+    let mut summary = None;
+    for attempt in 0..RUNS {
+        // A new directory each time: creating files where many were just deleted is slower on
+        // ext4, which would measure the file system, not the ingest.
+        let table = work.join(format!("table-{attempt}"));
+        let start = Instant::now();
+        let result = pool
+            .install(|| run(files.clone(), &table, &|_| {}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        ours = ours.min(start.elapsed().as_secs_f64());
+        summary = Some(result);
+    }
+    let events = summary.map_or(0, |s| s.events);
     let peak = peak_rss_kb().max(before);
     println!(
         "leastgrant: {:.1} MB/s per core ({} events, {:.1} s), peak memory {:.0} MB = {:.1}× the largest file",
         mb / ours,
-        summary.events,
+        events,
         ours,
         peak as f64 / 1024.0,
         peak as f64 * 1024.0 / largest.max(1) as f64
@@ -132,7 +147,8 @@ fn main() {
 
     // DuckDB, one thread.
     let script = format!(
-        "import duckdb, time, resource\ncon = duckdb.connect()\ncon.execute('SET threads=1')\ncon.execute('SET enable_progress_bar=false')\nt = time.time()\ncon.execute(\"COPY (SELECT * FROM read_json('{}/*.jsonl', format='newline_delimited', union_by_name=true, ignore_errors=true, maximum_object_size=67108864)) TO '{}/duck.parquet' (FORMAT parquet, COMPRESSION zstd)\")\nprint(time.time() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        "import duckdb, time, resource\ncon = duckdb.connect()\ncon.execute('SET threads=1')\ncon.execute('SET enable_progress_bar=false')\nbest = float('inf')\nfor _ in range({}):\n    t = time.time()\n    con.execute(\"COPY (SELECT * FROM read_json('{}/*.jsonl', format='newline_delimited', union_by_name=true, ignore_errors=true, maximum_object_size=67108864)) TO '{}/duck.parquet' (FORMAT parquet, COMPRESSION zstd)\")\n    best = min(best, time.time() - t)\nprint(best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        RUNS,
         corpus.display(),
         work.display()
     );

@@ -46,7 +46,7 @@ pub struct SourceEntry {
     /// integers this large.
     #[serde(default, with = "decimal_string")]
     pub mtime_ns: u128,
-    /// SHA-256 (16 hex) of the bytes read.
+    /// XXH3-128 (32 hex) of the bytes read (a Cursor database with its log).
     #[serde(default)]
     pub hash: String,
     /// Fragment files holding its events, relative to the table directory.
