@@ -453,7 +453,9 @@ fn listed_composers(db: &Connection) -> Vec<String> {
 /// `file:///home/me/p%20x` → `/home/me/p x`; `file:///c%3A/Users/me` → `c:/Users/me`.
 fn path_of_uri(uri: &str) -> String {
     let path = uri.strip_prefix("file://").unwrap_or(uri);
-    let decoded = percent_decode(path);
+    let decoded = percent_encoding::percent_decode_str(path)
+        .decode_utf8_lossy()
+        .into_owned();
     let bytes = decoded.as_bytes();
     // A Windows drive after the leading slash.
     if bytes.first() == Some(&b'/')
@@ -463,29 +465,6 @@ fn path_of_uri(uri: &str) -> String {
         return decoded.get(1..).unwrap_or(&decoded).to_string();
     }
     decoded
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, hex) {
-            (b'%', Some(decoded)) => {
-                out.push(decoded);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A private copy of a database and its log, removed when dropped.
