@@ -61,6 +61,20 @@ pub fn json_lines(bytes: &[u8], bad: &mut BadCounts) -> (Vec<Record>, usize) {
     (records, complete)
 }
 
+/// The JSON values `text` holds back to back, when it is nothing but two or more whole values.
+fn whole_values(text: &str) -> Option<Vec<&str>> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    while let Some(value) = stream.next() {
+        value.ok()?;
+        let end = stream.byte_offset();
+        parts.push(text.get(start..end)?.trim());
+        start = end;
+    }
+    (parts.len() >= 2 && text.get(start..)?.trim().is_empty()).then_some(parts)
+}
+
 /// [`json_lines`] without building `Value`s: each cleaned line's text goes to `record`, which
 /// parses it as it needs and returns whether it was valid JSON (it must have no effect when it
 /// was not: a torn line is retried from each `{"` inside it). Returns the byte offset after the
@@ -109,6 +123,14 @@ pub fn each_json_line(
             }
         };
         if record(line, &text, bad) {
+            continue;
+        }
+        // Two whole records written without a newline between them: read each.
+        if let Some(parts) = whole_values(&text) {
+            for part in parts {
+                record(line, part, bad);
+            }
+            bad.add("glued-records");
             continue;
         }
         // A crash can glue the start of one record to a whole next one: `{…"prNu{"parentUuid"…}`.

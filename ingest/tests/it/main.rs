@@ -3,6 +3,7 @@
 mod claude;
 mod codex;
 mod cursor;
+mod robustness;
 mod specstory;
 mod support;
 mod table;
