@@ -26,22 +26,15 @@ impl Roots {
     /// leastgrant's own state: the state directory and the project's `.leastgrant` directory
     /// (its rules), compared without case (a case-insensitive file system is one directory).
     pub fn holds_own_state(&self, path: &str) -> bool {
-        let lower = path.to_ascii_lowercase();
-        is_within(&lower, &self.state_dir.to_ascii_lowercase())
-            || is_within(
-                &lower,
-                &join(&self.project, ".leastgrant").to_ascii_lowercase(),
-            )
+        is_within_ignore_case(path, &self.state_dir)
+            || is_within_ignore_case(path, &join(&self.project, ".leastgrant"))
     }
 
     /// `path` is an ancestor of the state directory (deleting or overwriting it recursively
     /// reaches the state). The project's own `.leastgrant` rules may only tighten, so a
     /// project-wide edit reaching them is not an integrity breach.
     pub fn contains_own_state(&self, path: &str) -> bool {
-        is_within(
-            &self.state_dir.to_ascii_lowercase(),
-            &path.to_ascii_lowercase(),
-        )
+        is_within_ignore_case(&self.state_dir, path)
     }
 
     /// Roots for a project with the state directory at `~/.leastgrant`.
@@ -207,6 +200,18 @@ pub fn is_within(path: &str, dir: &str) -> bool {
         || path
             .strip_prefix(dir)
             .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// [`is_within`], case-blind (ASCII), without allocating.
+fn is_within_ignore_case(path: &str, dir: &str) -> bool {
+    if dir == "/" {
+        return true;
+    }
+    path.get(..dir.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(dir))
+        && path
+            .get(dir.len()..)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Places a resolved path (or `None` for an unresolved one).

@@ -275,10 +275,16 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
         "shpat_",
         "eyJ",
     ];
+    let has_assignment = text.contains('=');
+    // Too short for a token prefix (16), a header (15) or a random string (32), and no `=`.
+    if text.len() < 15 && !has_assignment {
+        return None;
+    }
     let value = text.rsplit_once('=').map(|(_, v)| v).unwrap_or(text);
     let value = value
-        .trim_start_matches("Bearer ")
-        .trim_start_matches("bearer ");
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .unwrap_or(value);
     let long_enough = value.len() >= 16;
     if long_enough && PREFIXES.iter().any(|p| value.starts_with(p)) {
         return Some("«redacted:token»");
@@ -287,7 +293,7 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
         && text
             .get(..14)
             .is_some_and(|h| h.eq_ignore_ascii_case("authorization:"));
-    if !header && !text.contains('=') {
+    if !header && !has_assignment {
         return long_random(value);
     }
     let lower = text.to_ascii_lowercase();
