@@ -128,7 +128,11 @@ pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
     } else {
         join(cwd?, raw)
     };
-    let path = normalize(&joined);
+    let path = if is_normal(&joined) {
+        joined
+    } else {
+        normalize(&joined)
+    };
     // Aliases of other places: a process's cwd or root, an open descriptor. Where they lead is
     // not knowable from the text.
     let alias = path.starts_with("/dev/fd/")
@@ -163,11 +167,7 @@ pub fn join(dir: &str, rest: &str) -> String {
 
 /// Lexical normalisation: collapses `//`, `.` and `..` (never above `/`).
 pub fn normalize(path: &str) -> String {
-    let clean = path.starts_with('/')
-        && (path.len() == 1 || !path.ends_with('/'))
-        && !path.contains("//")
-        && !path.split('/').any(|s| s == "." || s == "..");
-    if clean {
+    if is_normal(path) {
         return path.to_string();
     }
     let mut parts: Vec<&str> = Vec::new();
@@ -189,6 +189,14 @@ pub fn normalize(path: &str) -> String {
         out.push('/');
     }
     out
+}
+
+/// Already what [`normalize`] would make of it.
+fn is_normal(path: &str) -> bool {
+    path.starts_with('/')
+        && (path.len() == 1 || !path.ends_with('/'))
+        && !path.contains("//")
+        && !path.split('/').any(|s| s == "." || s == "..")
 }
 
 /// `path` equals `dir` or lies below it.
