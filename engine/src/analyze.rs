@@ -750,11 +750,17 @@ pub fn push_word(out: &mut String, word: &Word) {
 /// Appends a literal word, quoted if it holds spaces or shell syntax, so `git 'status; rm -rf x'`
 /// never reads as `git status; rm -rf x` to a rule. Unknown words keep their written form.
 pub fn push_quoted(out: &mut String, text: &str, literal: bool) {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_alphanumeric() || "-_./=:@%+,^~".contains(c));
-    if !literal || plain {
+    let plain = || {
+        !text.is_empty()
+            && text.chars().all(|c| {
+                c.is_alphanumeric()
+                    || matches!(
+                        c,
+                        '-' | '_' | '.' | '/' | '=' | ':' | '@' | '%' | '+' | ',' | '^' | '~'
+                    )
+            })
+    };
+    if !literal || plain() {
         out.push_str(text);
     } else {
         out.push('\'');

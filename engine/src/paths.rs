@@ -196,7 +196,16 @@ fn is_normal(path: &str) -> bool {
     path.starts_with('/')
         && (path.len() == 1 || !path.ends_with('/'))
         && !path.contains("//")
-        && !path.split('/').any(|s| s == "." || s == "..")
+        && !has_dot_segment(path)
+}
+
+/// A `.` or `..` segment in a path that starts with `/` (each segment follows a `/`).
+fn has_dot_segment(path: &str) -> bool {
+    path.match_indices("/.").any(|(at, _)| {
+        let rest = path.get(at + 2..).unwrap_or("");
+        let rest = rest.strip_prefix('.').unwrap_or(rest);
+        rest.is_empty() || rest.starts_with('/')
+    })
 }
 
 /// `path` equals `dir` or lies below it.
