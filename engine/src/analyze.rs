@@ -472,7 +472,7 @@ fn classify_effective(
     let targets = place_targets(&mut judgement, &mut normalizer, &mut unknowns, &mut flags);
     let signature = shell_signature(effective, &mut normalizer, &redirect_signature);
     let (spelling, spelling_without_flags) = spell(effective, &mut normalizer, &target_words);
-    let display = redact_text(&effective_text(effective));
+    let display = redact_text(effective_text(effective));
     Action {
         capability: judgement.capability,
         blast: judgement.blast,
@@ -770,27 +770,38 @@ pub fn push_quoted(out: &mut String, text: &str, literal: bool) {
 }
 
 fn effective_text(effective: &Effective) -> String {
-    let mut parts: Vec<String> = effective
-        .assignments
-        .iter()
-        .map(|(name, value)| format!("{name}={}", value.raw))
-        .collect();
-    if !effective.program.is_empty() {
-        parts.push(if effective.program_path.is_empty() {
-            effective.program.clone()
-        } else {
-            effective.program_path.clone()
-        });
+    // Built in place: this runs for every command, and a `Vec` of copies to join cost more
+    // than the text itself.
+    fn word(part: &str, text: &mut String) {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(part);
     }
-    parts.extend(effective.args.iter().map(|w| w.raw.clone()));
-    for redirect in &effective.redirects {
-        if redirect.op.starts_with("<<") && redirect.op != "<<<" {
-            parts.push(redirect.op.clone());
+    let mut text = String::new();
+    for (name, value) in &effective.assignments {
+        word(name, &mut text);
+        text.push('=');
+        text.push_str(&value.raw);
+    }
+    if !effective.program.is_empty() {
+        let program = if effective.program_path.is_empty() {
+            &effective.program
         } else {
-            parts.push(format!("{}{}", redirect.op, redirect.target.raw));
+            &effective.program_path
+        };
+        word(program, &mut text);
+    }
+    for arg in &effective.args {
+        word(&arg.raw, &mut text);
+    }
+    for redirect in &effective.redirects {
+        word(&redirect.op, &mut text);
+        if !(redirect.op.starts_with("<<") && redirect.op != "<<<") {
+            text.push_str(&redirect.target.raw);
         }
     }
-    parts.join(" ")
+    text
 }
 
 /// Program, normalised positionals in order, sorted flags, then risk-bearing context.

@@ -329,11 +329,13 @@ fn long_random(value: &str) -> Option<&'static str> {
 }
 
 /// Redacts credential-shaped tokens in text meant for people.
-pub fn redact_text(text: &str) -> String {
-    // Nothing long enough to be a token and no `=`/`:`: nothing to redact.
+pub fn redact_text(owned: impl AsRef<str> + Into<String>) -> String {
+    let text = owned.as_ref();
+    // Nothing long enough to be a token and no `=`/`:`: nothing to redact (and an owned text
+    // is handed back without a copy).
     let could_hold_secret = text.contains(['=', ':']) || text.split(' ').any(|t| t.len() >= 16);
     if !could_hold_secret || text.split(' ').all(|token| redact_token(token).is_none()) {
-        return text.to_string();
+        return owned.into();
     }
     text.split(' ')
         .map(|token| match redact_token(token) {
