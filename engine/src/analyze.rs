@@ -401,7 +401,7 @@ fn classify_effective(
                 .blast
                 .at_least(C::FsWriteWorkspace.default_blast());
         }
-        if !normalizer.place(target).1.is_plain_workspace() {
+        if !normalizer.placement(target).is_plain_workspace() {
             unnamed_effects = true;
         }
         judgement.targets.push((redirect.target.clone(), access));
@@ -456,7 +456,7 @@ fn classify_effective(
             })
             .unwrap_or(text);
         if crate::signature::looks_like_path(candidate)
-            && normalizer.place(candidate).1.secret
+            && normalizer.placement(candidate).secret
             && !judgement.targets.iter().any(|(w, _)| w.text == candidate)
         {
             judgement

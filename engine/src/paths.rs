@@ -231,16 +231,19 @@ fn is_within_ignore_case(path: &str, dir: &str) -> bool {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
+/// Where a path the engine cannot resolve lies: nowhere it knows.
+pub const UNRESOLVED_PLACEMENT: Placement = Placement {
+    zone: Zone::Unresolved,
+    secret: false,
+    persistence: false,
+    control: false,
+    own_state: false,
+};
+
 /// Places a resolved path (or `None` for an unresolved one).
 pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
     let Some(path) = resolved else {
-        return Placement {
-            zone: Zone::Unresolved,
-            secret: false,
-            persistence: false,
-            control: false,
-            own_state: false,
-        };
+        return UNRESOLVED_PLACEMENT;
     };
     let lower = path.to_ascii_lowercase();
     let own_state = roots.holds_own_state(path);

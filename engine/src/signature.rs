@@ -5,7 +5,7 @@
 //! `<n>`, `<text>`, …), flags are sorted, and what changes risk survives (redirect targets,
 //! `git -c` keys, execution-changing assignments, privilege). Secrets are redacted.
 
-use crate::paths::{Placement, Roots, Zone, place, resolve};
+use crate::paths::{Placement, Roots, UNRESOLVED_PLACEMENT, Zone, place, resolve};
 use crate::shell::UNRESOLVED;
 
 /// The placeholder for a placed path.
@@ -104,14 +104,31 @@ impl<'a> Normalizer<'a> {
 
     /// Resolves and places `raw`, once per distinct text.
     pub fn place(&mut self, raw: &str) -> (Option<String>, Placement) {
-        if let Some((_, resolved, placement)) = self.placed.iter().find(|(r, _, _)| r == raw) {
-            return (resolved.clone(), *placement);
+        let index = self.index_of(raw);
+        self.placed
+            .get(index)
+            .map_or((None, UNRESOLVED_PLACEMENT), |(_, resolved, placement)| {
+                (resolved.clone(), *placement)
+            })
+    }
+
+    /// Where `raw` lies, without copying its resolved path.
+    pub fn placement(&mut self, raw: &str) -> Placement {
+        let index = self.index_of(raw);
+        self.placed
+            .get(index)
+            .map_or(UNRESOLVED_PLACEMENT, |(_, _, placement)| *placement)
+    }
+
+    /// The cache slot of `raw`, filled on first sight.
+    fn index_of(&mut self, raw: &str) -> usize {
+        if let Some(index) = self.placed.iter().position(|(r, _, _)| r == raw) {
+            return index;
         }
         let resolved = resolve(raw, self.cwd, self.roots);
         let placement = place(resolved.as_deref(), self.roots);
-        self.placed
-            .push((raw.to_string(), resolved.clone(), placement));
-        (resolved, placement)
+        self.placed.push((raw.to_string(), resolved, placement));
+        self.placed.len().saturating_sub(1)
     }
 
     /// Normalises one argument.
@@ -239,7 +256,7 @@ impl<'a> Normalizer<'a> {
             }
         }
         if looks_like_path(text) {
-            let (_, placement) = self.place(text);
+            let placement = self.placement(text);
             return path_placeholder(&placement);
         }
         text.to_string()
