@@ -682,7 +682,7 @@ fn spell(
         let text = word.text.as_str();
         if text.starts_with('-') && text.len() > 1 && word.is_literal() {
             if is_letter_cluster(text) {
-                flags.extend(text.chars().skip(1).map(|c| format!("-{c}")));
+                flags.extend(text.chars().skip(1).map(short_flag));
             } else {
                 flags.push(text.to_string());
             }
@@ -804,6 +804,14 @@ fn effective_text(effective: &Effective) -> String {
     text
 }
 
+/// `-c`, without the formatting machinery (it runs for every letter of every flag cluster).
+fn short_flag(letter: char) -> String {
+    let mut flag = String::with_capacity(1 + letter.len_utf8());
+    flag.push('-');
+    flag.push(letter);
+    flag
+}
+
 /// Program, normalised positionals in order, sorted flags, then risk-bearing context.
 fn shell_signature(
     effective: &Effective,
@@ -863,7 +871,7 @@ fn shell_signature(
                 Some((flag, value)) => flags.push(format!("{flag}={}", normalizer.arg(value))),
                 None if is_letter_cluster(text) => {
                     // `-la` and `-al` and `-a -l` are one spelling.
-                    flags.extend(text.chars().skip(1).map(|c| format!("-{c}")));
+                    flags.extend(text.chars().skip(1).map(short_flag));
                 }
                 None => flags.push(match crate::signature::redact_token(text) {
                     Some(marker) => marker.to_string(),
