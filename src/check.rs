@@ -1,6 +1,5 @@
 //! `leastgrant check`: one decision, explained for a person or as JSON for CI.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
@@ -11,7 +10,7 @@ use leastgrant_engine::{
     Analysis, Decision, Envelope, SessionState, Settings, ToolCall, Verdict, analyze, decide,
 };
 
-use crate::workspace::Workspace;
+use crate::workspace::Location;
 use serde_json::{Value, json};
 
 #[derive(Args)]
@@ -24,17 +23,8 @@ pub struct CheckArgs {
     /// The tool's input as JSON.
     #[arg(long)]
     input: Option<String>,
-    /// The directory the call runs in [default: the current directory].
-    #[arg(long)]
-    cwd: Option<PathBuf>,
-    /// The project root [default: the enclosing git repository, else --cwd].
-    #[arg(long)]
-    project: Option<PathBuf>,
-    /// A rules file (JSON: `{allow, ask, deny, defaultMode}` or Claude Code's
-    /// `{"permissions": …}`); repeat to layer several [default: `~/.leastgrant/rules.json` and
-    /// `<project>/.leastgrant/rules.json`, where they exist].
-    #[arg(long = "rules", value_name = "FILE")]
-    rules: Vec<PathBuf>,
+    #[command(flatten)]
+    location: Location,
     /// Also apply the permission rules of Claude Code's own settings (`~/.claude/settings.json`,
     /// `.claude/settings.json`, `.claude/settings.local.json`).
     #[arg(long)]
@@ -48,7 +38,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let workspace = Workspace::discover(args.cwd.as_deref(), args.project.as_deref())?;
+    let workspace = args.location.workspace()?;
     let cwd = workspace.cwd_text();
     let call = match (&args.command, &args.tool) {
         (Some(command), None) => ToolCall::shell(command, Some(&cwd)),
@@ -66,7 +56,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         (Some(_), Some(_)) => bail!("give either a shell command or --tool, not both"),
         (None, None) => bail!("give a shell command to check, or --tool NAME --input JSON"),
     };
-    let policy = workspace.policy_with(&args.rules, args.claude_settings)?;
+    let policy = workspace.policy_with(&args.location.rules, args.claude_settings)?;
     let grants = if args.no_grants {
         Vec::new()
     } else {

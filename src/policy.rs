@@ -1,7 +1,6 @@
 //! `leastgrant lint`, `leastgrant allow|deny|forget` and `leastgrant rules`: the answers a
 //! person gives in advance.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
@@ -13,21 +12,7 @@ use leastgrant_engine::{ToolCall, analyze};
 use serde_json::{Value, json};
 
 use crate::check::now_us;
-use crate::workspace::Workspace;
-
-/// Where a command runs and which rules files it reads.
-#[derive(Args)]
-pub struct Location {
-    /// The directory the call runs in [default: the current directory].
-    #[arg(long)]
-    cwd: Option<PathBuf>,
-    /// The project root [default: the enclosing git repository, else --cwd].
-    #[arg(long)]
-    project: Option<PathBuf>,
-    /// A rules file; repeat to layer several [default: the default locations that exist].
-    #[arg(long = "rules", value_name = "FILE")]
-    rules: Vec<PathBuf>,
-}
+use crate::workspace::{Location, Workspace};
 
 #[derive(Args)]
 pub struct LintArgs {
@@ -37,10 +22,7 @@ pub struct LintArgs {
 
 /// `leastgrant lint`: exit 0 when clean, 1 with findings, 3 on an unreadable policy.
 pub fn lint_command(args: &LintArgs) -> Result<ExitCode> {
-    let workspace = Workspace::discover(
-        args.location.cwd.as_deref(),
-        args.location.project.as_deref(),
-    )?;
+    let workspace = args.location.workspace()?;
     let files = workspace.policy_files(&args.location.rules);
     if files.is_empty() {
         bail!("no rules file: give --rules FILE, or create ~/.leastgrant/rules.json");
@@ -248,10 +230,7 @@ fn describe(grant: &Grant) -> String {
 
 /// `leastgrant allow|deny`.
 pub fn grant_command(args: &GrantArgs, verdict: GrantVerdict) -> Result<ExitCode> {
-    let workspace = Workspace::discover(
-        args.location.cwd.as_deref(),
-        args.location.project.as_deref(),
-    )?;
+    let workspace = args.location.workspace()?;
     let grants = grants_for(&parse_target(&args.target), verdict, args.exact, &workspace)?;
     let mut store = workspace.grants();
     for grant in grants {
@@ -281,10 +260,7 @@ pub struct ForgetArgs {
 
 /// `leastgrant forget`: prints every grant removed (the audit record).
 pub fn forget_command(args: &ForgetArgs) -> Result<ExitCode> {
-    let workspace = Workspace::discover(
-        args.location.cwd.as_deref(),
-        args.location.project.as_deref(),
-    )?;
+    let workspace = args.location.workspace()?;
     let mut store = workspace.grants();
     if args.all {
         let all = store.load()?;
@@ -334,10 +310,7 @@ pub struct RulesArgs {
 
 /// `leastgrant rules`: the rules and grants in force for this project.
 pub fn rules_command(args: &RulesArgs) -> Result<ExitCode> {
-    let workspace = Workspace::discover(
-        args.location.cwd.as_deref(),
-        args.location.project.as_deref(),
-    )?;
+    let workspace = args.location.workspace()?;
     let files = workspace.policy_files(&args.location.rules);
     let policy = workspace.policy(&args.location.rules)?;
     let grants = workspace.grants().load()?;

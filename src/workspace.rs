@@ -4,9 +4,34 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
+use clap::Args;
 use leastgrant_engine::Roots;
 use leastgrant_engine::rules::Policy;
 use leastgrant_hook::grants::FileGrantStore;
+
+/// Where a command runs and which rules files it reads (the flags every command that decides
+/// shares).
+#[derive(Args)]
+pub struct Location {
+    /// The directory the call runs in [default: the current directory].
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// The project root [default: the enclosing git repository, else --cwd].
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+    /// A rules file (JSON: `{allow, ask, deny, defaultMode}` or Claude Code's
+    /// `{"permissions": …}`); repeat to layer several [default: `~/.leastgrant/rules.json` and
+    /// `<project>/.leastgrant/rules.json`, where they exist].
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Vec<PathBuf>,
+}
+
+impl Location {
+    /// The workspace these flags name.
+    pub fn workspace(&self) -> Result<Workspace> {
+        Workspace::discover(self.cwd.as_deref(), self.project.as_deref())
+    }
+}
 
 /// The directories one invocation works in.
 pub struct Workspace {

@@ -7,18 +7,10 @@
 
 use super::{DefaultMode, Policy};
 
-/// Tool names rules can name (Claude Code's spelling; MCP tools are `mcp__…`).
-const KNOWN_TOOLS: &[&str] = &[
+/// Tool names rules can name besides the path tools (Claude Code's spelling; MCP tools are
+/// `mcp__…`).
+const OTHER_TOOLS: &[&str] = &[
     "Bash",
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "NotebookRead",
-    "Glob",
-    "Grep",
-    "LS",
     "WebFetch",
     "WebSearch",
     "Task",
@@ -31,7 +23,6 @@ const KNOWN_TOOLS: &[&str] = &[
     "AskUserQuestion",
     "BashOutput",
     "KillShell",
-    "Delete",
 ];
 use crate::decide::Decision;
 
@@ -160,7 +151,10 @@ pub fn lint(policy: &Policy) -> Vec<Finding> {
         });
     }
     for rule in rules {
-        if !KNOWN_TOOLS.contains(&rule.tool_name()) && !rule.text.starts_with("mcp__") {
+        if !OTHER_TOOLS.contains(&rule.tool_name())
+            && !super::takes_path_rules(rule.tool_name())
+            && !rule.text.starts_with("mcp__")
+        {
             findings.push(Finding {
                 code: "unknown-tool",
                 rules: vec![rule.text.clone()],

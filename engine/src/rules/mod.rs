@@ -95,18 +95,11 @@ pub struct Policy {
 
 const READ_TOOLS: &[&str] = &["Read", "NotebookRead", "Grep", "Glob", "LS"];
 const WRITE_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit", "Delete"];
-const PATH_RULE_TOOLS: &[&str] = &[
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "NotebookRead",
-    "Grep",
-    "Glob",
-    "LS",
-    "Delete",
-];
+
+/// Tools whose rule specifier is a path: those that read and those that write.
+pub(crate) fn takes_path_rules(tool: &str) -> bool {
+    READ_TOOLS.contains(&tool) || WRITE_TOOLS.contains(&tool)
+}
 
 impl Policy {
     /// An empty policy: nothing matches, unmatched calls fall through.
@@ -394,7 +387,7 @@ impl Rule {
                 Some(prefix) => Spec::Command(Pattern::command_prefix(prefix)),
                 None => Spec::Command(Pattern::glob(spec, GlobKind::Command)),
             },
-            Some(spec) if PATH_RULE_TOOLS.contains(&name) => {
+            Some(spec) if takes_path_rules(name) => {
                 let pattern = Pattern::glob(&path_pattern(spec, roots), GlobKind::Path);
                 let folded = pattern.folded();
                 Spec::Path(pattern, folded)
@@ -560,9 +553,7 @@ impl Rule {
     /// The set of calls this rule's specifier matches, as a pattern (a bare rule: all of them).
     fn language(&self) -> Pattern {
         match &self.spec {
-            Spec::Any if PATH_RULE_TOOLS.contains(&self.name()) => {
-                Pattern::glob("/**", GlobKind::Path)
-            }
+            Spec::Any if takes_path_rules(self.name()) => Pattern::glob("/**", GlobKind::Path),
             Spec::Any => Pattern::everything(),
             Spec::Command(p) | Spec::Path(p, _) | Spec::Host(p) | Spec::Text(p) => p.clone(),
         }

@@ -86,6 +86,20 @@ impl Effective {
     }
 }
 
+/// Ends the peeling at `program`: it runs with `args`, and what it does is not knowable.
+fn end_opaque(
+    mut current: Effective,
+    program: String,
+    args: Vec<Word>,
+    why: &str,
+    out: &mut Vec<Effective>,
+) {
+    current.program = program;
+    current.args = args;
+    current.opaque(why);
+    out.push(current);
+}
+
 /// Assignments that change which program runs or how it loads code.
 const HIJACK_NAMES: &[&str] = &[
     "PATH",
@@ -871,11 +885,13 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 let Some(at) = exec_at else { break };
                 // Each `-exec` is peeled by a nested call: bound how many are followed.
                 if current.context.depth > 4 * MAX_DEPTH {
-                    current.program = program;
-                    current.args = rest;
-                    current.opaque("more `-exec` clauses than the analysis follows");
-                    out.push(current);
-                    return;
+                    return end_opaque(
+                        current,
+                        program,
+                        rest,
+                        "more `-exec` clauses than the analysis follows",
+                        out,
+                    );
                 }
                 current.context.depth += 1;
                 let inner_end = rest
@@ -965,18 +981,16 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 return;
             }
             "source" | "." => {
-                current.program = program;
-                current.args = rest;
-                current.opaque("sources a script the engine has not read");
-                out.push(current);
-                return;
+                return end_opaque(
+                    current,
+                    program,
+                    rest,
+                    "sources a script the engine has not read",
+                    out,
+                );
             }
             "trap" => {
-                current.program = program;
-                current.args = rest;
-                current.opaque("trap runs code later");
-                out.push(current);
-                return;
+                return end_opaque(current, program, rest, "trap runs code later", out);
             }
             "npx" | "pnpx" | "bunx" | "uvx" => {
                 let (tail, seen) = strip_options(
@@ -999,11 +1013,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     continue;
                 }
                 current.wrappers.push(Wrapper::FetchRun);
-                current.program = program;
-                current.args = rest;
-                current.opaque("fetches a package and runs it");
-                out.push(current);
-                return;
+                return end_opaque(current, program, rest, "fetches a package and runs it", out);
             }
             "pipenv" | "pdm" | "hatch" | "rye" | "pixi"
                 if matches!(text(rest.first()), "run" | "exec") =>
@@ -1044,21 +1054,19 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     v.is_none() && f.starts_with("--") && !RUNNER_SWITCHES.contains(&f.as_str())
                 }) {
                     // An option we do not know may take a value: the program is not certain.
-                    current.program = program;
-                    current.args = rest;
-                    current.opaque("a runner option the engine does not know");
-                    out.push(current);
-                    return;
+                    return end_opaque(
+                        current,
+                        program,
+                        rest,
+                        "a runner option the engine does not know",
+                        out,
+                    );
                 }
                 current.args = tail.to_vec();
             }
             "pnpm" | "yarn" | "bun" | "npm" if matches!(text(rest.first()), "dlx" | "x") => {
                 current.wrappers.push(Wrapper::FetchRun);
-                current.program = program;
-                current.args = rest;
-                current.opaque("fetches a package and runs it");
-                out.push(current);
-                return;
+                return end_opaque(current, program, rest, "fetches a package and runs it", out);
             }
             "pnpm" | "npm" if text(rest.first()) == "exec" => {
                 let (tail, seen) = strip_options(
@@ -1079,11 +1087,13 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                         .is_some_and(|t| KNOWN_JS_TOOLS.contains(&t.text.as_str()));
                 if !known || !seen.is_empty() {
                     current.wrappers.push(Wrapper::FetchRun);
-                    current.program = program;
-                    current.args = rest;
-                    current.opaque("fetches a package and runs it");
-                    out.push(current);
-                    return;
+                    return end_opaque(
+                        current,
+                        program,
+                        rest,
+                        "fetches a package and runs it",
+                        out,
+                    );
                 }
                 current.wrappers.push(Wrapper::Runner);
                 current.runner = Some(program.clone());
