@@ -22,6 +22,7 @@
 pub mod analyze;
 pub mod decide;
 pub mod envelope;
+pub mod glob;
 pub mod grants;
 pub mod knowledge;
 pub mod model;
@@ -29,6 +30,7 @@ pub mod paths;
 pub mod rules;
 pub mod shell;
 pub mod signature;
+mod spelling;
 pub mod tools;
 
 pub use analyze::{Analysis, Roots, ToolCall, analyze};

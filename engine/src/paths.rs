@@ -791,68 +791,6 @@ fn is_control(lower: &str, hits: &ListHits) -> bool {
     false
 }
 
-/// Brace expansion of `text` (`{a,b}`, nested, at most 64 results): the words the shell would
-/// produce. Ranges (`{1..3}`) are left as written.
-pub fn expand_braces(text: &str) -> Vec<String> {
-    let mut out = vec![text.to_string()];
-    for _ in 0..6 {
-        let mut next = Vec::new();
-        let mut changed = false;
-        for word in &out {
-            match split_first_brace(word) {
-                Some((prefix, alternatives, suffix)) => {
-                    changed = true;
-                    for alt in alternatives {
-                        next.push(format!("{prefix}{alt}{suffix}"));
-                    }
-                }
-                None => next.push(word.clone()),
-            }
-        }
-        next.truncate(64);
-        out = next;
-        if !changed {
-            break;
-        }
-    }
-    out
-}
-
-/// The first `{a,b}` group with a comma at its own level: prefix, alternatives, suffix.
-fn split_first_brace(word: &str) -> Option<(String, Vec<String>, String)> {
-    let chars: Vec<char> = word.chars().collect();
-    let open = chars.iter().position(|c| *c == '{')?;
-    let mut depth = 0usize;
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    for (i, c) in chars.iter().enumerate().skip(open) {
-        match c {
-            '{' => {
-                depth += 1;
-                if depth > 1 {
-                    current.push(*c);
-                }
-            }
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    parts.push(current);
-                    if parts.len() < 2 {
-                        return None;
-                    }
-                    let prefix: String = chars.get(..open)?.iter().collect();
-                    let suffix: String = chars.get(i + 1..)?.iter().collect();
-                    return Some((prefix, parts, suffix));
-                }
-                current.push(*c);
-            }
-            ',' if depth == 1 => parts.push(std::mem::take(&mut current)),
-            _ => current.push(*c),
-        }
-    }
-    None
-}
-
 /// Whether a shell glob (lower-cased, absolute) could expand to a credential, a persistence
 /// point or a control file: (secret, persistence, control). Compared segment by segment with
 /// the lists (a glob never spans `/`); a segment that is only `*` is not taken to name a file,
@@ -864,99 +802,24 @@ pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
             needle.split('/').enumerate().all(|(k, part)| {
                 segments
                     .get(start + k)
-                    .is_some_and(|seg| *seg != "*" && segment_matches(seg, part))
+                    .is_some_and(|seg| *seg != "*" && crate::glob::segment_matches(seg, part))
             })
         })
     };
     let last = segments.last().copied().unwrap_or("");
-    let names = |list: &[&str]| last != "*" && list.iter().any(|name| segment_matches(last, name));
+    let names = |list: &[&str]| {
+        last != "*"
+            && list
+                .iter()
+                .any(|name| crate::glob::segment_matches(last, name))
+    };
     let secret = SECRET_DIRS.iter().any(|d| aligns(d))
         || names(SECRET_FILES)
         || (last != "*"
             && [".env", ".env.local", ".env.production"]
                 .iter()
-                .any(|n| segment_matches(last, n)));
+                .any(|n| crate::glob::segment_matches(last, n)));
     let persistence = PERSISTENCE_DIRS.iter().any(|d| aligns(d)) || names(PERSISTENCE_FILES);
     let control = CONTROL_SUFFIXES.iter().any(|d| aligns(d));
     (secret, persistence, control)
-}
-
-/// Whether a shell glob (absolute) could expand to `dir` or a path below it, compared case-blind
-/// segment by segment (a glob never spans `/`; a `**` segment or a leftover brace is taken to
-/// match anything from there on, which only widens the result).
-pub fn glob_may_reach_dir(glob: &str, dir: &str) -> bool {
-    let glob = glob.to_ascii_lowercase();
-    let dir = dir.to_ascii_lowercase();
-    let mut glob_segments = glob.split('/').filter(|s| !s.is_empty());
-    for dir_segment in dir.split('/').filter(|s| !s.is_empty()) {
-        match glob_segments.next() {
-            None => return false,
-            Some(segment) if segment == "**" || segment.contains('{') => return true,
-            Some(segment) if !segment_matches(segment, dir_segment) => return false,
-            Some(_) => {}
-        }
-    }
-    true
-}
-
-/// A glob segment (`*`, `?`, `[…]`) matches a literal name (iterative wildcard matching; a
-/// bracket expression is taken to match any one character, which only widens the result).
-/// ASCII text is compared byte by byte, without allocating; other text by character.
-fn segment_matches(glob: &str, name: &str) -> bool {
-    if glob.is_ascii() && name.is_ascii() {
-        return wildcard_match(glob.as_bytes(), name.as_bytes(), [b'*', b'?', b'[', b']']);
-    }
-    let g: Vec<char> = glob.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    wildcard_match(&g, &n, ['*', '?', '[', ']'])
-}
-
-/// The matching behind [`segment_matches`], over bytes or characters; `special` is
-/// `[star, question, open, close]`.
-fn wildcard_match<T: Copy + PartialEq>(g: &[T], n: &[T], special: [T; 4]) -> bool {
-    let [any_run, any_one, open, close] = special;
-    let (mut gi, mut ni) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while ni < n.len() {
-        match g.get(gi) {
-            Some(c) if *c == any_run => {
-                star = Some((gi, ni));
-                gi += 1;
-            }
-            Some(c) if *c == open => {
-                let end = g.iter().skip(gi).position(|c| *c == close).map(|p| gi + p);
-                match end {
-                    Some(end) => {
-                        gi = end + 1;
-                        ni += 1;
-                    }
-                    None if n.get(ni) == Some(&open) => {
-                        gi += 1;
-                        ni += 1;
-                    }
-                    None => match star {
-                        Some((sg, sn)) => {
-                            gi = sg + 1;
-                            ni = sn + 1;
-                            star = Some((sg, sn + 1));
-                        }
-                        None => return false,
-                    },
-                }
-            }
-            Some(c) if *c == any_one || Some(c) == n.get(ni) => {
-                gi += 1;
-                ni += 1;
-            }
-            _ => match star {
-                Some((sg, sn)) => {
-                    gi = sg + 1;
-                    ni = sn + 1;
-                    star = Some((sg, sn + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    g.iter().skip(gi).all(|c| *c == any_run)
 }

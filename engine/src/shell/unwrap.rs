@@ -461,7 +461,7 @@ fn start_from(template: &Effective, command: &SimpleCommand) -> Effective {
             if i > 0 {
                 out.push(' ');
             }
-            crate::analyze::push_word(&mut out, word);
+            crate::spelling::push_word(&mut out, word);
         }
         out
     } else {

@@ -103,7 +103,7 @@ fn a_macos_home_is_a_credential_tree_in_any_case() {
 /// blind; `?` is one character, also outside ASCII.
 #[test]
 fn globs_reach_directories_segment_by_segment() {
-    use leastgrant_engine::paths::glob_may_reach_dir as reaches;
+    use leastgrant_engine::glob::glob_may_reach_dir as reaches;
     assert!(reaches("/home/dev/.leastg*", "/home/dev/.leastgrant"));
     assert!(reaches(
         "/home/dev/.lea?tgrant/rules.json",

@@ -1,0 +1,248 @@
+//! The texts of a shell action: what a person is shown (`display`), what `Bash(…)` rules match
+//! (the words as written, quoted), what a grant remembers (the spelling, flags sorted and paths
+//! resolved) and what learning is keyed on (the signature, arguments as placeholders).
+
+use crate::shell::lex::Word;
+use crate::shell::unwrap::{Effective, Wrapper, trusted_program_path};
+use crate::signature::Normalizer;
+
+/// The action spelled for grants: the program as written, sorted flags, then the arguments with
+/// every path the action touches resolved (so `rm -rf ./src/` and `rm -fr src` are one
+/// spelling), and the same without flags.
+pub(crate) fn spell(
+    effective: &Effective,
+    normalizer: &mut Normalizer<'_>,
+    target_words: &[String],
+) -> (String, String) {
+    let program = if effective.program_path.is_empty() {
+        &effective.program
+    } else {
+        &effective.program_path
+    };
+    let mut flags: Vec<String> = Vec::new();
+    let mut positionals: Vec<String> = Vec::new();
+    for word in &effective.args {
+        let text = word.text.as_str();
+        if text.starts_with('-') && text.len() > 1 && word.is_literal() {
+            if is_letter_cluster(text) {
+                flags.extend(text.chars().skip(1).map(short_flag));
+            } else {
+                flags.push(text.to_string());
+            }
+        } else if word.is_literal() && target_words.iter().any(|t| t == text) {
+            let resolved = normalizer.place(text).0.unwrap_or_else(|| text.to_string());
+            positionals.push(resolved);
+        } else {
+            let mut out = String::new();
+            push_word(&mut out, word);
+            positionals.push(out);
+        }
+    }
+    flags.sort();
+    flags.dedup();
+    let without = std::iter::once(program.clone())
+        .chain(positionals.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let with = std::iter::once(program.clone())
+        .chain(flags)
+        .chain(positionals)
+        .collect::<Vec<_>>()
+        .join(" ");
+    (with, without)
+}
+
+/// The program as written and its arguments, quoted where the shell would need it: what
+/// `Bash(…)` rules are matched against.
+pub(crate) fn shell_words(effective: &Effective) -> String {
+    let program = if effective.program_path.is_empty() {
+        &effective.program
+    } else {
+        &effective.program_path
+    };
+    let mut out = String::with_capacity(effective.written.len() + 8);
+    push_quoted(&mut out, program, true);
+    for word in &effective.args {
+        out.push(' ');
+        push_word(&mut out, word);
+    }
+    out
+}
+
+/// Appends a word as [`push_quoted`] would. A word whose value is unknown becomes one
+/// [`crate::shell::UNRESOLVED`] character: a deny rule treats it as "could be anything".
+pub fn push_word(out: &mut String, word: &Word) {
+    if word.is_literal() {
+        push_quoted(out, &word.text, true);
+    } else {
+        out.push(crate::shell::UNRESOLVED);
+    }
+}
+
+/// Appends a literal word, quoted if it holds spaces or shell syntax, so `git 'status; rm -rf x'`
+/// never reads as `git status; rm -rf x` to a rule. Unknown words keep their written form.
+pub fn push_quoted(out: &mut String, text: &str, literal: bool) {
+    let plain = || {
+        !text.is_empty()
+            && text.chars().all(|c| {
+                c.is_alphanumeric()
+                    || matches!(
+                        c,
+                        '-' | '_' | '.' | '/' | '=' | ':' | '@' | '%' | '+' | ',' | '^' | '~'
+                    )
+            })
+    };
+    if !literal || plain() {
+        out.push_str(text);
+    } else {
+        out.push('\'');
+        out.push_str(&text.replace('\'', "'\\''"));
+        out.push('\'');
+    }
+}
+
+pub(crate) fn effective_text(effective: &Effective) -> String {
+    // Built in place: this runs for every command, and a `Vec` of copies to join cost more
+    // than the text itself.
+    fn word(part: &str, text: &mut String) {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(part);
+    }
+    let mut text = String::new();
+    for (name, value) in &effective.assignments {
+        word(name, &mut text);
+        text.push('=');
+        text.push_str(&value.raw);
+    }
+    if !effective.program.is_empty() {
+        let program = if effective.program_path.is_empty() {
+            &effective.program
+        } else {
+            &effective.program_path
+        };
+        word(program, &mut text);
+    }
+    for arg in &effective.args {
+        word(&arg.raw, &mut text);
+    }
+    for redirect in &effective.redirects {
+        word(&redirect.op, &mut text);
+        if !(redirect.op.starts_with("<<") && redirect.op != "<<<") {
+            text.push_str(&redirect.target.raw);
+        }
+    }
+    text
+}
+
+/// `-c`, without the formatting machinery (it runs for every letter of every flag cluster).
+fn short_flag(letter: char) -> String {
+    let mut flag = String::with_capacity(1 + letter.len_utf8());
+    flag.push('-');
+    flag.push(letter);
+    flag
+}
+
+/// Program, normalised positionals in order, sorted flags, then risk-bearing context.
+pub(crate) fn shell_signature(
+    effective: &Effective,
+    normalizer: &mut Normalizer<'_>,
+    redirects: &[String],
+) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut assignments: Vec<String> = effective
+        .assignments
+        .iter()
+        .map(|(name, value)| format!("{name}={}", normalizer.arg(&value.text)))
+        .collect();
+    assignments.sort();
+    parts.extend(assignments);
+    for wrapper in &effective.wrappers {
+        match wrapper {
+            Wrapper::Privilege => parts.push("[privileged]".to_string()),
+            Wrapper::StdinArgs => parts.push("[args-from-input]".to_string()),
+            Wrapper::FindExec => parts.push("[find-exec]".to_string()),
+            Wrapper::FetchRun => parts.push("[fetch-run]".to_string()),
+            _ => {}
+        }
+    }
+    if effective.chdir.is_some() {
+        let dir = effective
+            .chdir
+            .as_ref()
+            .map(|d| normalizer.arg(&d.text))
+            .unwrap_or_default();
+        parts.push(format!("[in:{dir}]"));
+    }
+    if let Some(runner) = &effective.runner {
+        parts.push(format!("[via:{runner}]"));
+    }
+    if effective.program.contains(crate::shell::UNRESOLVED) {
+        parts.push("<dynamic>".to_string());
+    } else if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path)
+    {
+        // A file named by its path is that file, not the program its name resembles.
+        parts.push(effective.program_path.clone());
+    } else if !effective.program.is_empty() {
+        parts.push(effective.program.clone());
+    }
+    for key in &effective.config_keys {
+        parts.push(format!("-c {key}"));
+    }
+    let mut flags: Vec<String> = Vec::new();
+    let mut after_dashes = false;
+    for word in &effective.args {
+        let text = word.text.as_str();
+        if !after_dashes && text == "--" {
+            after_dashes = true;
+            continue;
+        }
+        if !after_dashes && text.starts_with('-') && text.len() > 1 {
+            match text.split_once('=') {
+                Some((flag, value)) => flags.push(format!("{flag}={}", normalizer.arg(value))),
+                None if is_letter_cluster(text) => {
+                    // `-la` and `-al` and `-a -l` are one spelling.
+                    flags.extend(text.chars().skip(1).map(short_flag));
+                }
+                None => flags.push(match crate::signature::redact_token(text) {
+                    Some(marker) => marker.to_string(),
+                    None if text.contains(crate::shell::UNRESOLVED) => "<dynamic>".to_string(),
+                    None => text.to_string(),
+                }),
+            }
+        } else {
+            parts.push(normalizer.arg(text));
+        }
+    }
+    flags.sort();
+    flags.dedup();
+    parts.extend(flags);
+    let mut redirects = redirects.to_vec();
+    redirects.sort();
+    parts.extend(redirects);
+    parts.join(" ")
+}
+
+/// A cluster of short flags (`-la`, `-rf`, `-xzf`). Longer single-dash words are options of
+/// their own (`-name`, `-exec`), and so are a few short ones that are words.
+fn is_letter_cluster(text: &str) -> bool {
+    (3..=4).contains(&text.len())
+        && text.starts_with('-')
+        && !text.starts_with("--")
+        && text.chars().skip(1).all(|c| c.is_ascii_alphabetic())
+        && !matches!(
+            text,
+            "-run"
+                | "-cp"
+                | "-jar"
+                | "-ok"
+                | "-os"
+                | "-mod"
+                | "-tag"
+                | "-vet"
+                | "-and"
+                | "-not"
+                | "-new"
+        )
+}
