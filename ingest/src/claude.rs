@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{
-    BadCounts, attended_for, command_and_path, each_json_line, excerpt, files_below,
-    parse_timestamp_us, project_key, stable_id,
+    BadCounts, attended_for, command_and_path, each_json_line, excerpt, files_below, set_project,
+    stable_id, timestamp_or_count,
 };
 use crate::outcome::{self, ResultFacts};
 use crate::schema::{Event, Outcome};
@@ -166,16 +166,7 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
             done.push(event);
         }
     }
-    let root = first_cwd.unwrap_or_else(|| {
-        path.parent()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default()
-    });
-    let key = project_key(&root);
-    for event in &mut done {
-        event.project_root.clone_from(&root);
-        event.project_key.clone_from(&key);
-    }
+    set_project(&mut done, first_cwd, path);
     done.sort_by(|a, b| a.ts_us.cmp(&b.ts_us).then(a.seq.cmp(&b.seq)));
     done
 }
@@ -193,16 +184,11 @@ fn call_event(
     let null = Value::Null;
     let input = block.input.as_ref().unwrap_or(&null);
     let (command, file_path) = command_and_path(input);
-    let ts_us = match record.timestamp.as_str() {
-        Some(ts) => {
-            let parsed = parse_timestamp_us(ts);
-            if parsed.is_none() {
-                bad.add("claude-unparsable-timestamp");
-            }
-            parsed
-        }
-        None => None,
-    };
+    let ts_us = timestamp_or_count(
+        record.timestamp.as_str(),
+        "claude-unparsable-timestamp",
+        bad,
+    );
     let session_id = record
         .session_id
         .as_str()

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{
-    BadCounts, excerpt, files_below, json_lines, parse_timestamp_us, project_key, stable_id,
+    BadCounts, excerpt, files_below, json_lines, set_project, stable_id, timestamp_or_count,
 };
 use crate::schema::{Event, Outcome};
 
@@ -186,12 +186,7 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
         event.outcome_rule = "no-result".to_string();
         done.push(event);
     }
-    let root = state.first_cwd.clone().unwrap_or_else(|| {
-        path.parent()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default()
-    });
-    let key = project_key(&root);
+    set_project(&mut done, state.first_cwd.clone(), path);
     // The session id may come after the first call in some versions: fill it in at the end.
     let session = state.id.clone().unwrap_or_else(|| {
         path.file_stem()
@@ -199,8 +194,6 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
             .unwrap_or_default()
     });
     for event in &mut done {
-        event.project_root.clone_from(&root);
-        event.project_key.clone_from(&key);
         event.session_id.clone_from(&session);
         event.event_id = stable_id(&[AGENT, &session, event.tool_use_id.as_deref().unwrap_or("")]);
     }
@@ -239,16 +232,11 @@ fn call_event(
         .find_map(|k| input.get(*k).and_then(Value::as_str))
         .filter(|_| command.is_none())
         .map(str::to_string);
-    let ts_us = match record.value.get("timestamp").and_then(Value::as_str) {
-        Some(ts) => {
-            let parsed = parse_timestamp_us(ts);
-            if parsed.is_none() {
-                bad.add("codex-unparsable-timestamp");
-            }
-            parsed
-        }
-        None => None,
-    };
+    let ts_us = timestamp_or_count(
+        record.value.get("timestamp").and_then(Value::as_str),
+        "codex-unparsable-timestamp",
+        bad,
+    );
     Event {
         event_id: String::new(),
         agent: AGENT.to_string(),

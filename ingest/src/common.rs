@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::schema::Event;
+
 /// Counts of input that could not be used, by reason. Never fatal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BadCounts(pub BTreeMap<String, u64>);
@@ -250,6 +252,31 @@ pub fn parse_timestamp_us(text: &str) -> Option<i64> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     Some(((days * 24 + hour) * 60 + minute) * 60_000_000 + second * 1_000_000 + micros)
+}
+
+/// Gives every event of one file its project: the working directory the file records, else
+/// the file's own directory.
+pub fn set_project(events: &mut [Event], recorded_cwd: Option<String>, path: &Path) {
+    let root = recorded_cwd.unwrap_or_else(|| {
+        path.parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    });
+    let key = project_key(&root);
+    for event in events {
+        event.project_root.clone_from(&root);
+        event.project_key.clone_from(&key);
+    }
+}
+
+/// A record's time; text that does not parse is counted under `reason` and the time left
+/// unknown.
+pub fn timestamp_or_count(text: Option<&str>, reason: &str, bad: &mut BadCounts) -> Option<i64> {
+    let parsed = parse_timestamp_us(text?);
+    if parsed.is_none() {
+        bad.add(reason);
+    }
+    parsed
 }
 
 /// The first `max` bytes of `text`, cut at a character boundary.
