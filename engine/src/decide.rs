@@ -5,7 +5,9 @@
 //! hook both call [`decide`], so a replayed verdict and a live one are the same verdict.
 
 use crate::analyze::Analysis;
-use crate::envelope::{Envelope, Promotion, SessionState, Thresholds, can_promote};
+use crate::envelope::{
+    Familiarity, Learned, Promotion, SessionState, Thresholds, can_promote,
+};
 use crate::model::{Access, Action, Capability as C, Exposure, Reach, Reversibility, Scale};
 use crate::paths::Zone;
 
@@ -193,8 +195,8 @@ impl Rules for NoRules {
 
 /// Everything a decision depends on besides the call itself. All inputs: no clock, no I/O.
 pub struct Context<'a> {
-    /// The project's envelope.
-    pub envelope: &'a Envelope,
+    /// The project's learned state (the live envelope, or a frozen one).
+    pub envelope: &'a dyn Learned,
     /// The session so far.
     pub session: &'a SessionState,
     /// Rules in force.
@@ -233,29 +235,239 @@ pub struct Verdict {
     pub headline: String,
 }
 
-/// Decides a call.
+/// A floor an action hits: a stable code, a sentence, and whether it denies outright.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Floor {
+    /// `floor.secret`, `floor.self-write`, …
+    pub code: &'static str,
+    /// For people.
+    pub text: String,
+    /// The integrity floor: deny, not ask.
+    pub deny: bool,
+}
+
+/// What one action's decision depends on that no setting or learned state changes: its floors
+/// and the rules' answer. The replay computes it once per event, not once per setting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedAction {
+    /// The floors it hits.
+    pub floors: Vec<Floor>,
+    /// What the rules and grants say.
+    pub rule: Option<RuleHit>,
+    /// Inside the project, no secrets: autopilot may waive "not understood".
+    pub contained: bool,
+    /// Harmless enough for the observation route under assist (and strict/observe).
+    pub harmless: bool,
+    /// Harmless enough for the observation route under autopilot.
+    pub harmless_autopilot: bool,
+}
+
+/// The setting-independent facts of every action of a call, in order.
+pub fn prepare(analysis: &Analysis, rules: &dyn Rules) -> Vec<PreparedAction> {
+    analysis
+        .actions
+        .iter()
+        .map(|action| PreparedAction {
+            floors: floors(action, analysis),
+            rule: rules.check(action),
+            contained: contained_in_project(action),
+            harmless: harmless(action, Posture::Assist),
+            harmless_autopilot: harmless(action, Posture::Autopilot),
+        })
+        .collect()
+}
+
+/// Which step of the pipeline decided an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The integrity floor (deny).
+    Integrity,
+    /// A rule or grant.
+    Rule,
+    /// One or more ask floors.
+    Floors,
+    /// Strict posture: only rules allow.
+    Strict,
+    /// Learning (promoted or not).
+    Learned,
+}
+
+/// One action's decision without its words: what the replay needs per setting, computed
+/// without allocating. [`decide`] builds its reasons from exactly this.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judgement {
+    /// The action's decision, taint included.
+    pub decision: Decision,
+    /// The step that decided it.
+    pub stage: Stage,
+    /// The first floor that applied (after the autopilot waiver), for `Integrity`/`Floors`.
+    pub floor: Option<&'static str>,
+    /// What learning knew and concluded, for `Learned`.
+    pub learned: Option<(Familiarity, Promotion)>,
+    /// The session concern that turned an allow into an ask.
+    pub taint: Option<&'static str>,
+}
+
+impl Judgement {
+    /// The stable code of the reason that decided it (the first reason [`decide`] gives).
+    pub fn code(&self) -> &'static str {
+        if self.taint.is_some() {
+            return "session.taint";
+        }
+        match self.stage {
+            Stage::Integrity | Stage::Floors => self.floor.unwrap_or("floor"),
+            Stage::Rule => "rule",
+            Stage::Strict => "posture.strict",
+            Stage::Learned => match self.learned.map(|(_, p)| p) {
+                Some(Promotion::Granted) => "learned.granted",
+                Some(Promotion::Confirmed) => "learned.confirmed",
+                Some(Promotion::Observed) => "learned.observed",
+                Some(Promotion::BlastTooHigh) => "gap.blast",
+                Some(Promotion::PreviouslyDenied) => "gap.denied",
+                Some(Promotion::NeedsApprovals { .. }) | None => "gap.approvals",
+                Some(Promotion::NeedsDays { .. }) => "gap.days",
+                Some(Promotion::NeedsSessions { .. }) => "gap.sessions",
+            },
+        }
+    }
+}
+
+/// Everything a judgement depends on besides the call: learned state, the session, the
+/// setting and the time. Rules are already folded into the prepared actions.
+pub struct Situation<'a> {
+    /// The project's learned state.
+    pub learned: &'a dyn Learned,
+    /// The session so far.
+    pub session: &'a SessionState,
+    /// Posture and thresholds.
+    pub settings: &'a Settings,
+    /// Now, in microseconds since the epoch.
+    pub now_us: i64,
+}
+
+/// Judges every action of a call into `out` (cleared first) and returns the enforced and the
+/// advisory decision. The one decision procedure: [`decide`] is this plus the words.
+pub fn judge(
+    analysis: &Analysis,
+    prepared: &[PreparedAction],
+    situation: &Situation<'_>,
+    out: &mut Vec<Judgement>,
+) -> (Decision, Decision) {
+    out.clear();
+    let mut advisory: Option<Decision> = None;
+    let mut integrity = false;
+    for (action, prep) in analysis.actions.iter().zip(prepared) {
+        let mut judgement = judge_action(action, prep, situation);
+        // Session taint only ever turns an allow into an ask.
+        if judgement.decision == Decision::Allow
+            && let Some(concern) = situation.session.concern(action)
+        {
+            judgement.decision = Decision::Ask;
+            judgement.taint = Some(concern);
+        }
+        integrity |= judgement.stage == Stage::Integrity;
+        advisory = advisory.max(Some(judgement.decision));
+        out.push(judgement);
+    }
+    // Nothing to decide on asks.
+    let advisory = advisory.unwrap_or(Decision::Ask);
+    let enforced = if situation.settings.posture == Posture::Observe {
+        // Observe enforces only the integrity floor.
+        if integrity {
+            Decision::Deny
+        } else {
+            Decision::Allow
+        }
+    } else {
+        advisory
+    };
+    (enforced, advisory)
+}
+
+fn judge_action(action: &Action, prep: &PreparedAction, situation: &Situation<'_>) -> Judgement {
+    let posture = situation.settings.posture;
+    let thresholds = &situation.settings.thresholds;
+    let plain = |decision, stage, floor| Judgement {
+        decision,
+        stage,
+        floor,
+        learned: None,
+        taint: None,
+    };
+    // 1. The integrity floor cannot be overridden.
+    if let Some(floor) = prep.floors.iter().find(|f| f.deny) {
+        return plain(Decision::Deny, Stage::Integrity, Some(floor.code));
+    }
+    // 2–3. Rules: a deny rule denies; an allow rule allows past every ask floor.
+    if let Some(hit) = &prep.rule {
+        return plain(hit.decision, Stage::Rule, None);
+    }
+    // 4. Ask floors.
+    let waived = posture == Posture::Autopilot && prep.contained;
+    if let Some(floor) = prep
+        .floors
+        .iter()
+        .find(|f| !(waived && f.code == NOT_UNDERSTOOD))
+    {
+        return plain(Decision::Ask, Stage::Floors, Some(floor.code));
+    }
+    if posture == Posture::Strict {
+        return plain(Decision::Ask, Stage::Strict, None);
+    }
+    // 5. Learned promotion.
+    let tier = action.tier();
+    let fam = situation
+        .learned
+        .familiarity(&action.signature, tier, situation.now_us, thresholds);
+    let harmless = if posture == Posture::Autopilot {
+        prep.harmless_autopilot
+    } else {
+        prep.harmless
+    };
+    let promotion = can_promote(&fam, tier, harmless, thresholds);
+    let decision = if promotion.allows() {
+        Decision::Allow
+    } else {
+        Decision::Ask
+    };
+    Judgement {
+        decision,
+        stage: Stage::Learned,
+        floor: None,
+        learned: Some((fam, promotion)),
+        taint: None,
+    }
+}
+
+const NOT_UNDERSTOOD: &str = "floor.not-understood";
+
+/// Decides a call: [`judge`], then the reasons a person reads.
 pub fn decide(analysis: &Analysis, ctx: &Context<'_>) -> Verdict {
+    let prepared = prepare(analysis, ctx.rules);
+    decide_prepared(analysis, &prepared, ctx)
+}
+
+/// [`decide`] with the setting-independent part already computed.
+pub fn decide_prepared(
+    analysis: &Analysis,
+    prepared: &[PreparedAction],
+    ctx: &Context<'_>,
+) -> Verdict {
+    let situation = Situation {
+        learned: ctx.envelope,
+        session: ctx.session,
+        settings: ctx.settings,
+        now_us: ctx.now_us,
+    };
+    let mut judgements = Vec::with_capacity(analysis.actions.len());
+    let (decision, advisory) = judge(analysis, prepared, &situation, &mut judgements);
     let mut per_action: Vec<ActionVerdict> = analysis
         .actions
         .iter()
-        .map(|action| decide_action(action, analysis, ctx))
+        .zip(prepared)
+        .zip(&judgements)
+        .map(|((action, prep), judgement)| explain(action, prep, judgement, ctx))
         .collect();
-    // Session taint only ever turns an allow into an ask.
-    for (action, verdict) in analysis.actions.iter().zip(per_action.iter_mut()) {
-        if verdict.decision == Decision::Allow
-            && let Some(concern) = ctx.session.concern(action)
-        {
-            verdict.decision = Decision::Ask;
-            verdict
-                .reasons
-                .insert(0, Reason::new("session.taint", concern, Weight::Raises));
-        }
-    }
-    let advisory = per_action
-        .iter()
-        .map(|v| v.decision)
-        .max()
-        .unwrap_or(Decision::Ask);
     let mut order: Vec<usize> = (0..per_action.len()).collect();
     order.sort_by(|a, b| {
         let (va, vb) = (per_action.get(*a), per_action.get(*b));
@@ -289,16 +501,6 @@ pub fn decide(analysis: &Analysis, ctx: &Context<'_>) -> Verdict {
             Weight::Raises,
         ));
     }
-    let decision = if ctx.settings.posture == Posture::Observe {
-        // Observe enforces only the integrity floor.
-        if reasons.iter().any(|r| r.code == "floor.self-write") {
-            Decision::Deny
-        } else {
-            Decision::Allow
-        }
-    } else {
-        advisory
-    };
     let headline = reasons
         .iter()
         .find(|r| r.weight == Weight::Blocks)
@@ -316,9 +518,9 @@ pub fn decide(analysis: &Analysis, ctx: &Context<'_>) -> Verdict {
     }
 }
 
-/// The floors an action hits: (code, sentence, deny?).
-pub fn floors(action: &Action, analysis: &Analysis) -> Vec<(&'static str, String, bool)> {
-    let mut hits = Vec::new();
+/// The floors an action hits.
+pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
+    let mut hits: Vec<(&'static str, String, bool)> = Vec::new();
     let writes = |t: &&crate::model::Target| t.access != Access::Read;
     if action
         .targets
@@ -448,12 +650,14 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<(&'static str, String
             .or_else(|| analysis.problems.first().cloned())
             .unwrap_or_else(|| "part of the command could not be analysed".to_string());
         hits.push((
-            "floor.not-understood",
+            NOT_UNDERSTOOD,
             format!("the engine cannot tell what it does: {why}"),
             false,
         ));
     }
-    hits
+    hits.into_iter()
+        .map(|(code, text, deny)| Floor { code, text, deny })
+        .collect()
 }
 
 /// Reach within the project, no secrets, no outside targets: autopilot may waive "not
@@ -482,73 +686,77 @@ fn harmless(action: &Action, posture: Posture) -> bool {
             .all(|t| t.placement.is_plain_workspace())
 }
 
-fn decide_action(action: &Action, analysis: &Analysis, ctx: &Context<'_>) -> ActionVerdict {
-    let posture = ctx.settings.posture;
-    let thresholds = &ctx.settings.thresholds;
-    let tier = action.tier();
-    let mut floors = floors(action, analysis);
-    // 1. The integrity floor cannot be overridden.
-    if let Some((code, text, _)) = floors.iter().find(|(_, _, deny)| *deny) {
-        return ActionVerdict {
-            decision: Decision::Deny,
-            reasons: vec![Reason::new(code, text.clone(), Weight::Blocks)],
-            floored: true,
-            promotion: None,
-        };
-    }
-    // 2–3. Rules: a deny rule denies; an allow rule allows past every ask floor.
-    if let Some(hit) = ctx.rules.check(action) {
-        let mut reasons = vec![hit.reason()];
-        if hit.decision == Decision::Allow {
-            for (code, text, _) in &floors {
-                reasons.push(Reason::new(
-                    code,
-                    format!("{text} (allowed by your answer)"),
-                    Weight::Info,
-                ));
+/// The words for one judged action.
+fn explain(
+    action: &Action,
+    prep: &PreparedAction,
+    judgement: &Judgement,
+    ctx: &Context<'_>,
+) -> ActionVerdict {
+    let mut verdict = ActionVerdict {
+        decision: judgement.decision,
+        reasons: Vec::new(),
+        floored: matches!(judgement.stage, Stage::Integrity | Stage::Floors),
+        promotion: judgement.learned.map(|(_, p)| p),
+    };
+    match judgement.stage {
+        Stage::Integrity => {
+            if let Some(floor) = prep.floors.iter().find(|f| f.deny) {
+                verdict
+                    .reasons
+                    .push(Reason::new(floor.code, floor.text.clone(), Weight::Blocks));
             }
         }
-        return ActionVerdict {
-            decision: hit.decision,
-            reasons,
-            floored: false,
-            promotion: None,
-        };
+        Stage::Rule => {
+            if let Some(hit) = &prep.rule {
+                verdict.reasons.push(hit.reason());
+                if hit.decision == Decision::Allow {
+                    for floor in &prep.floors {
+                        verdict.reasons.push(Reason::new(
+                            floor.code,
+                            format!("{} (allowed by your answer)", floor.text),
+                            Weight::Info,
+                        ));
+                    }
+                }
+            }
+        }
+        Stage::Floors => {
+            let waived = ctx.settings.posture == Posture::Autopilot && prep.contained;
+            for floor in &prep.floors {
+                if !(waived && floor.code == NOT_UNDERSTOOD) {
+                    verdict
+                        .reasons
+                        .push(Reason::new(floor.code, floor.text.clone(), Weight::Raises));
+                }
+            }
+        }
+        Stage::Strict => verdict.reasons.push(Reason::new(
+            "posture.strict",
+            "strict posture: only your rules allow",
+            Weight::Raises,
+        )),
+        Stage::Learned => {
+            if let Some((fam, promotion)) = judgement.learned {
+                explain_learning(action, &fam, promotion, ctx, &mut verdict.reasons);
+            }
+        }
     }
-    // 4. Ask floors.
-    if posture == Posture::Autopilot && contained_in_project(action) {
-        floors.retain(|(code, _, _)| *code != "floor.not-understood");
+    if let Some(concern) = judgement.taint {
+        verdict
+            .reasons
+            .insert(0, Reason::new("session.taint", concern, Weight::Raises));
     }
-    if !floors.is_empty() {
-        let reasons = floors
-            .iter()
-            .map(|(code, text, _)| Reason::new(code, text.clone(), Weight::Raises))
-            .collect();
-        return ActionVerdict {
-            decision: Decision::Ask,
-            reasons,
-            floored: true,
-            promotion: None,
-        };
-    }
-    if posture == Posture::Strict {
-        return ActionVerdict {
-            decision: Decision::Ask,
-            reasons: vec![Reason::new(
-                "posture.strict",
-                "strict posture: only your rules allow",
-                Weight::Raises,
-            )],
-            floored: false,
-            promotion: None,
-        };
-    }
-    // 5. Learned promotion.
-    let fam = ctx
-        .envelope
-        .familiarity(&action.signature, tier, ctx.now_us, thresholds);
-    let promotion = can_promote(&fam, tier, harmless(action, posture), thresholds);
-    let mut reasons = Vec::new();
+    verdict
+}
+
+fn explain_learning(
+    action: &Action,
+    fam: &Familiarity,
+    promotion: Promotion,
+    ctx: &Context<'_>,
+    reasons: &mut Vec<Reason>,
+) {
     match promotion {
         Promotion::Granted => reasons.push(Reason::new(
             "learned.granted",
@@ -614,23 +822,14 @@ fn decide_action(action: &Action, analysis: &Analysis, ctx: &Context<'_>) -> Act
         )),
     }
     if promotion.allows() {
-        return ActionVerdict {
-            decision: Decision::Allow,
-            reasons,
-            floored: false,
-            promotion: Some(promotion),
-        };
+        return;
     }
+    let learned_events = ctx.envelope.events();
     if fam.novel {
-        let code = if ctx.envelope.events < 25 {
-            "novel.no-baseline"
+        let (code, text) = if learned_events < 25 {
+            ("novel.no-baseline", "nothing learned for this project yet")
         } else {
-            "novel.first-time"
-        };
-        let text = if ctx.envelope.events < 25 {
-            "nothing learned for this project yet"
-        } else {
-            "never seen in this project"
+            ("novel.first-time", "never seen in this project")
         };
         reasons.push(Reason::new(code, text, Weight::Info));
     }
@@ -646,11 +845,5 @@ fn decide_action(action: &Action, analysis: &Analysis, ctx: &Context<'_>) -> Act
             ),
             Weight::Info,
         ));
-    }
-    ActionVerdict {
-        decision: Decision::Ask,
-        reasons,
-        floored: false,
-        promotion: Some(promotion),
     }
 }

@@ -226,6 +226,193 @@ pub struct Familiarity {
     pub novel: bool,
 }
 
+/// The undecayed facts about a signature that [`Familiarity::of`] needs besides its buckets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredFacts {
+    /// Refusals.
+    pub denied: u32,
+    /// The highest tier a bulk grant covers.
+    pub granted_tier: Option<u8>,
+    /// Distinct sessions with an approval.
+    pub approval_sessions: u32,
+    /// Distinct sessions it was seen in.
+    pub sessions: u32,
+}
+
+/// The weight of evidence `age_days` old at a half-life: 1 for today (or the future).
+pub fn decay_weight(age_days: i64, half_life_days: f64) -> f64 {
+    let age = age_days as f64;
+    if age <= 0.0 || half_life_days <= 0.0 {
+        1.0
+    } else {
+        0.5f64.powf(age / half_life_days)
+    }
+}
+
+/// [`decay_weight`] for every age within the horizon, computed once per setting: the replay
+/// asks millions of times and the values must be exactly the hook's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecayTable {
+    half_life_days: f64,
+    weights: Vec<f64>,
+}
+
+impl DecayTable {
+    /// The table for a half-life.
+    pub fn new(half_life_days: f64) -> DecayTable {
+        DecayTable {
+            half_life_days,
+            weights: (0..=HORIZON_DAYS + 1)
+                .map(|age| decay_weight(age, half_life_days))
+                .collect(),
+        }
+    }
+
+    /// The weight of evidence `age_days` old.
+    pub fn weight(&self, age_days: i64) -> f64 {
+        usize::try_from(age_days)
+            .ok()
+            .and_then(|age| self.weights.get(age).copied())
+            .unwrap_or_else(|| decay_weight(age_days, self.half_life_days))
+    }
+}
+
+impl Familiarity {
+    /// A signature never seen.
+    pub const NOVEL: Familiarity = Familiarity {
+        confirmed: 0.0,
+        seen: 0.0,
+        denied: 0,
+        approval_days: 0,
+        approval_sessions: 0,
+        sessions: 0,
+        approval_bound: 0.0,
+        granted: false,
+        novel: true,
+    };
+
+    /// Familiarity from stored buckets `(day, tier, counts)` in ascending `(day, tier)` order.
+    /// The one computation both the live envelope and the frozen one use, so their answers are
+    /// the same.
+    pub fn of(
+        buckets: impl Iterator<Item = (i64, u8, DayCounts)>,
+        facts: &StoredFacts,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+        weight: &dyn Fn(i64) -> f64,
+    ) -> Familiarity {
+        let today = day_of(now_us);
+        let mut confirmed = 0.0;
+        let mut seen = 0.0;
+        let mut approval_days = 0u32;
+        let mut last_approval_day = None;
+        let mut last_weight: Option<(i64, f64)> = None;
+        for (day, bucket_tier, counts) in buckets {
+            if bucket_tier < tier {
+                continue;
+            }
+            let w = match last_weight {
+                Some((d, w)) if d == day => w,
+                _ => {
+                    let w = weight(today - day);
+                    last_weight = Some((day, w));
+                    w
+                }
+            };
+            confirmed += w * f64::from(counts.confirmed);
+            seen += w * f64::from(counts.confirmed + counts.observed);
+            if counts.confirmed > 0 && last_approval_day != Some(day) {
+                approval_days += 1;
+                last_approval_day = Some(day);
+            }
+        }
+        Familiarity {
+            confirmed,
+            seen,
+            denied: facts.denied,
+            approval_days,
+            approval_sessions: facts.approval_sessions,
+            sessions: facts.sessions,
+            approval_bound: wilson_lower_bound(
+                confirmed,
+                confirmed + f64::from(facts.denied),
+                thresholds.z,
+            ),
+            granted: facts.granted_tier.is_some_and(|t| t >= tier),
+            novel: false,
+        }
+    }
+}
+
+/// What a decision may ask of learned state: the live [`Envelope`] during replay, the frozen
+/// one in the hook. Both answer through [`Familiarity::of`].
+pub trait Learned {
+    /// What is known about `signature` for a decision at `tier` at `now_us`.
+    fn familiarity(
+        &self,
+        signature: &str,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity;
+    /// Transitions seen from `previous` to `capability` within sessions.
+    fn transition_seen(&self, previous: Capability, capability: Capability) -> bool;
+    /// Actions folded in.
+    fn events(&self) -> u64;
+}
+
+impl Learned for Envelope {
+    fn familiarity(
+        &self,
+        signature: &str,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
+        Envelope::familiarity(self, signature, tier, now_us, thresholds)
+    }
+
+    fn transition_seen(&self, previous: Capability, capability: Capability) -> bool {
+        self.transitions.contains_key(&(previous, capability))
+    }
+
+    fn events(&self) -> u64 {
+        self.events
+    }
+}
+
+/// An envelope whose decay weights come from a table: the replay's view, same answers.
+pub struct Tabled<'a> {
+    /// The envelope.
+    pub envelope: &'a Envelope,
+    /// The setting's table.
+    pub decay: &'a DecayTable,
+}
+
+impl Learned for Tabled<'_> {
+    fn familiarity(
+        &self,
+        signature: &str,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
+        self.envelope
+            .familiarity_weighted(signature, tier, now_us, thresholds, &|age| {
+                self.decay.weight(age)
+            })
+    }
+
+    fn transition_seen(&self, previous: Capability, capability: Capability) -> bool {
+        self.envelope.transitions.contains_key(&(previous, capability))
+    }
+
+    fn events(&self) -> u64 {
+        self.envelope.events
+    }
+}
+
 /// Why learning did or did not promote.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Promotion {
@@ -378,61 +565,41 @@ impl Envelope {
         now_us: i64,
         thresholds: &Thresholds,
     ) -> Familiarity {
-        let Some(stats) = self.signatures.get(signature) else {
-            return Familiarity {
-                confirmed: 0.0,
-                seen: 0.0,
-                denied: 0,
-                approval_days: 0,
-                approval_sessions: 0,
-                sessions: 0,
-                approval_bound: 0.0,
-                granted: false,
-                novel: true,
-            };
-        };
-        let today = day_of(now_us);
-        let mut confirmed = 0.0;
-        let mut seen = 0.0;
-        let mut days: Vec<i64> = Vec::new();
-        for ((day, bucket_tier), counts) in &stats.by_day_tier {
-            if *bucket_tier < tier {
-                continue;
-            }
-            let age = (today - day) as f64;
-            let weight = if age <= 0.0 || !age.is_finite() || thresholds.half_life_days <= 0.0 {
-                1.0
-            } else {
-                0.5f64.powf(age / thresholds.half_life_days)
-            };
-            confirmed += weight * f64::from(counts.confirmed);
-            seen += weight * f64::from(counts.confirmed + counts.observed);
-            if counts.confirmed > 0 && days.last() != Some(day) {
-                days.push(*day);
-            }
-        }
-        days.dedup();
-        let denied = stats.denied;
-        Familiarity {
-            confirmed,
-            seen,
-            denied,
-            approval_days: u32::try_from(days.len()).unwrap_or(u32::MAX),
-            approval_sessions: stats.approval_sessions.count(),
-            sessions: stats.seen_sessions.count(),
-            approval_bound: wilson_lower_bound(
-                confirmed,
-                confirmed + f64::from(denied),
-                thresholds.z,
-            ),
-            granted: stats.granted_tier.is_some_and(|t| t >= tier),
-            novel: false,
-        }
+        self.familiarity_weighted(signature, tier, now_us, thresholds, &|age| {
+            decay_weight(age, thresholds.half_life_days)
+        })
     }
 
-    /// Transitions seen from `previous` to `capability`.
-    pub fn transition_seen(&self, previous: Capability, capability: Capability) -> bool {
-        self.transitions.contains_key(&(previous, capability))
+    /// [`Envelope::familiarity`] with the decay weights from `weight` (a table of
+    /// [`decay_weight`] values, so the numbers are the same).
+    pub fn familiarity_weighted(
+        &self,
+        signature: &str,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+        weight: &dyn Fn(i64) -> f64,
+    ) -> Familiarity {
+        let Some(stats) = self.signatures.get(signature) else {
+            return Familiarity::NOVEL;
+        };
+        let buckets = stats
+            .by_day_tier
+            .iter()
+            .map(|((day, bucket_tier), counts)| (*day, *bucket_tier, *counts));
+        Familiarity::of(
+            buckets,
+            &StoredFacts {
+                denied: stats.denied,
+                granted_tier: stats.granted_tier,
+                approval_sessions: stats.approval_sessions.count(),
+                sessions: stats.seen_sessions.count(),
+            },
+            tier,
+            now_us,
+            thresholds,
+            weight,
+        )
     }
 
     /// Signatures seen exactly once, for the Good-Turing novelty rate.

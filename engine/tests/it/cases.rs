@@ -260,7 +260,7 @@ fn floor_cases() {
             .actions
             .iter()
             .flat_map(|a| leastgrant_engine::decide::floors(a, &analysis))
-            .map(|(code, _, _)| code)
+            .map(|floor| floor.code)
             .collect();
         for floor in &case.floors {
             if !fired.contains(&floor.as_str()) {
