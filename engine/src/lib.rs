@@ -22,6 +22,7 @@
 pub mod analyze;
 pub mod decide;
 pub mod envelope;
+pub mod frozen;
 pub mod glob;
 pub mod grants;
 pub mod knowledge;

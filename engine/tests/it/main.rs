@@ -4,6 +4,7 @@
 mod bypass;
 mod cases;
 mod envelope;
+mod frozen;
 mod grants;
 mod knowledge;
 mod properties;
