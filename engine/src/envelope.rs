@@ -518,7 +518,15 @@ impl Envelope {
         session: &str,
     ) {
         self.events += 1;
-        let stats = self.signatures.entry(signature.to_string()).or_default();
+        // Look up before inserting: the replay folds millions of sightings of a few thousand
+        // signatures, and an owned key per fold would allocate every time.
+        if !self.signatures.contains_key(signature) {
+            self.signatures
+                .insert(signature.to_string(), SignatureStats::default());
+        }
+        let Some(stats) = self.signatures.get_mut(signature) else {
+            return;
+        };
         let day = day_of(at_us);
         let session_hash = stable_hash(session);
         if stats.total_seen == 0 {
@@ -533,9 +541,14 @@ impl Envelope {
         // Prune by the newest sighting of any kind, so the stored state is the same whatever the
         // order: exactly the counts within the horizon of the final newest day.
         let newest_day = day_of(stats.last_seen_us);
-        stats
+        let oldest_kept = newest_day - HORIZON_DAYS;
+        if stats
             .by_day_tier
-            .retain(|(d, _), _| *d >= newest_day - HORIZON_DAYS);
+            .first_key_value()
+            .is_some_and(|((d, _), _)| *d < oldest_kept)
+        {
+            stats.by_day_tier.retain(|(d, _), _| *d >= oldest_kept);
+        }
         match evidence {
             Evidence::Denied => stats.denied = stats.denied.saturating_add(1),
             Evidence::Granted => {
@@ -545,7 +558,7 @@ impl Envelope {
                 if evidence == Evidence::Confirmed {
                     stats.approval_sessions.insert(session_hash);
                 }
-                if day >= newest_day - HORIZON_DAYS {
+                if day >= oldest_kept {
                     let counts = stats.by_day_tier.entry((day, tier)).or_default();
                     if evidence == Evidence::Confirmed {
                         counts.confirmed = counts.confirmed.saturating_add(1);
