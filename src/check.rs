@@ -5,9 +5,11 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use clap::Args;
 use leastgrant_engine::decide::Context;
+use leastgrant_engine::envelope::Learned;
+use leastgrant_engine::frozen::Frozen;
 use leastgrant_engine::grants::{Answers, GrantStore};
 use leastgrant_engine::{
-    Analysis, Decision, Envelope, SessionState, Settings, ToolCall, Verdict, analyze, decide,
+    Analysis, Decision, Envelope, SessionState, ToolCall, Verdict, analyze, decide,
 };
 
 use crate::workspace::Location;
@@ -32,6 +34,13 @@ pub struct CheckArgs {
     /// Ignore the grants saved with `leastgrant allow|deny`.
     #[arg(long)]
     no_grants: bool,
+    /// Decide with a frozen envelope (`leastgrant export`): its setting, and what its project
+    /// learned, as the hook would.
+    #[arg(long, value_name = "FILE")]
+    envelope: Option<std::path::PathBuf>,
+    /// Decide as of this time (microseconds, or YYYY-MM-DD[THH:MM:SSZ], UTC) [default: now].
+    #[arg(long, value_name = "TIME")]
+    at: Option<String>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -67,17 +76,53 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         grants: &grants,
     };
     let analysis = analyze(&call, &workspace.roots);
-    let envelope = Envelope::default();
+    let now = match &args.at {
+        Some(text) => crate::simulate::parse_time(text)?,
+        None => now_us(),
+    };
+    let frozen_bytes = match &args.envelope {
+        Some(path) => {
+            Some(std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?)
+        }
+        None => None,
+    };
+    let frozen = frozen_bytes.as_deref().map(Frozen::parse).transpose()?;
+    if let Some(frozen) = &frozen {
+        frozen.verify()?;
+    }
+    let project = frozen
+        .as_ref()
+        .and_then(|f| f.project_for(&workspace.roots.project));
+    let empty = Envelope::default();
+    let learned: &dyn Learned = match &project {
+        Some(project) => project,
+        None => &empty,
+    };
+    let settings = frozen.as_ref().map(|f| *f.settings()).unwrap_or_default();
     let session = SessionState::default();
-    let settings = Settings::default();
     let ctx = Context {
-        envelope: &envelope,
+        envelope: learned,
         session: &session,
         rules: &answers,
         settings: &settings,
-        now_us: now_us(),
+        now_us: now,
     };
-    let verdict = decide(&analysis, &ctx);
+    let mut verdict = decide(&analysis, &ctx);
+    if let Some(frozen) = &frozen {
+        let what = match &project {
+            Some(p) => format!("project {}", p.key()),
+            None => "no project of it holds this directory, so nothing learned applies".to_string(),
+        };
+        verdict.reasons.push(leastgrant_engine::Reason {
+            code: "envelope".to_string(),
+            text: format!(
+                "frozen envelope {} (setting {}), {what}",
+                frozen.digest().get(..12).unwrap_or(""),
+                frozen.setting_id()
+            ),
+            weight: leastgrant_engine::decide::Weight::Info,
+        });
+    }
     if args.json {
         println!(
             "{}",

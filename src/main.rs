@@ -1,12 +1,13 @@
 //! The `leastgrant` command line: wires the crates together and owns nothing else.
 //!
-//! Subcommands today: `check` (decide one command or tool call and explain why), `lint`,
-//! `allow`/`deny`/`forget` (grants) and `rules`. The replay, report, export and install
-//! commands arrive with their crates.
+//! Subcommands: `check` (decide one command or tool call and explain why), `ingest`,
+//! `simulate` and `export` (the replay and the frozen envelope), `lint`, `allow`/`deny`/
+//! `forget` (grants) and `rules`.
 
 mod check;
 mod ingest;
 mod policy;
+mod simulate;
 mod workspace;
 
 use std::process::ExitCode;
@@ -33,6 +34,11 @@ enum Command {
     Check(check::CheckArgs),
     /// Read every agent history on this machine (or the sources given) into the events table.
     Ingest(ingest::IngestArgs),
+    /// Replay the events table under settings and baselines: what each would have let through
+    /// that you refused, how often it asks, and which setting to use.
+    Simulate(simulate::SimulateArgs),
+    /// Freeze the envelopes a setting learned, for the hook (or inspect a frozen file).
+    Export(simulate::ExportArgs),
     /// Lint a rules file: shadowed rules, removed prompts, overlaps that carve nothing, an
     /// unknown defaultMode, broad allows. Exit code: 0 clean, 1 findings, 3 error.
     Lint(policy::LintArgs),
@@ -62,6 +68,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Ingest(args) => ingest::run_command(&args),
+        Command::Simulate(args) => simulate::simulate_command(&args),
+        Command::Export(args) => simulate::export_command(&args),
         Command::Lint(args) => policy::lint_command(&args),
         Command::Allow(args) => {
             policy::grant_command(&args, leastgrant_engine::grants::GrantVerdict::Allow)

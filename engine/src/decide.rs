@@ -5,9 +5,7 @@
 //! hook both call [`decide`], so a replayed verdict and a live one are the same verdict.
 
 use crate::analyze::Analysis;
-use crate::envelope::{
-    Familiarity, Learned, Promotion, SessionState, Thresholds, can_promote,
-};
+use crate::envelope::{Familiarity, Learned, Promotion, SessionState, Thresholds, can_promote};
 use crate::model::{Access, Action, Capability as C, Exposure, Reach, Reversibility, Scale};
 use crate::paths::Zone;
 
@@ -725,9 +723,11 @@ fn explain(
             let waived = ctx.settings.posture == Posture::Autopilot && prep.contained;
             for floor in &prep.floors {
                 if !(waived && floor.code == NOT_UNDERSTOOD) {
-                    verdict
-                        .reasons
-                        .push(Reason::new(floor.code, floor.text.clone(), Weight::Raises));
+                    verdict.reasons.push(Reason::new(
+                        floor.code,
+                        floor.text.clone(),
+                        Weight::Raises,
+                    ));
                 }
             }
         }

@@ -405,7 +405,9 @@ impl Learned for Tabled<'_> {
     }
 
     fn transition_seen(&self, previous: Capability, capability: Capability) -> bool {
-        self.envelope.transitions.contains_key(&(previous, capability))
+        self.envelope
+            .transitions
+            .contains_key(&(previous, capability))
     }
 
     fn events(&self) -> u64 {

@@ -193,7 +193,12 @@ fn settings_json(settings: &Settings) -> Value {
 
 fn settings_from(value: &Value) -> Result<Settings, FrozenError> {
     let bad = |field: &str| FrozenError(format!("the header's setting has no valid `{field}`"));
-    let num = |field: &str| value.get(field).and_then(Value::as_f64).ok_or_else(|| bad(field));
+    let num = |field: &str| {
+        value
+            .get(field)
+            .and_then(Value::as_f64)
+            .ok_or_else(|| bad(field))
+    };
     let int = |field: &str| {
         value
             .get(field)
@@ -363,7 +368,12 @@ impl<'a> Frozen<'a> {
         self.header
             .get("rules")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -500,10 +510,7 @@ impl<'a> FrozenProject<'a> {
                 worst_tier: record.worst_tier,
                 first_seen_us: record.first_seen_us,
                 last_seen_us: record.last_seen_us,
-                buckets: record
-                    .bucket_iter()
-                    .map(|(d, t, c)| ((d, t), c))
-                    .collect(),
+                buckets: record.bucket_iter().map(|(d, t, c)| ((d, t), c)).collect(),
             })
         })
     }

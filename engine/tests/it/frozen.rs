@@ -10,7 +10,13 @@ use proptest::prelude::*;
 
 use crate::support::{DAY_US, T0};
 
-const SIGNATURES: [&str; 5] = ["npm test", "git status", "cat <path>", "ls", "rm -rf <path>"];
+const SIGNATURES: [&str; 5] = [
+    "npm test",
+    "git status",
+    "cat <path>",
+    "ls",
+    "rm -rf <path>",
+];
 
 fn envelope_from(events: &[(usize, u8, usize, i64, usize)]) -> Envelope {
     let kinds = [
@@ -141,7 +147,10 @@ fn the_header_carries_the_setting_rules_and_provenance() {
     assert_eq!(frozen.provenance()["events"], 12);
     assert_eq!(frozen.digest().len(), 64);
     assert!(frozen.project_for("/home/dev/elsewhere").is_none());
-    assert_eq!(frozen.project_for("/home/dev/other").unwrap().key(), "/home/dev/other");
+    assert_eq!(
+        frozen.project_for("/home/dev/other").unwrap().key(),
+        "/home/dev/other"
+    );
     let other = frozen.project("/home/dev/other").unwrap();
     assert_eq!(other.signature_count(), 0);
     assert!(other.familiarity("ls", 0, T0, &Thresholds::default()).novel);

@@ -1,0 +1,346 @@
+//! The replay's output tables: Parquet files written project by project as the replay goes
+//! (so memory does not grow with the history), each staged and renamed into place when
+//! complete, owner-only; and `summary.json`. Every column is named here and in
+//! `docs/formats.md`, nowhere else.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray,
+    UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+use crate::ReplayError;
+use crate::replay::{Counts, CurvePoint, ProjectRun};
+use crate::settings::Setting;
+use crate::summary::{Summary, UPPER_Z, rate, wilson_upper_bound};
+
+/// One column of a batch being built.
+enum Values {
+    Text(Vec<Option<String>>),
+    Count(Vec<u64>),
+    Real(Vec<f64>),
+    Flag(Vec<bool>),
+    Time(Vec<Option<i64>>),
+}
+
+/// Rows of one table, column by column.
+#[derive(Default)]
+struct Rows {
+    columns: Vec<(&'static str, Values)>,
+}
+
+impl Rows {
+    fn column(&mut self, name: &'static str, make: fn() -> Values) -> &mut Values {
+        let at = match self.columns.iter().position(|(n, _)| *n == name) {
+            Some(at) => at,
+            None => {
+                self.columns.push((name, make()));
+                self.columns.len() - 1
+            }
+        };
+        &mut self.columns[at].1
+    }
+
+    fn text(&mut self, name: &'static str, value: impl Into<Option<String>>) -> &mut Rows {
+        if let Values::Text(v) = self.column(name, || Values::Text(Vec::new())) {
+            v.push(value.into());
+        }
+        self
+    }
+
+    fn count(&mut self, name: &'static str, value: u64) -> &mut Rows {
+        if let Values::Count(v) = self.column(name, || Values::Count(Vec::new())) {
+            v.push(value);
+        }
+        self
+    }
+
+    fn real(&mut self, name: &'static str, value: f64) -> &mut Rows {
+        if let Values::Real(v) = self.column(name, || Values::Real(Vec::new())) {
+            v.push(value);
+        }
+        self
+    }
+
+    fn flag(&mut self, name: &'static str, value: bool) -> &mut Rows {
+        if let Values::Flag(v) = self.column(name, || Values::Flag(Vec::new())) {
+            v.push(value);
+        }
+        self
+    }
+
+    fn time(&mut self, name: &'static str, value: Option<i64>) -> &mut Rows {
+        if let Values::Time(v) = self.column(name, || Values::Time(Vec::new())) {
+            v.push(value);
+        }
+        self
+    }
+
+    fn counts(&mut self, c: &Counts) -> &mut Rows {
+        self.count("events", c.events)
+            .count("allow", c.allow)
+            .count("ask", c.ask)
+            .count("deny", c.deny)
+            .count("misses", c.miss)
+            .count("catches", c.catch)
+            .count("saved", c.saved)
+            .count("friction", c.friction)
+            .count("false_blocks", c.false_block)
+            .count("unlabeled", c.unlabeled)
+            .count("refused", c.refused)
+            .real("prompt_rate", rate(c.ask, c.events))
+            .real(
+                "miss_rate_upper",
+                wilson_upper_bound(c.miss, c.refused, UPPER_Z),
+            )
+    }
+
+    fn curve(&mut self, setting: &str, project: &str, axis: &str, points: &[CurvePoint]) {
+        for (x, p) in points.iter().enumerate() {
+            self.text("setting_id", setting.to_string())
+                .text("project_key", project.to_string())
+                .text("axis", axis.to_string())
+                .count("x", x as u64)
+                .count("events", u64::from(p.events))
+                .count("allow", u64::from(p.allow))
+                .count("ask", u64::from(p.ask))
+                .count("deny", u64::from(p.deny))
+                .real("prompt_rate", p.prompt_rate());
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+
+    fn batch(self) -> Result<RecordBatch, ReplayError> {
+        let mut fields = Vec::new();
+        let mut arrays: Vec<ArrayRef> = Vec::new();
+        for (name, values) in self.columns {
+            let (kind, array): (DataType, ArrayRef) = match values {
+                Values::Text(v) => (DataType::Utf8, Arc::new(StringArray::from(v))),
+                Values::Count(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v))),
+                Values::Real(v) => (DataType::Float64, Arc::new(Float64Array::from(v))),
+                Values::Flag(v) => (DataType::Boolean, Arc::new(BooleanArray::from(v))),
+                Values::Time(v) => (
+                    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                    Arc::new(TimestampMicrosecondArray::from(v).with_timezone("UTC")),
+                ),
+            };
+            fields.push(Field::new(name, kind, true));
+            arrays.push(array);
+        }
+        RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
+            .map_err(|e| ReplayError(format!("cannot build an output batch: {e}")))
+    }
+}
+
+/// An output table being written: staged under a temporary name until complete.
+struct Table {
+    staged: PathBuf,
+    path: PathBuf,
+    writer: Option<ArrowWriter<File>>,
+}
+
+impl Table {
+    fn new(dir: &Path, name: &str) -> Table {
+        let path = dir.join(format!("{name}.parquet"));
+        let staged = dir.join(format!(".{name}.parquet.{}.partial", std::process::id()));
+        Table {
+            staged,
+            path,
+            writer: None,
+        }
+    }
+
+    fn write(&mut self, rows: Rows) -> Result<(), ReplayError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let batch = rows.batch()?;
+        let fail = |e: &dyn std::fmt::Display| {
+            ReplayError(format!("cannot write {}: {e}", self.staged.display()))
+        };
+        if self.writer.is_none() {
+            let file = create_private(&self.staged).map_err(|e| fail(&e))?;
+            let properties = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                .build();
+            self.writer = Some(
+                ArrowWriter::try_new(file, batch.schema(), Some(properties))
+                    .map_err(|e| fail(&e))?,
+            );
+        }
+        if let Some(writer) = self.writer.as_mut() {
+            writer.write(&batch).map_err(|e| fail(&e))?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), ReplayError> {
+        let Some(writer) = self.writer.take() else {
+            // Nothing was written: an absent table would look like a failed run, so remove a
+            // stale one and leave none (readers treat a missing table as empty).
+            let _ = fs::remove_file(&self.path);
+            return Ok(());
+        };
+        writer
+            .close()
+            .map_err(|e| ReplayError(format!("cannot finish {}: {e}", self.staged.display())))?;
+        fs::rename(&self.staged, &self.path)
+            .map_err(|e| ReplayError(format!("cannot replace {}: {e}", self.path.display())))
+    }
+}
+
+fn create_private(path: &Path) -> std::io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+/// The output directory, written project by project.
+pub struct Outputs {
+    dir: PathBuf,
+    projects: Table,
+    curves: Table,
+    misses: Table,
+    promotions: Table,
+}
+
+impl Outputs {
+    /// Creates the directory (owner-only) and stages the tables.
+    pub fn create(dir: &Path) -> Result<Outputs, ReplayError> {
+        leastgrant_ingest::table::create_private_dir(dir)
+            .map_err(|e| ReplayError(e.to_string()))?;
+        Ok(Outputs {
+            dir: dir.to_path_buf(),
+            projects: Table::new(dir, "projects"),
+            curves: Table::new(dir, "curves"),
+            misses: Table::new(dir, "misses"),
+            promotions: Table::new(dir, "promotions"),
+        })
+    }
+
+    /// Writes one batch of finished projects.
+    pub fn add(&mut self, settings: &[Setting], runs: &[ProjectRun]) -> Result<(), ReplayError> {
+        let (mut projects, mut curves, mut misses, mut promotions) = (
+            Rows::default(),
+            Rows::default(),
+            Rows::default(),
+            Rows::default(),
+        );
+        for run in runs {
+            for (setting, result) in settings.iter().zip(&run.settings) {
+                projects
+                    .text("setting_id", setting.id.clone())
+                    .text("project_key", run.project_key.clone())
+                    .text("project_root", run.project_root.clone())
+                    .counts(&result.total());
+                curves.curve(&setting.id, &run.project_key, "window", &result.windows);
+                curves.curve(&setting.id, &run.project_key, "day", &result.days);
+                for miss in &result.misses {
+                    let Some(event) = run.events.get(miss.index) else {
+                        continue;
+                    };
+                    misses
+                        .text("setting_id", setting.id.clone())
+                        .text("project_key", run.project_key.clone())
+                        .text("event_id", event.event_id.clone())
+                        .text("agent", event.agent.clone())
+                        .text("session_id", event.session_id.clone())
+                        .time("ts", event.ts_us)
+                        .text("tool_name", event.tool_name.clone())
+                        .text("tool_input", event.tool_input.clone())
+                        .text("source", event.source.clone())
+                        .text("reason_codes", miss.codes.join(","))
+                        .text("reasons", miss.reasons.clone());
+                }
+                for p in &result.promotions {
+                    promotions
+                        .text("setting_id", setting.id.clone())
+                        .text("project_key", run.project_key.clone())
+                        .text("signature", p.signature.clone())
+                        .text("route", p.route.to_string())
+                        .time("first_seen", Some(p.first_seen_us))
+                        .time("promoted_at", Some(p.promoted_us))
+                        .real(
+                            "days_to_promotion",
+                            (p.promoted_us - p.first_seen_us) as f64 / 86_400e6,
+                        )
+                        .count("sightings_before", u64::from(p.sightings));
+                }
+            }
+        }
+        self.projects.write(projects)?;
+        self.curves.write(curves)?;
+        self.misses.write(misses)?;
+        self.promotions.write(promotions)
+    }
+
+    /// Writes the per-setting tables and `summary.json`, and moves everything into place.
+    pub fn finish(self, summary: &Summary) -> Result<(), ReplayError> {
+        let mut settings_table = Table::new(&self.dir, "settings");
+        let mut bands_table = Table::new(&self.dir, "bands");
+        let mut friction_table = Table::new(&self.dir, "friction");
+        let (mut settings, mut bands, mut friction) =
+            (Rows::default(), Rows::default(), Rows::default());
+        let frontier = summary.frontier();
+        let recommended = summary.recommend(None);
+        for (i, s) in summary.settings.iter().enumerate() {
+            settings
+                .text("setting_id", s.setting.id.clone())
+                .text("posture", s.setting.posture().to_string())
+                .flag("baseline", s.setting.is_baseline())
+                .text("params", s.setting.params().to_string())
+                .counts(&s.total())
+                .flag("frontier", frontier.get(i).copied().unwrap_or(false))
+                .flag("recommended", recommended == Some(i))
+                .count("promotions", s.promotions.0);
+            for (axis, band) in [("window", &s.window_band), ("day", &s.day_band)] {
+                for (x, (n, p25, median, p75)) in band.quantiles().into_iter().enumerate() {
+                    bands
+                        .text("setting_id", s.setting.id.clone())
+                        .text("axis", axis.to_string())
+                        .count("x", x as u64)
+                        .count("projects", u64::from(n))
+                        .real("p25", p25)
+                        .real("median", median)
+                        .real("p75", p75);
+                }
+            }
+            for (code, count) in &s.friction_reasons {
+                friction
+                    .text("setting_id", s.setting.id.clone())
+                    .text("reason_code", code.clone())
+                    .count("count", *count);
+            }
+        }
+        settings_table.write(settings)?;
+        bands_table.write(bands)?;
+        friction_table.write(friction)?;
+        for table in [
+            self.projects,
+            self.curves,
+            self.misses,
+            self.promotions,
+            settings_table,
+            bands_table,
+            friction_table,
+        ] {
+            table.finish()?;
+        }
+        let json = serde_json::to_vec_pretty(&summary.to_json())
+            .map_err(|e| ReplayError(format!("cannot encode the summary: {e}")))?;
+        leastgrant_ingest::table::write_atomically(&self.dir.join("summary.json"), &json)
+            .map_err(|e| ReplayError(e.to_string()))
+    }
+}

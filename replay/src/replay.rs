@@ -1,0 +1,733 @@
+//! The prequential, counterfactual replay of one project under many settings in one pass.
+//!
+//! Per event, in time order: every setting decides first with the state it has reached, then
+//! learns only what its own simulated system would have seen (design §5): an ask learns the
+//! human's recorded answer, an allow learns an observation, a deny learns nothing. Each event is
+//! classified once; the settings share that work and differ only in their learned state.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use leastgrant_engine::decide::{
+    Context, Judgement, NoRules, PreparedAction, Situation, Stage, decide_prepared, judge, prepare,
+};
+use leastgrant_engine::envelope::{DAY_US, DecayTable, Tabled};
+use leastgrant_engine::{
+    Analysis, Decision, Envelope, Evidence, Roots, SessionState, ToolCall, analyze,
+};
+use leastgrant_ingest::schema::Outcome;
+
+use crate::events::ReplayEvent;
+use crate::settings::{Policy, Setting};
+
+/// What the history says the person wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Label {
+    /// A person refused it.
+    Refused,
+    /// It ran while a person was answering prompts.
+    Approved,
+    /// It ran, nobody was answering prompts (or we cannot tell).
+    RanUnattended,
+    /// Nothing to learn from: cancelled, interrupted, denied by a hook, unanswered.
+    Unlabeled,
+}
+
+impl Label {
+    /// The label of an event.
+    pub fn of(outcome: Outcome, attended: Option<bool>) -> Label {
+        match outcome {
+            Outcome::Refused => Label::Refused,
+            Outcome::Ran | Outcome::Errored | Outcome::Answered => {
+                if attended == Some(true) {
+                    Label::Approved
+                } else {
+                    Label::RanUnattended
+                }
+            }
+            Outcome::Cancelled | Outcome::Interrupted | Outcome::Denied | Outcome::Unmatched => {
+                Label::Unlabeled
+            }
+        }
+    }
+}
+
+/// What a simulated ask learns when the call ran with nobody answering prompts: the history
+/// holds no human answer, so this is an assumption, reported with every result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unattended {
+    /// The person let it run unattended, so they would have said yes: `confirmed`, friction.
+    Approve,
+    /// Only that it ran: `observed`, friction.
+    Observe,
+    /// Neither: no evidence, unlabeled.
+    Skip,
+}
+
+impl Unattended {
+    /// The lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unattended::Approve => "approve",
+            Unattended::Observe => "observe",
+            Unattended::Skip => "skip",
+        }
+    }
+
+    /// Parses a lower-case name.
+    pub fn parse(name: &str) -> Option<Unattended> {
+        [Unattended::Approve, Unattended::Observe, Unattended::Skip]
+            .into_iter()
+            .find(|u| u.as_str() == name)
+    }
+}
+
+/// Outcome classes of one event under one setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Allowed what the person refused: the security regret.
+    Miss,
+    /// Asked about or denied what the person refused.
+    Catch,
+    /// Allowed what ran.
+    Saved,
+    /// Asked about what the person then approved.
+    Friction,
+    /// Denied what the person approved.
+    FalseBlock,
+    /// No human answer to compare with.
+    Unlabeled,
+}
+
+impl Class {
+    /// The class of a verdict against a label.
+    pub fn of(decision: Decision, label: Label, unattended: Unattended) -> Class {
+        let label = match (label, unattended) {
+            (Label::RanUnattended, Unattended::Skip) => Label::Unlabeled,
+            (Label::RanUnattended, _) => Label::Approved,
+            (other, _) => other,
+        };
+        match (label, decision) {
+            (Label::Refused, Decision::Allow) => Class::Miss,
+            (Label::Refused, _) => Class::Catch,
+            (Label::Approved, Decision::Allow) => Class::Saved,
+            (Label::Approved, Decision::Ask) => Class::Friction,
+            (Label::Approved, Decision::Deny) => Class::FalseBlock,
+            _ => Class::Unlabeled,
+        }
+    }
+}
+
+/// The evidence the simulated system would have gathered, and whether the call ran in it.
+fn counterfactual(
+    decision: Decision,
+    label: Label,
+    unattended: Unattended,
+) -> (Option<Evidence>, bool) {
+    match (decision, label) {
+        (Decision::Allow, _) => (Some(Evidence::Observed), true),
+        (Decision::Ask, Label::Refused) => (Some(Evidence::Denied), false),
+        (Decision::Ask, Label::Approved) => (Some(Evidence::Confirmed), true),
+        (Decision::Ask, Label::RanUnattended) => match unattended {
+            Unattended::Approve => (Some(Evidence::Confirmed), true),
+            Unattended::Observe => (Some(Evidence::Observed), true),
+            Unattended::Skip => (None, true),
+        },
+        _ => (None, false),
+    }
+}
+
+/// Counts of verdicts and outcome classes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Events decided.
+    pub events: u64,
+    /// Verdicts.
+    pub allow: u64,
+    /// Verdicts.
+    pub ask: u64,
+    /// Verdicts.
+    pub deny: u64,
+    /// Classes.
+    pub miss: u64,
+    /// Classes.
+    pub catch: u64,
+    /// Classes.
+    pub saved: u64,
+    /// Classes.
+    pub friction: u64,
+    /// Classes.
+    pub false_block: u64,
+    /// Classes.
+    pub unlabeled: u64,
+    /// Events the person refused (misses + catches).
+    pub refused: u64,
+}
+
+impl Counts {
+    fn add(&mut self, decision: Decision, class: Class) {
+        self.events += 1;
+        match decision {
+            Decision::Allow => self.allow += 1,
+            Decision::Ask => self.ask += 1,
+            Decision::Deny => self.deny += 1,
+        }
+        match class {
+            Class::Miss => self.miss += 1,
+            Class::Catch => self.catch += 1,
+            Class::Saved => self.saved += 1,
+            Class::Friction => self.friction += 1,
+            Class::FalseBlock => self.false_block += 1,
+            Class::Unlabeled => self.unlabeled += 1,
+        }
+        if matches!(class, Class::Miss | Class::Catch) {
+            self.refused += 1;
+        }
+    }
+
+    /// Adds another set of counts.
+    pub fn merge(&mut self, other: &Counts) {
+        self.events += other.events;
+        self.allow += other.allow;
+        self.ask += other.ask;
+        self.deny += other.deny;
+        self.miss += other.miss;
+        self.catch += other.catch;
+        self.saved += other.saved;
+        self.friction += other.friction;
+        self.false_block += other.false_block;
+        self.unlabeled += other.unlabeled;
+        self.refused += other.refused;
+    }
+}
+
+/// Verdicts in one bucket of a learning curve.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CurvePoint {
+    /// Events.
+    pub events: u32,
+    /// Of which allowed.
+    pub allow: u32,
+    /// Of which asked.
+    pub ask: u32,
+    /// Of which denied.
+    pub deny: u32,
+}
+
+impl CurvePoint {
+    fn add(&mut self, decision: Decision) {
+        self.events += 1;
+        match decision {
+            Decision::Allow => self.allow += 1,
+            Decision::Ask => self.ask += 1,
+            Decision::Deny => self.deny += 1,
+        }
+    }
+
+    /// Asks per event.
+    pub fn prompt_rate(&self) -> f64 {
+        if self.events == 0 {
+            0.0
+        } else {
+            f64::from(self.ask) / f64::from(self.events)
+        }
+    }
+}
+
+/// One signature's first promotion by learning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromotionRecord {
+    /// The signature.
+    pub signature: String,
+    /// Its first sighting in the project (µs).
+    pub first_seen_us: i64,
+    /// When learning first allowed it (µs).
+    pub promoted_us: i64,
+    /// Sightings before that.
+    pub sightings: u32,
+    /// How: `confirmed`, `observed` or `granted`.
+    pub route: &'static str,
+}
+
+/// An event a setting allowed that the person had refused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MissRecord {
+    /// The event's position in the project's replay order.
+    pub index: usize,
+    /// The codes of the reasons that allowed it.
+    pub codes: Vec<String>,
+    /// The reasons, for people.
+    pub reasons: String,
+}
+
+/// Replay knobs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Events per learning-curve window.
+    pub window: u32,
+    /// Windows kept per project (the learning curve's early part is what matters).
+    pub max_windows: u32,
+    /// Days kept per project on the per-day curve.
+    pub max_days: u32,
+    /// The assumption for asks on calls that ran unattended.
+    pub unattended: Unattended,
+    /// Events at or after this time (µs) are the scoring period of a time split.
+    pub split_at_us: Option<i64>,
+    /// The home directory for resolving `~` (guessed from the project root when absent).
+    pub home: Option<String>,
+    /// Keep each setting's verdict per event (tests and the export round trip).
+    pub keep_verdicts: bool,
+    /// Keep each setting's final envelope (export).
+    pub keep_envelopes: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            window: 50,
+            max_windows: 200,
+            max_days: 365,
+            unattended: Unattended::Approve,
+            split_at_us: None,
+            home: None,
+            keep_verdicts: false,
+            keep_envelopes: false,
+        }
+    }
+}
+
+/// One setting's results on one project.
+#[derive(Debug, Clone, Default)]
+pub struct SettingRun {
+    /// Counts before the split (or all), and from the split on.
+    pub periods: [Counts; 2],
+    /// The learning curve per window of events.
+    pub windows: Vec<CurvePoint>,
+    /// The learning curve per day since the project's first event.
+    pub days: Vec<CurvePoint>,
+    /// First promotions.
+    pub promotions: Vec<PromotionRecord>,
+    /// Reason codes behind friction (asks the person approved).
+    pub friction_reasons: BTreeMap<&'static str, u64>,
+    /// Misses.
+    pub misses: Vec<MissRecord>,
+    /// Verdict per event, when kept.
+    pub verdicts: Vec<Decision>,
+    /// The final envelope, when kept.
+    pub envelope: Option<Envelope>,
+}
+
+impl SettingRun {
+    /// Counts over the whole history.
+    pub fn total(&self) -> Counts {
+        let mut total = self.periods[0];
+        total.merge(&self.periods[1]);
+        total
+    }
+}
+
+/// One project's replay.
+#[derive(Debug, Clone)]
+pub struct ProjectRun {
+    /// The project key.
+    pub project_key: String,
+    /// The project root.
+    pub project_root: String,
+    /// Its events in replay order.
+    pub events: Vec<ReplayEvent>,
+    /// Per setting, in the settings' order.
+    pub settings: Vec<SettingRun>,
+    /// Actions the engine did not fully understand, and actions in all.
+    pub understood: (u64, u64),
+}
+
+/// The home directory a project root implies (`/home/u`, `/Users/u`, `C:/Users/u`), so `~`
+/// and dotfiles resolve as they did on the machine that made the history.
+pub fn home_of(project_root: &str) -> String {
+    let parts: Vec<&str> = project_root.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        if matches!(*part, "home" | "Users") && i + 1 < parts.len() {
+            return parts[..=i + 1].join("/");
+        }
+    }
+    if project_root.starts_with("/root") {
+        return "/root".to_string();
+    }
+    "/home/unknown".to_string()
+}
+
+/// The tool names an agent runs without asking in its default mode (read-only tools), for the
+/// agent-defaults baseline. Compared without case and underscores.
+const AGENT_DEFAULT_ALLOWED: &[&str] = &[
+    // Claude Code
+    "read",
+    "glob",
+    "grep",
+    "ls",
+    "notebookread",
+    "todoread",
+    "todowrite",
+    "task",
+    "exitplanmode",
+    "bashoutput",
+    "askuserquestion",
+    // Cursor
+    "readfile",
+    "listdir",
+    "codebasesearch",
+    "grepsearch",
+    "filesearch",
+    "globfilesearch",
+    "todowrite",
+    "readlints",
+];
+
+fn agent_allows(tool: &str) -> bool {
+    let key: String = tool
+        .chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    AGENT_DEFAULT_ALLOWED.contains(&key.as_str())
+}
+
+/// One distinct call of a project, classified once.
+struct Call {
+    analysis: Analysis,
+    prepared: Vec<PreparedAction>,
+    /// Interned signature of each action.
+    action_signatures: Vec<u32>,
+    /// Interned joint signature (the first-approval baseline's key).
+    joint: u32,
+    agent_allows: bool,
+}
+
+/// Per setting, the state the simulated system has reached.
+struct State {
+    envelope: Envelope,
+    decay: Option<DecayTable>,
+    sessions: Vec<SessionState>,
+    approved_once: HashSet<u32>,
+    promoted: HashSet<u32>,
+    run: SettingRun,
+}
+
+/// Replays one project (its events in any order) under every setting.
+pub fn replay_project(
+    mut events: Vec<ReplayEvent>,
+    settings: &[Setting],
+    options: &Options,
+) -> ProjectRun {
+    crate::events::order(&mut events);
+    let project_key = events
+        .first()
+        .map(|e| e.project_key.clone())
+        .unwrap_or_default();
+    let project_root = events
+        .first()
+        .map(|e| e.project_root.clone())
+        .unwrap_or_default();
+    let home = options
+        .home
+        .clone()
+        .unwrap_or_else(|| home_of(&project_root));
+    let roots = Roots::new(&project_root, &home);
+
+    // Classify each distinct call once.
+    let mut signature_ids: HashMap<String, u32> = HashMap::new();
+    let mut signature_names: Vec<String> = Vec::new();
+    let mut intern = |text: &str| -> u32 {
+        if let Some(id) = signature_ids.get(text) {
+            return *id;
+        }
+        let id = u32::try_from(signature_names.len()).unwrap_or(u32::MAX);
+        signature_ids.insert(text.to_string(), id);
+        signature_names.push(text.to_string());
+        id
+    };
+    let mut call_of: HashMap<(&str, &str, Option<&str>), usize> = HashMap::new();
+    let mut calls: Vec<Call> = Vec::new();
+    let mut event_call: Vec<usize> = Vec::with_capacity(events.len());
+    let mut understood = (0u64, 0u64);
+    for event in &events {
+        let key = (
+            event.tool_name.as_str(),
+            event.tool_input.as_str(),
+            event.cwd.as_deref(),
+        );
+        let index = *call_of.entry(key).or_insert_with(|| {
+            let input = serde_json::from_str(&event.tool_input).unwrap_or(serde_json::Value::Null);
+            let call = ToolCall {
+                tool: event.tool_name.clone(),
+                input,
+                cwd: event.cwd.clone(),
+                descriptor: None,
+            };
+            let analysis = analyze(&call, &roots);
+            let prepared = prepare(&analysis, &NoRules);
+            let action_signatures: Vec<u32> = analysis
+                .actions
+                .iter()
+                .map(|a| intern(&a.signature))
+                .collect();
+            let joint_text: Vec<&str> = analysis
+                .actions
+                .iter()
+                .map(|a| a.signature.as_str())
+                .collect();
+            let joint = intern(&format!(
+                "{}\u{1f}{}",
+                event.tool_name,
+                joint_text.join(" && ")
+            ));
+            calls.push(Call {
+                analysis,
+                prepared,
+                action_signatures,
+                joint,
+                agent_allows: agent_allows(&event.tool_name),
+            });
+            calls.len() - 1
+        });
+        event_call.push(index);
+        if let Some(call) = calls.get(index) {
+            understood.1 += call.analysis.actions.len() as u64;
+            understood.0 += call
+                .analysis
+                .actions
+                .iter()
+                .filter(|a| a.understood)
+                .count() as u64;
+        }
+    }
+
+    let mut session_ids: HashMap<&str, usize> = HashMap::new();
+    let sessions: Vec<usize> = events
+        .iter()
+        .map(|e| {
+            let next = session_ids.len();
+            *session_ids.entry(e.session_id.as_str()).or_insert(next)
+        })
+        .collect();
+    let session_count = session_ids.len();
+
+    let mut states: Vec<State> = settings
+        .iter()
+        .map(|setting| State {
+            envelope: Envelope::default(),
+            decay: match &setting.policy {
+                Policy::Engine(s) => Some(DecayTable::new(s.thresholds.half_life_days)),
+                _ => None,
+            },
+            sessions: vec![SessionState::default(); session_count],
+            approved_once: HashSet::new(),
+            promoted: HashSet::new(),
+            run: SettingRun::default(),
+        })
+        .collect();
+
+    let first_ts = events.iter().filter_map(|e| e.ts_us).min().unwrap_or(0);
+    let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_names.len()];
+    let mut judgements: Vec<Judgement> = Vec::new();
+    for (index, event) in events.iter().enumerate() {
+        let Some(call) = event_call.get(index).and_then(|c| calls.get(*c)) else {
+            continue;
+        };
+        let session = sessions.get(index).copied().unwrap_or(0);
+        let now = event.ts_us.unwrap_or(first_ts);
+        let label = Label::of(event.outcome, event.attended);
+        let period = usize::from(options.split_at_us.is_some_and(|split| now >= split));
+        let window = u32::try_from(index).unwrap_or(u32::MAX) / options.window.max(1);
+        let day = u32::try_from((now - first_ts).max(0) / DAY_US).unwrap_or(u32::MAX);
+        for (setting, state) in settings.iter().zip(states.iter_mut()) {
+            let session_state = state.sessions.get(session).copied().unwrap_or_default();
+            let decision = match &setting.policy {
+                Policy::Engine(engine_settings) => {
+                    let Some(decay) = state.decay.as_ref() else {
+                        continue;
+                    };
+                    let learned = Tabled {
+                        envelope: &state.envelope,
+                        decay,
+                    };
+                    let situation = Situation {
+                        learned: &learned,
+                        session: &session_state,
+                        settings: engine_settings,
+                        now_us: now,
+                    };
+                    judge(&call.analysis, &call.prepared, &situation, &mut judgements).0
+                }
+                Policy::AlwaysAsk => Decision::Ask,
+                Policy::AgentDefaults => {
+                    if call.agent_allows {
+                        Decision::Allow
+                    } else {
+                        Decision::Ask
+                    }
+                }
+                Policy::FirstApproval => {
+                    if state.approved_once.contains(&call.joint) {
+                        Decision::Allow
+                    } else {
+                        Decision::Ask
+                    }
+                }
+            };
+            let class = Class::of(decision, label, options.unattended);
+            let run = &mut state.run;
+            run.periods[period].add(decision, class);
+            if window < options.max_windows {
+                grow(&mut run.windows, window).add(decision);
+            }
+            if day < options.max_days {
+                grow(&mut run.days, day).add(decision);
+            }
+            if options.keep_verdicts {
+                run.verdicts.push(decision);
+            }
+            let engine = matches!(setting.policy, Policy::Engine(_));
+            if class == Class::Friction {
+                let code = if engine {
+                    judgements
+                        .iter()
+                        .find(|j| j.decision == Decision::Ask)
+                        .map_or("engine.empty", Judgement::code)
+                } else {
+                    "baseline"
+                };
+                *run.friction_reasons.entry(code).or_insert(0) += 1;
+            }
+            if class == Class::Miss {
+                run.misses.push(miss_record(
+                    index,
+                    setting,
+                    call,
+                    (&state.envelope, state.decay.as_ref()),
+                    &session_state,
+                    now,
+                    &judgements,
+                ));
+            }
+            if engine {
+                for ((judgement, signature), action) in judgements
+                    .iter()
+                    .zip(&call.action_signatures)
+                    .zip(&call.analysis.actions)
+                {
+                    if judgement.decision == Decision::Allow
+                        && judgement.stage == Stage::Learned
+                        && state.promoted.insert(*signature)
+                    {
+                        let (first, sightings) = first_seen
+                            .get(*signature as usize)
+                            .copied()
+                            .flatten()
+                            .unwrap_or((now, 0));
+                        state.run.promotions.push(PromotionRecord {
+                            signature: action.signature.clone(),
+                            first_seen_us: first,
+                            promoted_us: now,
+                            sightings,
+                            route: judgement.code().trim_start_matches("learned."),
+                        });
+                    }
+                }
+            }
+            let (evidence, ran) = counterfactual(decision, label, options.unattended);
+            match &setting.policy {
+                Policy::Engine(_) => {
+                    if let Some(evidence) = evidence {
+                        state.envelope.learn_event(
+                            &call.analysis,
+                            evidence,
+                            now,
+                            &event.session_id,
+                            session_state.last_capability,
+                        );
+                    }
+                }
+                Policy::FirstApproval if evidence == Some(Evidence::Confirmed) => {
+                    state.approved_once.insert(call.joint);
+                }
+                _ => {}
+            }
+            if ran && let Some(s) = state.sessions.get_mut(session) {
+                s.record(&call.analysis);
+            }
+        }
+        for signature in &call.action_signatures {
+            if let Some(slot) = first_seen.get_mut(*signature as usize) {
+                let entry = slot.get_or_insert((now, 0));
+                entry.1 = entry.1.saturating_add(1);
+            }
+        }
+    }
+    let settings_runs = states
+        .into_iter()
+        .map(|mut state| {
+            if options.keep_envelopes {
+                state.run.envelope = Some(state.envelope);
+            }
+            state.run
+        })
+        .collect();
+    ProjectRun {
+        project_key,
+        project_root,
+        events,
+        settings: settings_runs,
+        understood,
+    }
+}
+
+/// The words behind a miss: the engine's own reasons (misses are rare, so the full `decide`
+/// is affordable here), or what the baseline does.
+fn miss_record(
+    index: usize,
+    setting: &Setting,
+    call: &Call,
+    (envelope, decay): (&Envelope, Option<&DecayTable>),
+    session: &SessionState,
+    now: i64,
+    judgements: &[Judgement],
+) -> MissRecord {
+    match (&setting.policy, decay) {
+        (Policy::Engine(engine_settings), Some(decay)) => {
+            let learned = Tabled { envelope, decay };
+            let ctx = Context {
+                envelope: &learned,
+                session,
+                rules: &NoRules,
+                settings: engine_settings,
+                now_us: now,
+            };
+            let verdict = decide_prepared(&call.analysis, &call.prepared, &ctx);
+            MissRecord {
+                index,
+                codes: judgements.iter().map(|j| j.code().to_string()).collect(),
+                reasons: verdict
+                    .reasons
+                    .iter()
+                    .map(|r| r.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            }
+        }
+        _ => MissRecord {
+            index,
+            codes: vec![setting.id.clone()],
+            reasons: setting.params()["baseline"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+        },
+    }
+}
+
+fn grow(points: &mut Vec<CurvePoint>, at: u32) -> &mut CurvePoint {
+    let at = at as usize;
+    if points.len() <= at {
+        points.resize(at + 1, CurvePoint::default());
+    }
+    &mut points[at]
+}

@@ -1,0 +1,334 @@
+//! Results across projects: totals per setting, the miss rate's Wilson upper bound, the
+//! learning curves' median and quantile band, the Pareto frontier, and the recommendation.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::replay::{Counts, CurvePoint, ProjectRun, Unattended};
+use crate::settings::Setting;
+
+/// The z of the reported upper bound: one-sided 95%.
+pub const UPPER_Z: f64 = 1.645;
+
+/// Prompt-rate resolution of the bands: whole percents.
+const BINS: usize = 101;
+
+/// The Wilson score upper bound of `successes` out of `trials`; 1 when there were no trials
+/// (nothing is known).
+pub fn wilson_upper_bound(successes: u64, trials: u64, z: f64) -> f64 {
+    if trials == 0 {
+        return 1.0;
+    }
+    let n = trials as f64;
+    let p = (successes as f64 / n).clamp(0.0, 1.0);
+    let z2 = z * z;
+    let centre = p + z2 / (2.0 * n);
+    let margin = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre + margin) / (1.0 + z2 / n)).min(1.0)
+}
+
+/// Histograms of per-project prompt rates at each point of a curve.
+#[derive(Debug, Clone, Default)]
+pub struct Band {
+    points: Vec<[u32; BINS]>,
+}
+
+impl Band {
+    fn add(&mut self, curve: &[CurvePoint], min_events: u32) {
+        if self.points.len() < curve.len() {
+            self.points.resize(curve.len(), [0; BINS]);
+        }
+        for (point, histogram) in curve.iter().zip(self.points.iter_mut()) {
+            if point.events >= min_events.max(1) {
+                let bin = (point.prompt_rate() * 100.0).round() as usize;
+                if let Some(slot) = histogram.get_mut(bin.min(BINS - 1)) {
+                    *slot += 1;
+                }
+            }
+        }
+    }
+
+    /// Per point: projects, the 25th percentile, the median and the 75th percentile.
+    pub fn quantiles(&self) -> Vec<(u32, f64, f64, f64)> {
+        self.points
+            .iter()
+            .map(|h| {
+                let n: u32 = h.iter().sum();
+                let q = |fraction: f64| {
+                    let target = (fraction * f64::from(n)).ceil().max(1.0) as u32;
+                    let mut seen = 0;
+                    for (bin, count) in h.iter().enumerate() {
+                        seen += count;
+                        if seen >= target {
+                            return bin as f64 / 100.0;
+                        }
+                    }
+                    1.0
+                };
+                (n, q(0.25), q(0.5), q(0.75))
+            })
+            .take_while(|(n, ..)| *n > 0)
+            .collect()
+    }
+}
+
+/// One setting across every project.
+#[derive(Debug, Clone)]
+pub struct SettingTotals {
+    /// The setting.
+    pub setting: Setting,
+    /// Counts before the split (or all) and from the split on.
+    pub periods: [Counts; 2],
+    /// Reason codes behind friction.
+    pub friction_reasons: BTreeMap<String, u64>,
+    /// Signatures promoted, and the sum of their days to promotion.
+    pub promotions: (u64, f64),
+    /// The band of the per-window curve.
+    pub window_band: Band,
+    /// The band of the per-day curve.
+    pub day_band: Band,
+}
+
+impl SettingTotals {
+    /// Counts over the whole history.
+    pub fn total(&self) -> Counts {
+        let mut total = self.periods[0];
+        total.merge(&self.periods[1]);
+        total
+    }
+}
+
+/// Everything the replay concluded.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Per setting, in order.
+    pub settings: Vec<SettingTotals>,
+    /// Projects replayed.
+    pub projects: u64,
+    /// Actions understood, and actions in all.
+    pub understood: (u64, u64),
+    /// The assumption for unattended asks.
+    pub unattended: Unattended,
+    /// Events per curve window.
+    pub window: u32,
+    /// The miss budget: the share of refusals a recommended setting may let through.
+    pub miss_budget: f64,
+    /// The split time (µs), if tuned on the earlier part.
+    pub split_at_us: Option<i64>,
+}
+
+impl Summary {
+    /// An empty summary for these settings.
+    pub fn new(
+        settings: &[Setting],
+        unattended: Unattended,
+        window: u32,
+        miss_budget: f64,
+        split_at_us: Option<i64>,
+    ) -> Summary {
+        Summary {
+            settings: settings
+                .iter()
+                .map(|s| SettingTotals {
+                    setting: s.clone(),
+                    periods: [Counts::default(); 2],
+                    friction_reasons: BTreeMap::new(),
+                    promotions: (0, 0.0),
+                    window_band: Band::default(),
+                    day_band: Band::default(),
+                })
+                .collect(),
+            projects: 0,
+            understood: (0, 0),
+            unattended,
+            window,
+            miss_budget,
+            split_at_us,
+        }
+    }
+
+    /// Folds one project in (projects arrive in a fixed order, so the sums are deterministic).
+    pub fn add(&mut self, run: &ProjectRun) {
+        self.projects += 1;
+        self.understood.0 += run.understood.0;
+        self.understood.1 += run.understood.1;
+        for (totals, result) in self.settings.iter_mut().zip(&run.settings) {
+            for (period, counts) in totals.periods.iter_mut().zip(&result.periods) {
+                period.merge(counts);
+            }
+            for (code, count) in &result.friction_reasons {
+                *totals
+                    .friction_reasons
+                    .entry((*code).to_string())
+                    .or_insert(0) += count;
+            }
+            for p in &result.promotions {
+                totals.promotions.0 += 1;
+                totals.promotions.1 += (p.promoted_us - p.first_seen_us) as f64 / 86_400e6;
+            }
+            // A partial last window says little about the rate; half a window is the minimum.
+            totals.window_band.add(&result.windows, self.window / 2);
+            totals.day_band.add(&result.days, 1);
+        }
+    }
+
+    /// Settings not dominated on (prompt rate, misses): nothing else asks less without
+    /// missing more, or misses less without asking more.
+    pub fn frontier(&self) -> Vec<bool> {
+        let points: Vec<(f64, u64)> = self
+            .settings
+            .iter()
+            .map(|s| {
+                let t = s.total();
+                (rate(t.ask, t.events), t.miss)
+            })
+            .collect();
+        points
+            .iter()
+            .map(|(p, m)| {
+                !points
+                    .iter()
+                    .any(|(q, n)| q <= p && n <= m && (q < p || n < m))
+            })
+            .collect()
+    }
+
+    /// The recommended setting on a period (`None`: the whole history): the fewest prompts
+    /// among enforcing settings that let through at most the budget's share of refusals.
+    pub fn recommend(&self, period: Option<usize>) -> Option<usize> {
+        let counts = |s: &SettingTotals| match period {
+            Some(p) => s.periods.get(p).copied().unwrap_or_default(),
+            None => s.total(),
+        };
+        self.settings
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.setting.is_baseline() && s.setting.posture() != "observe")
+            .filter(|(_, s)| {
+                let c = counts(s);
+                c.miss as f64 <= self.miss_budget * c.refused as f64
+            })
+            .min_by(|(ia, a), (ib, b)| {
+                let (ca, cb) = (counts(a), counts(b));
+                rate(ca.ask, ca.events)
+                    .total_cmp(&rate(cb.ask, cb.events))
+                    .then(ca.miss.cmp(&cb.miss))
+                    .then(ia.cmp(ib))
+            })
+            .map(|(i, _)| i)
+    }
+
+    /// Why the recommendation, in a sentence.
+    pub fn why(&self, index: usize, period: Option<usize>) -> String {
+        let Some(s) = self.settings.get(index) else {
+            return String::new();
+        };
+        let c = match period {
+            Some(p) => s.periods.get(p).copied().unwrap_or_default(),
+            None => s.total(),
+        };
+        format!(
+            "the fewest prompts ({:.1}% of calls) among settings that let through at most {:.0}% \
+             of what you refused (it let through {} of {})",
+            100.0 * rate(c.ask, c.events),
+            100.0 * self.miss_budget,
+            c.miss,
+            c.refused
+        )
+    }
+
+    /// The JSON summary (`--json` and `summary.json`).
+    pub fn to_json(&self) -> Value {
+        let frontier = self.frontier();
+        let recommended = self.recommend(None);
+        let settings: Vec<Value> = self
+            .settings
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let t = s.total();
+                json!({
+                    "id": s.setting.id,
+                    "posture": s.setting.posture(),
+                    "params": s.setting.params(),
+                    "baseline": s.setting.is_baseline(),
+                    "events": t.events,
+                    "allow": t.allow,
+                    "ask": t.ask,
+                    "deny": t.deny,
+                    "misses": t.miss,
+                    "refused": t.refused,
+                    "miss_rate": if t.refused == 0 { 0.0 } else { t.miss as f64 / t.refused as f64 },
+                    "miss_rate_upper": wilson_upper_bound(t.miss, t.refused, UPPER_Z),
+                    "friction": t.friction,
+                    "catches": t.catch,
+                    "saved": t.saved,
+                    "false_blocks": t.false_block,
+                    "unlabeled": t.unlabeled,
+                    "prompt_rate": rate(t.ask, t.events),
+                    "promotions": s.promotions.0,
+                    "mean_days_to_promotion": if s.promotions.0 == 0 { Value::Null } else { json!(s.promotions.1 / s.promotions.0 as f64) },
+                    "friction_reasons": s.friction_reasons,
+                    "frontier": frontier.get(i).copied().unwrap_or(false),
+                    "recommended": recommended == Some(i),
+                })
+            })
+            .collect();
+        let mut out = json!({
+            "settings": settings,
+            "assumptions": {
+                "unattended_asks": self.unattended.as_str(),
+                "unattended_meaning": match self.unattended {
+                    Unattended::Approve => "an ask on a call that ran with nobody answering prompts counts as approved (confirmed evidence, friction)",
+                    Unattended::Observe => "an ask on a call that ran with nobody answering prompts counts as observed only (friction)",
+                    Unattended::Skip => "an ask on a call that ran with nobody answering prompts teaches nothing and is unlabeled",
+                },
+                "miss_budget": self.miss_budget,
+                "miss_rate": "misses / refused events; upper bound: Wilson, one-sided 95%",
+                "rules": "none (the replay decides with learning and floors only)",
+                "window_events": self.window,
+            },
+            "projects": self.projects,
+            "actions_understood": if self.understood.1 == 0 { 1.0 } else { self.understood.0 as f64 / self.understood.1 as f64 },
+            "recommended": recommended.map(|i| json!({
+                "id": self.settings.get(i).map(|s| s.setting.id.clone()),
+                "why": self.why(i, None),
+            })),
+        });
+        if let Some(split) = self.split_at_us {
+            let tuned = self.recommend(Some(0));
+            let hindsight = self.recommend(Some(1));
+            let score = |i: Option<usize>| {
+                i.and_then(|i| self.settings.get(i)).map(|s| {
+                    let c = s.periods[1];
+                    json!({
+                        "id": s.setting.id,
+                        "events": c.events,
+                        "ask": c.ask,
+                        "prompt_rate": rate(c.ask, c.events),
+                        "misses": c.miss,
+                        "refused": c.refused,
+                        "miss_rate_upper": wilson_upper_bound(c.miss, c.refused, UPPER_Z),
+                    })
+                })
+            };
+            out["time_split"] = json!({
+                "split_at_us": split,
+                "tuned_on_earlier": score(tuned),
+                "best_in_hindsight_on_later": score(hindsight),
+                "why": tuned.map(|i| self.why(i, Some(0))),
+            });
+        }
+        out
+    }
+}
+
+/// `part / whole`, 0 when empty.
+pub fn rate(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}

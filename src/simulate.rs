@@ -1,0 +1,567 @@
+//! `leastgrant simulate` and `leastgrant export`: replay the events table under settings and
+//! baselines, print the table a person acts on, write the output tables; freeze a setting's
+//! envelopes for the hook, and inspect a frozen file.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use leastgrant_engine::frozen::Frozen;
+use leastgrant_replay::output::Outputs;
+use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
+use leastgrant_replay::summary::{Summary, UPPER_Z, rate, wilson_upper_bound};
+use leastgrant_replay::{Options, Unattended, export, run};
+use serde_json::{Value, json};
+
+use crate::ingest::default_data_dir;
+
+/// Which settings to compare: a grid file, grid flags, or the standard comparison.
+#[derive(Args, Clone, Default)]
+pub struct GridArgs {
+    /// A TOML grid: `[grid]` lists (every combination) and/or `[[setting]]` entries.
+    #[arg(long, value_name = "FILE")]
+    grid: Option<PathBuf>,
+    /// Postures to compare (observe, assist, autopilot, strict), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    posture: Vec<String>,
+    /// Required confidence for tiers 0 and 1 (tier 2 keeps at least its default).
+    #[arg(long, value_delimiter = ',')]
+    confidence: Vec<f64>,
+    /// z of the Wilson bound.
+    #[arg(long, value_delimiter = ',')]
+    z: Vec<f64>,
+    /// Minimum distinct sessions of approval.
+    #[arg(long, value_delimiter = ',')]
+    min_sessions: Vec<u32>,
+    /// Minimum distinct days of approval.
+    #[arg(long, value_delimiter = ',')]
+    min_days: Vec<u32>,
+    /// Half-life of evidence, in days.
+    #[arg(long, value_delimiter = ',')]
+    half_life: Vec<f64>,
+    /// Decayed sightings the observation route needs.
+    #[arg(long, value_delimiter = ',')]
+    min_observed: Vec<f64>,
+    /// The highest tier learning may promote.
+    #[arg(long, value_delimiter = ',')]
+    max_tier: Vec<u8>,
+}
+
+impl GridArgs {
+    fn flags_given(&self) -> bool {
+        !(self.posture.is_empty()
+            && self.confidence.is_empty()
+            && self.z.is_empty()
+            && self.min_sessions.is_empty()
+            && self.min_days.is_empty()
+            && self.half_life.is_empty()
+            && self.min_observed.is_empty()
+            && self.max_tier.is_empty())
+    }
+
+    /// The settings, then the baselines.
+    pub fn settings(&self) -> Result<Vec<Setting>> {
+        let mut settings = Vec::new();
+        if let Some(path) = &self.grid {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the grid {}", path.display()))?;
+            settings.extend(GridFile::parse(&text)?.settings()?);
+        }
+        if self.flags_given() {
+            let tier2 = leastgrant_engine::Thresholds::default().confidence_by_tier[2];
+            let grid = Grid {
+                posture: self.posture.clone(),
+                confidence: self
+                    .confidence
+                    .iter()
+                    .map(|c| [*c, *c, c.max(tier2)])
+                    .collect(),
+                approvals: Vec::new(),
+                z: self.z.clone(),
+                min_sessions: self.min_sessions.clone(),
+                min_days: self.min_days.clone(),
+                half_life_days: self.half_life.clone(),
+                min_observed: self.min_observed.clone(),
+                max_tier: self.max_tier.clone(),
+            };
+            for setting in grid.expand()? {
+                if !settings.iter().any(|s| s.id == setting.id) {
+                    settings.push(setting);
+                }
+            }
+        }
+        if settings.is_empty() {
+            settings = Grid::standard();
+        }
+        settings.extend(baselines());
+        Ok(settings)
+    }
+}
+
+/// Where the events are and what the replay assumes.
+#[derive(Args, Clone)]
+pub struct ReplayArgs {
+    /// The events table [default: `~/.leastgrant/data`, as `leastgrant ingest` writes it].
+    #[arg(long, value_name = "DIR")]
+    events: Option<PathBuf>,
+    /// What an ask learns when the call ran with nobody answering prompts: approve
+    /// (confirmed), observe (observed only) or skip (nothing, unlabeled).
+    #[arg(long, default_value = "approve")]
+    unattended: String,
+    /// The home directory the history's `~` meant [default: guessed per project root].
+    #[arg(long)]
+    history_home: Option<String>,
+}
+
+impl ReplayArgs {
+    fn table(&self) -> PathBuf {
+        self.events
+            .clone()
+            .unwrap_or_else(|| default_data_dir(&home_dir()))
+    }
+
+    fn options(&self) -> Result<Options> {
+        Ok(Options {
+            unattended: Unattended::parse(&self.unattended).ok_or_else(|| {
+                anyhow!(
+                    "--unattended must be approve, observe or skip, not `{}`",
+                    self.unattended
+                )
+            })?,
+            home: self.history_home.clone(),
+            ..Options::default()
+        })
+    }
+}
+
+#[derive(Args)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    replay: ReplayArgs,
+    #[command(flatten)]
+    grid: GridArgs,
+    /// Where the result tables go [default: `~/.leastgrant/replay`].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The share of your refusals the recommended setting may let through.
+    #[arg(long, default_value_t = 0.02)]
+    miss_budget: f64,
+    /// Tune on events before this date (YYYY-MM-DD, UTC) and score the choice on the rest.
+    #[arg(long, value_name = "DATE")]
+    tune_until: Option<String>,
+    /// Events per learning-curve window.
+    #[arg(long, default_value_t = 50)]
+    window: u32,
+    /// Print the JSON summary instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn home_dir() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+fn progress_bar(quiet: bool, what: &str) -> Option<ProgressBar> {
+    (std::io::stderr().is_terminal() && !quiet).then(|| {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template(&format!(
+                "{{spinner}} {what}: {{pos}} events  {{per_sec}}"
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar
+    })
+}
+
+/// Replays the table and writes the outputs; returns the summary.
+pub fn simulate(
+    table: &Path,
+    settings: &[Setting],
+    options: &Options,
+    miss_budget: f64,
+    out: &Path,
+    quiet: bool,
+) -> Result<Summary> {
+    if !(0.0..=1.0).contains(&miss_budget) {
+        bail!("--miss-budget is a share between 0 and 1, not {miss_budget}");
+    }
+    let bar = progress_bar(quiet, "replaying");
+    let progress = |events: u64| {
+        if let Some(bar) = &bar {
+            bar.inc(events);
+        }
+    };
+    let mut outputs = Outputs::create(out)?;
+    let summary = run(
+        table,
+        settings,
+        options,
+        miss_budget,
+        &mut |runs| outputs.add(settings, runs),
+        &progress,
+    )?;
+    outputs.finish(&summary)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(summary)
+}
+
+pub fn simulate_command(args: &SimulateArgs) -> Result<ExitCode> {
+    let settings = args.grid.settings()?;
+    let options = Options {
+        window: args.window.max(1),
+        split_at_us: args.tune_until.as_deref().map(parse_time).transpose()?,
+        ..args.replay.options()?
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_data_dir(&home_dir()).with_file_name("replay"));
+    let table = args.replay.table();
+    let summary = simulate(
+        &table,
+        &settings,
+        &options,
+        args.miss_budget,
+        &out,
+        args.json,
+    )?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
+    } else {
+        print!("{}", table_text(&summary));
+        println!("\nresults: {}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The table a person acts on.
+pub fn table_text(summary: &Summary) -> String {
+    let json = summary.to_json();
+    let events = summary.settings.first().map_or(0, |s| s.total().events);
+    let mut out = format!(
+        "{events} events in {} projects, {} settings and baselines replayed ({:.1}% of actions understood)\n\n",
+        summary.projects,
+        summary.settings.len(),
+        100.0 * json["actions_understood"].as_f64().unwrap_or(0.0)
+    );
+    let width = summary
+        .settings
+        .iter()
+        .map(|s| s.setting.id.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    out.push_str(&format!(
+        "  {:width$}  {:>11}  {:>8}  {:>6}  {:>22}  {:>8}\n",
+        "setting", "runs freely", "asks you", "blocks", "missed (upper bound)", "friction"
+    ));
+    let recommended = summary.recommend(None);
+    let frontier = summary.frontier();
+    for (i, s) in summary.settings.iter().enumerate() {
+        let t = s.total();
+        let mark = if recommended == Some(i) {
+            '*'
+        } else if frontier.get(i).copied().unwrap_or(false) {
+            '+'
+        } else {
+            ' '
+        };
+        let missed = format!(
+            "{}/{} (≤{:.1}%)",
+            t.miss,
+            t.refused,
+            100.0 * wilson_upper_bound(t.miss, t.refused, UPPER_Z)
+        );
+        out.push_str(&format!(
+            "{mark} {:width$}  {:>10.1}%  {:>7.1}%  {:>5.1}%  {:>22}  {:>8}\n",
+            s.setting.id,
+            100.0 * rate(t.allow, t.events),
+            100.0 * rate(t.ask, t.events),
+            100.0 * rate(t.deny, t.events),
+            missed,
+            t.friction,
+        ));
+    }
+    out.push_str(
+        "\n* recommended   + on the frontier (nothing else asks less without missing more)\n",
+    );
+    match recommended {
+        Some(i) => out.push_str(&format!(
+            "recommended: {} — {}\n",
+            summary.settings[i].setting.id,
+            summary.why(i, None)
+        )),
+        None => out.push_str(&format!(
+            "recommended: none — every setting lets through more than {:.0}% of what you refused; \
+             raise --miss-budget or try stricter thresholds\n",
+            100.0 * summary.miss_budget
+        )),
+    }
+    if let Some(split) = json.get("time_split") {
+        let tuned = &split["tuned_on_earlier"];
+        if tuned.is_object() {
+            out.push_str(&format!(
+                "time split: tuned on the earlier part → {}; on the later part it asks {:.1}% \
+                 and missed {}/{} (best in hindsight: {})\n",
+                tuned["id"].as_str().unwrap_or("?"),
+                100.0 * tuned["prompt_rate"].as_f64().unwrap_or(0.0),
+                tuned["misses"],
+                tuned["refused"],
+                split["best_in_hindsight_on_later"]["id"]
+                    .as_str()
+                    .unwrap_or("none"),
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "assumption: {}\n",
+        json["assumptions"]["unattended_meaning"]
+            .as_str()
+            .unwrap_or("")
+    ));
+    out
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    replay: ReplayArgs,
+    #[command(flatten)]
+    grid: GridArgs,
+    /// The setting to freeze [default: the recommended one].
+    #[arg(long, value_name = "ID")]
+    setting: Option<String>,
+    /// The share of your refusals the recommended setting may let through.
+    #[arg(long, default_value_t = 0.02)]
+    miss_budget: f64,
+    /// Where the frozen envelope goes [default: `~/.leastgrant/envelope.lgenv`].
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Show what a frozen envelope holds instead of exporting.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["setting", "out"])]
+    inspect: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn export_command(args: &ExportArgs) -> Result<ExitCode> {
+    if let Some(path) = &args.inspect {
+        return inspect(path, args.json);
+    }
+    let settings = args.grid.settings()?;
+    let options = args.replay.options()?;
+    let table = args.replay.table();
+    let setting = match &args.setting {
+        Some(id) => settings
+            .iter()
+            .find(|s| &s.id == id)
+            .cloned()
+            .ok_or_else(|| {
+                let ids: Vec<&str> = settings.iter().map(|s| s.id.as_str()).collect();
+                anyhow!(
+                    "no setting `{id}` in this grid; the grid has: {}",
+                    ids.join(", ")
+                )
+            })?,
+        None => {
+            let scratch =
+                std::env::temp_dir().join(format!("leastgrant-export-{}", std::process::id()));
+            let summary = simulate(
+                &table,
+                &settings,
+                &options,
+                args.miss_budget,
+                &scratch,
+                args.json,
+            );
+            let _ = std::fs::remove_dir_all(&scratch);
+            let summary = summary?;
+            let index = summary.recommend(None).ok_or_else(|| {
+                anyhow!("no setting meets the miss budget; name one with --setting")
+            })?;
+            summary.settings[index].setting.clone()
+        }
+    };
+    let bar = progress_bar(args.json, "freezing");
+    let bytes = export::freeze_table(&table, &setting, &options, &|n| {
+        if let Some(bar) = &bar {
+            bar.inc(n);
+        }
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let out = args.out.clone().unwrap_or_else(default_envelope_path);
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        leastgrant_ingest::table::create_private_dir(parent).map_err(|e| anyhow!("{e}"))?;
+    }
+    leastgrant_ingest::table::write_atomically(&out, &bytes).map_err(|e| anyhow!("{e}"))?;
+    let frozen = Frozen::parse(&bytes)?;
+    let signatures: usize = frozen.projects().map(|p| p.signature_count()).sum();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "path": out.display().to_string(),
+                "setting": setting.id,
+                "digest": frozen.digest(),
+                "projects": frozen.projects().count(),
+                "signatures": signatures,
+                "bytes": bytes.len(),
+            }))?
+        );
+    } else {
+        println!(
+            "froze {} projects ({signatures} signatures) under `{}` to {}\ndigest {}",
+            frozen.projects().count(),
+            setting.id,
+            out.display(),
+            frozen.digest()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `~/.leastgrant/envelope.lgenv` (or under `$LEASTGRANT_HOME`).
+pub fn default_envelope_path() -> PathBuf {
+    default_data_dir(&home_dir()).with_file_name("envelope.lgenv")
+}
+
+fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let frozen = Frozen::parse(&bytes)?;
+    let verified = frozen.verify();
+    let settings = frozen.settings();
+    let projects: Vec<Value> = frozen
+        .projects()
+        .map(|p| {
+            let mut top: Vec<_> = p.signatures().flatten().collect();
+            top.sort_by(|a, b| {
+                b.total_seen
+                    .cmp(&a.total_seen)
+                    .then(a.signature.cmp(&b.signature))
+            });
+            json!({
+                "key": p.key(),
+                "root": p.root(),
+                "signatures": p.signature_count(),
+                "most_seen": top.iter().take(5).map(|s| json!({
+                    "signature": s.signature,
+                    "seen": s.total_seen,
+                    "denied": s.facts.denied,
+                    "worst_tier": s.worst_tier,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let report = json!({
+        "path": path.display().to_string(),
+        "format_version": leastgrant_engine::frozen::FORMAT_VERSION,
+        "digest": frozen.digest(),
+        "digest_ok": verified.is_ok(),
+        "setting_id": frozen.setting_id(),
+        "posture": settings.posture.as_str(),
+        "thresholds": {
+            "confidence_by_tier": settings.thresholds.confidence_by_tier,
+            "z": settings.thresholds.z,
+            "min_sessions": settings.thresholds.min_sessions,
+            "min_days": settings.thresholds.min_days,
+            "min_approval": settings.thresholds.min_approval,
+            "min_observed": settings.thresholds.min_observed,
+            "max_tier": settings.thresholds.max_tier,
+            "half_life_days": settings.thresholds.half_life_days,
+        },
+        "rules": frozen.rules(),
+        "provenance": frozen.provenance(),
+        "projects": projects,
+    });
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{}", path.display());
+        println!(
+            "  format {}, digest {} ({})",
+            leastgrant_engine::frozen::FORMAT_VERSION,
+            frozen.digest(),
+            if verified.is_ok() {
+                "verified"
+            } else {
+                "DOES NOT MATCH"
+            }
+        );
+        println!(
+            "  setting {} (posture {}), rules: {}",
+            frozen.setting_id(),
+            settings.posture.as_str(),
+            if frozen.rules().is_empty() {
+                "none".to_string()
+            } else {
+                frozen.rules().join("; ")
+            }
+        );
+        println!("  thresholds {}", report["thresholds"]);
+        println!("  provenance {}", frozen.provenance());
+        for p in &projects {
+            println!(
+                "  project {} ({} signatures)",
+                p["key"].as_str().unwrap_or(""),
+                p["signatures"]
+            );
+            for s in p["most_seen"].as_array().into_iter().flatten() {
+                println!(
+                    "    {:>6}×  {}",
+                    s["seen"],
+                    s["signature"].as_str().unwrap_or("")
+                );
+            }
+        }
+    }
+    verified?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A time for `--tune-until` and `--at`: microseconds, `YYYY-MM-DD` or
+/// `YYYY-MM-DDTHH:MM:SS[Z]`, UTC.
+pub fn parse_time(text: &str) -> Result<i64> {
+    if let Ok(us) = text.parse::<i64>() {
+        return Ok(us);
+    }
+    let bad = || anyhow!("`{text}` is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)");
+    let (date, time) = text.split_once('T').unwrap_or((text, "00:00:00"));
+    let numbers = |s: &str, sep: char| -> Result<Vec<i64>> {
+        s.split(sep)
+            .map(|p| p.parse::<i64>().map_err(|_| bad()))
+            .collect()
+    };
+    let d = numbers(date, '-')?;
+    let t = numbers(time.trim_end_matches('Z'), ':')?;
+    let [year, month, day] = d[..] else {
+        return Err(bad());
+    };
+    let (h, m, s) = match t[..] {
+        [h, m, s] => (h, m, s),
+        [h, m] => (h, m, 0),
+        _ => return Err(bad()),
+    };
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+        return Err(bad());
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Ok(((days * 86_400) + h * 3600 + m * 60 + s) * 1_000_000)
+}
