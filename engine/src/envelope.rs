@@ -1,10 +1,17 @@
 //! Envelope learning: what a project has shown to be routine, and whether that is enough.
 //!
-//! Evidence is stored as integer counts per signature, per UTC day and per tier, so folding is
-//! exactly order-independent (addition commutes; floats are only made at query time) and the
-//! half-life is a query-time parameter rather than baked into the stored numbers. Approvals
-//! decay; denials never do. Evidence earned at a tier counts only for decisions at or below
-//! that tier. Session counts use a bottom-k sketch of session hashes, also order-independent.
+//! Evidence is stored as integer counts per signature, per UTC day and per tier, so the stored
+//! state is exactly order-independent (addition commutes) and the half-life is a query-time
+//! parameter. Approvals decay; denials never do. Evidence earned at a tier counts only for
+//! decisions at or below that tier. Session counts use a bottom-k sketch of session hashes,
+//! also order-independent.
+//!
+//! The decayed sums are *anchored*: `Σ count·2^((day−anchor)/h)`, folded day by day in
+//! ascending order from the first kept day, then scaled by `2^(−(now−anchor)/h)`. A sum that
+//! does not depend on "now" can be kept up to date as evidence arrives in time order
+//! ([`DecayedSums`]), so a replay asks in constant time however long the history, and a
+//! recomputation from the stored days performs the very same floating-point operations, so the
+//! frozen envelope in the hook answers bit for bit what the replay answered.
 
 use std::collections::BTreeMap;
 
@@ -201,6 +208,8 @@ pub struct SignatureStats {
     pub last_seen_us: i64,
     /// The highest tier it was seen at.
     pub worst_tier: u8,
+    /// The decayed sums, kept current when the envelope tracks a half-life.
+    pub sums: SumsCache,
 }
 
 /// What the envelope knows about a signature at a tier and a time.
@@ -249,12 +258,46 @@ pub fn decay_weight(age_days: i64, half_life_days: f64) -> f64 {
     }
 }
 
-/// [`decay_weight`] for every age within the horizon, computed once per setting: the replay
-/// asks millions of times and the values must be exactly the hook's.
+/// `2^(days/h)`: the anchored weight of evidence `days` after the anchor. The exponent is
+/// capped so a half-life shorter than a day cannot overflow to infinity.
+pub fn growth_weight(days: i64, half_life_days: f64) -> f64 {
+    if days <= 0 || half_life_days <= 0.0 {
+        1.0
+    } else {
+        2f64.powf((days as f64 / half_life_days).min(1000.0))
+    }
+}
+
+/// Where the two weights come from: computed ([`Exact`]) or looked up ([`DecayTable`]); the
+/// values are the same.
+pub trait Weights {
+    /// [`growth_weight`].
+    fn growth(&self, days: i64) -> f64;
+    /// [`decay_weight`].
+    fn decay(&self, age_days: i64) -> f64;
+}
+
+/// The weights computed on demand: what the hook uses (it asks a handful of times).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Exact(pub f64);
+
+impl Weights for Exact {
+    fn growth(&self, days: i64) -> f64 {
+        growth_weight(days, self.0)
+    }
+
+    fn decay(&self, age_days: i64) -> f64 {
+        decay_weight(age_days, self.0)
+    }
+}
+
+/// Both weights for every day within the horizon, computed once per setting: the replay asks
+/// millions of times and the values must be exactly the hook's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecayTable {
     half_life_days: f64,
-    weights: Vec<f64>,
+    decay: Vec<f64>,
+    growth: Vec<f64>,
 }
 
 impl DecayTable {
@@ -262,20 +305,137 @@ impl DecayTable {
     pub fn new(half_life_days: f64) -> DecayTable {
         DecayTable {
             half_life_days,
-            weights: (0..=HORIZON_DAYS + 1)
+            decay: (0..=HORIZON_DAYS + 1)
                 .map(|age| decay_weight(age, half_life_days))
+                .collect(),
+            growth: (0..=HORIZON_DAYS + 1)
+                .map(|days| growth_weight(days, half_life_days))
                 .collect(),
         }
     }
 
-    /// The weight of evidence `age_days` old.
-    pub fn weight(&self, age_days: i64) -> f64 {
+    /// The half-life it was made for.
+    pub fn half_life_days(&self) -> f64 {
+        self.half_life_days
+    }
+}
+
+impl Weights for DecayTable {
+    fn growth(&self, days: i64) -> f64 {
+        usize::try_from(days)
+            .ok()
+            .and_then(|d| self.growth.get(d).copied())
+            .unwrap_or_else(|| growth_weight(days, self.half_life_days))
+    }
+
+    fn decay(&self, age_days: i64) -> f64 {
         usize::try_from(age_days)
             .ok()
-            .and_then(|age| self.weights.get(age).copied())
+            .and_then(|age| self.decay.get(age).copied())
             .unwrap_or_else(|| decay_weight(age_days, self.half_life_days))
     }
 }
+
+/// Tiers with a sum of their own in [`DecayedSums`]; higher tiers are recomputed.
+const SUM_TIERS: usize = 8;
+
+/// The anchored sums of one signature for one half-life, kept current as evidence arrives in
+/// time order: the days before the newest are folded (`closed_*`), the newest day is still
+/// counting (`open_*`). Index `t` holds evidence at tiers `≥ t`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecayedSums {
+    half_life_days: f64,
+    anchor: i64,
+    closed_confirmed: [f64; SUM_TIERS],
+    closed_seen: [f64; SUM_TIERS],
+    closed_days: [u32; SUM_TIERS],
+    open_day: i64,
+    open_confirmed: [u64; SUM_TIERS],
+    open_seen: [u64; SUM_TIERS],
+}
+
+impl DecayedSums {
+    fn new(half_life_days: f64, day: i64) -> DecayedSums {
+        DecayedSums {
+            half_life_days,
+            anchor: day,
+            closed_confirmed: [0.0; SUM_TIERS],
+            closed_seen: [0.0; SUM_TIERS],
+            closed_days: [0; SUM_TIERS],
+            open_day: day,
+            open_confirmed: [0; SUM_TIERS],
+            open_seen: [0; SUM_TIERS],
+        }
+    }
+
+    /// Starts a new day, folding the open one (the same operations [`Familiarity::of`] does).
+    fn advance(&mut self, day: i64) {
+        if day <= self.open_day {
+            return;
+        }
+        let g = growth_weight(self.open_day - self.anchor, self.half_life_days);
+        for t in 0..SUM_TIERS {
+            let (c, s) = (self.open_confirmed[t], self.open_seen[t]);
+            self.closed_confirmed[t] += c as f64 * g;
+            self.closed_seen[t] += s as f64 * g;
+            if c > 0 {
+                self.closed_days[t] += 1;
+            }
+        }
+        self.open_day = day;
+        self.open_confirmed = [0; SUM_TIERS];
+        self.open_seen = [0; SUM_TIERS];
+    }
+
+    fn add(&mut self, tier: u8, counts: DayCounts) {
+        let top = usize::from(tier).min(SUM_TIERS - 1);
+        for t in 0..=top {
+            self.open_confirmed[t] += u64::from(counts.confirmed);
+            self.open_seen[t] += u64::from(counts.confirmed) + u64::from(counts.observed);
+        }
+    }
+
+    /// The sums of stored buckets, folded in ascending day order.
+    fn rebuild(
+        half_life_days: f64,
+        buckets: &BTreeMap<(i64, u8), DayCounts>,
+    ) -> Option<DecayedSums> {
+        let ((first, _), _) = buckets.first_key_value()?;
+        let mut sums = DecayedSums::new(half_life_days, *first);
+        for ((day, tier), counts) in buckets {
+            sums.advance(*day);
+            sums.add(*tier, *counts);
+        }
+        Some(sums)
+    }
+
+    /// Decayed approvals, decayed sightings and approval days at `tier` on `today`, or `None`
+    /// when this tier has no sum of its own.
+    fn at(&self, tier: u8, today: i64, weights: &dyn Weights) -> Option<(f64, f64, u32)> {
+        let t = usize::from(tier);
+        if t >= SUM_TIERS {
+            return None;
+        }
+        let g = weights.growth(self.open_day - self.anchor);
+        let factor = weights.decay(today - self.anchor);
+        let confirmed = self.closed_confirmed.get(t)? + *self.open_confirmed.get(t)? as f64 * g;
+        let seen = self.closed_seen.get(t)? + *self.open_seen.get(t)? as f64 * g;
+        let days = self.closed_days.get(t)? + u32::from(*self.open_confirmed.get(t)? > 0);
+        Some((confirmed * factor, seen * factor, days))
+    }
+}
+
+/// A cache that never makes two statistics unequal: it is derived from the buckets.
+#[derive(Debug, Clone, Default)]
+pub struct SumsCache(pub Option<DecayedSums>);
+
+impl PartialEq for SumsCache {
+    fn eq(&self, _: &SumsCache) -> bool {
+        true
+    }
+}
+
+impl Eq for SumsCache {}
 
 impl Familiarity {
     /// A signature never seen.
@@ -291,42 +451,78 @@ impl Familiarity {
         novel: true,
     };
 
-    /// Familiarity from stored buckets `(day, tier, counts)` in ascending `(day, tier)` order.
-    /// The one computation both the live envelope and the frozen one use, so their answers are
-    /// the same.
+    /// Familiarity from stored buckets `(day, tier, counts)` in ascending `(day, tier)` order:
+    /// the anchored sums folded day by day, exactly as [`DecayedSums`] keeps them. The one
+    /// computation behind every answer, live, replayed or frozen.
     pub fn of(
         buckets: impl Iterator<Item = (i64, u8, DayCounts)>,
         facts: &StoredFacts,
         tier: u8,
         now_us: i64,
         thresholds: &Thresholds,
-        weight: &dyn Fn(i64) -> f64,
+        weights: &dyn Weights,
     ) -> Familiarity {
-        let today = day_of(now_us);
-        let mut confirmed = 0.0;
-        let mut seen = 0.0;
-        let mut approval_days = 0u32;
-        let mut last_approval_day = None;
-        let mut last_weight: Option<(i64, f64)> = None;
-        for (day, bucket_tier, counts) in buckets {
-            if bucket_tier < tier {
-                continue;
-            }
-            let w = match last_weight {
-                Some((d, w)) if d == day => w,
-                _ => {
-                    let w = weight(today - day);
-                    last_weight = Some((day, w));
-                    w
-                }
-            };
-            confirmed += w * f64::from(counts.confirmed);
-            seen += w * f64::from(counts.confirmed + counts.observed);
-            if counts.confirmed > 0 && last_approval_day != Some(day) {
+        let mut anchor: Option<i64> = None;
+        let (mut confirmed, mut seen, mut approval_days) = (0.0f64, 0.0f64, 0u32);
+        let mut day_open: Option<(i64, u64, u64)> = None;
+        let mut fold = |anchor: i64, (day, c, s): (i64, u64, u64)| {
+            let g = weights.growth(day - anchor);
+            confirmed += c as f64 * g;
+            seen += s as f64 * g;
+            if c > 0 {
                 approval_days += 1;
-                last_approval_day = Some(day);
+            }
+        };
+        for (day, bucket_tier, counts) in buckets {
+            let a = *anchor.get_or_insert(day);
+            match &mut day_open {
+                Some((d, c, s)) if *d == day => {
+                    if bucket_tier >= tier {
+                        *c += u64::from(counts.confirmed);
+                        *s += u64::from(counts.confirmed) + u64::from(counts.observed);
+                    }
+                }
+                _ => {
+                    if let Some(done) = day_open.take() {
+                        fold(a, done);
+                    }
+                    day_open = Some(if bucket_tier >= tier {
+                        (
+                            day,
+                            u64::from(counts.confirmed),
+                            u64::from(counts.confirmed) + u64::from(counts.observed),
+                        )
+                    } else {
+                        (day, 0, 0)
+                    });
+                }
             }
         }
+        let Some(anchor) = anchor else {
+            return Familiarity::known(0.0, 0.0, 0, facts, tier, thresholds);
+        };
+        if let Some(done) = day_open {
+            fold(anchor, done);
+        }
+        let factor = weights.decay(day_of(now_us) - anchor);
+        Familiarity::known(
+            confirmed * factor,
+            seen * factor,
+            approval_days,
+            facts,
+            tier,
+            thresholds,
+        )
+    }
+
+    fn known(
+        confirmed: f64,
+        seen: f64,
+        approval_days: u32,
+        facts: &StoredFacts,
+        tier: u8,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
         Familiarity {
             confirmed,
             seen,
@@ -399,9 +595,7 @@ impl Learned for Tabled<'_> {
         thresholds: &Thresholds,
     ) -> Familiarity {
         self.envelope
-            .familiarity_weighted(signature, tier, now_us, thresholds, &|age| {
-                self.decay.weight(age)
-            })
+            .familiarity_weighted(signature, tier, now_us, thresholds, self.decay)
     }
 
     fn transition_seen(&self, previous: Capability, capability: Capability) -> bool {
@@ -466,9 +660,20 @@ pub struct Envelope {
     pub transitions: BTreeMap<(Capability, Capability), u64>,
     /// Actions folded in.
     pub events: u64,
+    /// Keep each signature's [`DecayedSums`] current for this half-life (the replay, which
+    /// asks after every fold); `None` recomputes from the buckets on every question.
+    pub track_half_life: Option<f64>,
 }
 
 impl Envelope {
+    /// An envelope that keeps its decayed sums current for one half-life.
+    pub fn tracking(half_life_days: f64) -> Envelope {
+        Envelope {
+            track_half_life: Some(half_life_days),
+            ..Envelope::default()
+        }
+    }
+
     /// Folds one action's evidence in.
     pub fn learn(
         &mut self,
@@ -544,12 +749,15 @@ impl Envelope {
         // order: exactly the counts within the horizon of the final newest day.
         let newest_day = day_of(stats.last_seen_us);
         let oldest_kept = newest_day - HORIZON_DAYS;
+        let mut rebuild = false;
         if stats
             .by_day_tier
             .first_key_value()
             .is_some_and(|((d, _), _)| *d < oldest_kept)
         {
             stats.by_day_tier.retain(|(d, _), _| *d >= oldest_kept);
+            // The anchor moved: the sums start again from the first kept day.
+            rebuild = true;
         }
         match evidence {
             Evidence::Denied => stats.denied = stats.denied.saturating_add(1),
@@ -562,13 +770,37 @@ impl Envelope {
                 }
                 if day >= oldest_kept {
                     let counts = stats.by_day_tier.entry((day, tier)).or_default();
-                    if evidence == Evidence::Confirmed {
+                    let added = if evidence == Evidence::Confirmed {
                         counts.confirmed = counts.confirmed.saturating_add(1);
+                        DayCounts {
+                            confirmed: 1,
+                            observed: 0,
+                        }
                     } else {
                         counts.observed = counts.observed.saturating_add(1);
+                        DayCounts {
+                            confirmed: 0,
+                            observed: 1,
+                        }
+                    };
+                    if let Some(h) = self.track_half_life {
+                        match &mut stats.sums.0 {
+                            // In time order: fold forward, the same operations a
+                            // recomputation from the buckets performs.
+                            Some(sums)
+                                if !rebuild && sums.half_life_days == h && day >= sums.open_day =>
+                            {
+                                sums.advance(day);
+                                sums.add(tier, added);
+                            }
+                            _ => rebuild = true,
+                        }
                     }
                 }
             }
+        }
+        if rebuild && let Some(h) = self.track_half_life {
+            stats.sums = SumsCache(DecayedSums::rebuild(h, &stats.by_day_tier));
         }
     }
 
@@ -580,41 +812,51 @@ impl Envelope {
         now_us: i64,
         thresholds: &Thresholds,
     ) -> Familiarity {
-        self.familiarity_weighted(signature, tier, now_us, thresholds, &|age| {
-            decay_weight(age, thresholds.half_life_days)
-        })
+        self.familiarity_weighted(
+            signature,
+            tier,
+            now_us,
+            thresholds,
+            &Exact(thresholds.half_life_days),
+        )
     }
 
-    /// [`Envelope::familiarity`] with the decay weights from `weight` (a table of
-    /// [`decay_weight`] values, so the numbers are the same).
+    /// [`Envelope::familiarity`] with the weights from `weights` (a table or computed; the
+    /// values are the same). Uses the kept sums when they are for this half-life.
     pub fn familiarity_weighted(
         &self,
         signature: &str,
         tier: u8,
         now_us: i64,
         thresholds: &Thresholds,
-        weight: &dyn Fn(i64) -> f64,
+        weights: &dyn Weights,
     ) -> Familiarity {
         let Some(stats) = self.signatures.get(signature) else {
             return Familiarity::NOVEL;
         };
+        let facts = StoredFacts {
+            denied: stats.denied,
+            granted_tier: stats.granted_tier,
+            approval_sessions: stats.approval_sessions.count(),
+            sessions: stats.seen_sessions.count(),
+        };
+        let kept = stats
+            .sums
+            .0
+            .as_ref()
+            .filter(|sums| sums.half_life_days == thresholds.half_life_days)
+            .and_then(|sums| sums.at(tier, day_of(now_us), weights));
+        if let Some((confirmed, seen, days)) = kept {
+            return Familiarity::known(confirmed, seen, days, &facts, tier, thresholds);
+        }
+        if stats.by_day_tier.is_empty() {
+            return Familiarity::known(0.0, 0.0, 0, &facts, tier, thresholds);
+        }
         let buckets = stats
             .by_day_tier
             .iter()
             .map(|((day, bucket_tier), counts)| (*day, *bucket_tier, *counts));
-        Familiarity::of(
-            buckets,
-            &StoredFacts {
-                denied: stats.denied,
-                granted_tier: stats.granted_tier,
-                approval_sessions: stats.approval_sessions.count(),
-                sessions: stats.seen_sessions.count(),
-            },
-            tier,
-            now_us,
-            thresholds,
-            weight,
-        )
+        Familiarity::of(buckets, &facts, tier, now_us, thresholds, weights)
     }
 
     /// Signatures seen exactly once, for the Good-Turing novelty rate.

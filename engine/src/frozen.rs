@@ -26,9 +26,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::decide::{Posture, Settings};
-use crate::envelope::{
-    DayCounts, Envelope, Familiarity, Learned, StoredFacts, Thresholds, decay_weight,
-};
+use crate::envelope::{DayCounts, Envelope, Exact, Familiarity, Learned, StoredFacts, Thresholds};
 use crate::model::Capability;
 use crate::paths;
 
@@ -563,7 +561,7 @@ impl Learned for FrozenProject<'_> {
             tier,
             now_us,
             thresholds,
-            &|age| decay_weight(age, thresholds.half_life_days),
+            &Exact(thresholds.half_life_days),
         )
     }
 

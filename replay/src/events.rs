@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use arrow_array::{
     Array, BooleanArray, RecordBatch, StringArray, TimestampMicrosecondArray, UInt32Array,
 };
-use leastgrant_ingest::schema::{Outcome, col};
+use leastgrant_ingest::schema::{Event, Outcome, col};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -43,6 +43,26 @@ pub struct ReplayEvent {
     pub tool_input: String,
     /// How it ended.
     pub outcome: Outcome,
+}
+
+impl From<&Event> for ReplayEvent {
+    fn from(e: &Event) -> ReplayEvent {
+        ReplayEvent {
+            event_id: e.event_id.clone(),
+            agent: e.agent.clone(),
+            source: e.source.clone(),
+            project_key: e.project_key.clone(),
+            project_root: e.project_root.clone(),
+            session_id: e.session_id.clone(),
+            seq: e.seq,
+            ts_us: e.ts_us,
+            cwd: e.cwd.clone(),
+            attended: e.attended,
+            tool_name: e.tool_name.clone(),
+            tool_input: e.tool_input.clone(),
+            outcome: e.outcome,
+        }
+    }
 }
 
 const COLUMNS: [&str; 13] = [

@@ -14,6 +14,7 @@ pub mod output;
 pub mod replay;
 pub mod settings;
 pub mod summary;
+pub mod synthetic;
 
 use std::path::Path;
 
@@ -53,23 +54,31 @@ pub fn run(
         miss_budget,
         options.split_at_us,
     );
+    // A few projects per thread at a time: each finished project carries its curves for every
+    // setting, so holding a whole bucket's results would grow with the history.
+    let batch = rayon::current_num_threads().max(1) * 2;
     for bucket in events::buckets(table)? {
-        let projects = events::read_bucket(&bucket)?;
-        let runs: Vec<ProjectRun> = projects
-            .into_values()
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|events| {
-                let count = events.len() as u64;
-                let run = replay_project(events, settings, options);
-                progress(count);
-                run
-            })
-            .collect();
-        for run in &runs {
-            summary.add(run);
+        let mut projects: Vec<Vec<events::ReplayEvent>> =
+            events::read_bucket(&bucket)?.into_values().collect();
+        projects.reverse();
+        while !projects.is_empty() {
+            let take = projects.len().min(batch);
+            let chunk: Vec<Vec<events::ReplayEvent>> =
+                projects.drain(projects.len() - take..).rev().collect();
+            let runs: Vec<ProjectRun> = chunk
+                .into_par_iter()
+                .map(|events| {
+                    let count = events.len() as u64;
+                    let run = replay_project(events, settings, options);
+                    progress(count);
+                    run
+                })
+                .collect();
+            for run in &runs {
+                summary.add(run);
+            }
+            each(&runs)?;
         }
-        each(&runs)?;
     }
     Ok(summary)
 }

@@ -411,12 +411,42 @@ struct State {
     run: SettingRun,
 }
 
-/// Replays one project (its events in any order) under every setting.
-pub fn replay_project(
-    mut events: Vec<ReplayEvent>,
-    settings: &[Setting],
-    options: &Options,
-) -> ProjectRun {
+/// One project's events, each distinct call classified once: the part of a replay that does
+/// not depend on the settings.
+pub struct ClassifiedProject {
+    /// The project key.
+    pub project_key: String,
+    /// The project root.
+    pub project_root: String,
+    /// Its events in replay order.
+    pub events: Vec<ReplayEvent>,
+    calls: Vec<Call>,
+    event_call: Vec<usize>,
+    sessions: Vec<usize>,
+    session_count: usize,
+    signature_count: usize,
+    understood: (u64, u64),
+}
+
+impl ClassifiedProject {
+    /// Events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// No events.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Distinct calls classified.
+    pub fn distinct_calls(&self) -> usize {
+        self.calls.len()
+    }
+}
+
+/// Orders a project's events (any order in) and classifies each distinct call once.
+pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> ClassifiedProject {
     crate::events::order(&mut events);
     let project_key = events
         .first()
@@ -432,16 +462,13 @@ pub fn replay_project(
         .unwrap_or_else(|| home_of(&project_root));
     let roots = Roots::new(&project_root, &home);
 
-    // Classify each distinct call once.
     let mut signature_ids: HashMap<String, u32> = HashMap::new();
-    let mut signature_names: Vec<String> = Vec::new();
     let mut intern = |text: &str| -> u32 {
         if let Some(id) = signature_ids.get(text) {
             return *id;
         }
-        let id = u32::try_from(signature_names.len()).unwrap_or(u32::MAX);
+        let id = u32::try_from(signature_ids.len()).unwrap_or(u32::MAX);
         signature_ids.insert(text.to_string(), id);
-        signature_names.push(text.to_string());
         id
     };
     let mut call_of: HashMap<(&str, &str, Option<&str>), usize> = HashMap::new();
@@ -499,7 +526,7 @@ pub fn replay_project(
                 .count() as u64;
         }
     }
-
+    let signature_count = signature_ids.len();
     let mut session_ids: HashMap<&str, usize> = HashMap::new();
     let sessions: Vec<usize> = events
         .iter()
@@ -509,11 +536,59 @@ pub fn replay_project(
         })
         .collect();
     let session_count = session_ids.len();
+    ClassifiedProject {
+        project_key,
+        project_root,
+        events,
+        calls,
+        event_call,
+        sessions,
+        session_count,
+        signature_count,
+        understood,
+    }
+}
 
+/// Replays one project (its events in any order) under every setting.
+pub fn replay_project(
+    events: Vec<ReplayEvent>,
+    settings: &[Setting],
+    options: &Options,
+) -> ProjectRun {
+    let classified = classify_project(events, options);
+    let settings_runs = replay_classified(&classified, settings, options);
+    ProjectRun {
+        project_key: classified.project_key,
+        project_root: classified.project_root,
+        events: classified.events,
+        settings: settings_runs,
+        understood: classified.understood,
+    }
+}
+
+/// Replays a classified project under every setting in one pass over its events.
+pub fn replay_classified(
+    project: &ClassifiedProject,
+    settings: &[Setting],
+    options: &Options,
+) -> Vec<SettingRun> {
+    let ClassifiedProject {
+        events,
+        calls,
+        event_call,
+        sessions,
+        session_count,
+        signature_count,
+        ..
+    } = project;
+    let session_count = *session_count;
     let mut states: Vec<State> = settings
         .iter()
         .map(|setting| State {
-            envelope: Envelope::default(),
+            envelope: match &setting.policy {
+                Policy::Engine(s) => Envelope::tracking(s.thresholds.half_life_days),
+                _ => Envelope::default(),
+            },
             decay: match &setting.policy {
                 Policy::Engine(s) => Some(DecayTable::new(s.thresholds.half_life_days)),
                 _ => None,
@@ -526,7 +601,7 @@ pub fn replay_project(
         .collect();
 
     let first_ts = events.iter().filter_map(|e| e.ts_us).min().unwrap_or(0);
-    let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_names.len()];
+    let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; *signature_count];
     let mut judgements: Vec<Judgement> = Vec::new();
     for (index, event) in events.iter().enumerate() {
         let Some(call) = event_call.get(index).and_then(|c| calls.get(*c)) else {
@@ -662,7 +737,7 @@ pub fn replay_project(
             }
         }
     }
-    let settings_runs = states
+    states
         .into_iter()
         .map(|mut state| {
             if options.keep_envelopes {
@@ -670,14 +745,7 @@ pub fn replay_project(
             }
             state.run
         })
-        .collect();
-    ProjectRun {
-        project_key,
-        project_root,
-        events,
-        settings: settings_runs,
-        understood,
-    }
+        .collect()
 }
 
 /// The words behind a miss: the engine's own reasons (misses are rare, so the full `decide`

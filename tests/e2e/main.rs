@@ -5,3 +5,4 @@ mod architecture;
 mod check;
 mod ingest;
 mod policy;
+mod simulate;

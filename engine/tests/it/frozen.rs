@@ -41,6 +41,29 @@ fn envelope_from(events: &[(usize, u8, usize, i64, usize)]) -> Envelope {
     envelope
 }
 
+fn tracked_envelope(events: &[(usize, u8, usize, i64, usize)], half_life: f64) -> Envelope {
+    let mut tracked = Envelope::tracking(half_life);
+    let built = envelope_from(events);
+    // The same folds, into an envelope that keeps its sums.
+    let kinds = [
+        Evidence::Confirmed,
+        Evidence::Observed,
+        Evidence::Denied,
+        Evidence::Granted,
+    ];
+    for &(s, tier, k, day, session) in events {
+        tracked.learn_signature(
+            SIGNATURES[s % SIGNATURES.len()],
+            tier,
+            kinds[k % kinds.len()],
+            T0 + day * DAY_US,
+            &format!("s{session}"),
+        );
+    }
+    tracked.transitions = built.transitions;
+    tracked
+}
+
 fn meta() -> FrozenMeta {
     FrozenMeta {
         setting_id: "assist-test".to_string(),
@@ -78,8 +101,8 @@ fn freeze(envelope: &Envelope) -> Vec<u8> {
 proptest! {
     #[test]
     fn frozen_answers_what_the_live_envelope_answers(
-        events in prop::collection::vec((0usize..5, 0u8..4, 0usize..4, 0i64..400, 0usize..40), 0..80),
-        now_day in 0i64..800,
+        events in prop::collection::vec((0usize..5, 0u8..4, 0usize..4, 0i64..2400, 0usize..40), 0..80),
+        now_day in 0i64..2800,
     ) {
         let envelope = envelope_from(&events);
         let bytes = freeze(&envelope);
@@ -96,6 +119,25 @@ proptest! {
                 let live = envelope.familiarity(signature, tier, now, &thresholds);
                 prop_assert_eq!(project.familiarity(signature, tier, now, &thresholds), live);
                 prop_assert_eq!(Learned::familiarity(&tabled, signature, tier, now, &thresholds), live);
+            }
+        }
+        // An envelope that keeps its sums current answers bit for bit the same, whether its
+        // evidence arrived in time order or not.
+        for in_time_order in [true, false] {
+            let mut ordered = events.clone();
+            if in_time_order {
+                ordered.sort_by_key(|e| e.3);
+            }
+            let tracked = tracked_envelope(&ordered, thresholds.half_life_days);
+            for signature in SIGNATURES {
+                for tier in 0..4 {
+                    let now = T0 + now_day * DAY_US;
+                    prop_assert_eq!(
+                        tracked.familiarity(signature, tier, now, &thresholds),
+                        envelope.familiarity(signature, tier, now, &thresholds),
+                        "{} at tier {}", signature, tier
+                    );
+                }
             }
         }
         prop_assert_eq!(project.events(), envelope.events);

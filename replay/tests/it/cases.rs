@@ -1,0 +1,170 @@
+//! The hand-computed histories of `tests/data/cases.toml`: every verdict and every outcome
+//! class pinned, all failing cases reported together.
+
+use leastgrant_ingest::schema::Outcome;
+use leastgrant_replay::replay::{Counts, Options, Unattended, replay_project};
+use leastgrant_replay::settings::{Grid, Setting, baselines};
+use serde::Deserialize;
+
+use crate::support::{DAY_US, T0, event};
+
+#[derive(Deserialize)]
+struct File {
+    case: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    setting: SettingSpec,
+    #[serde(default)]
+    unattended: Option<String>,
+    events: Vec<EventSpec>,
+    verdicts: Vec<String>,
+    counts: CountSpec,
+}
+
+#[derive(Deserialize)]
+struct SettingSpec {
+    baseline: Option<String>,
+    #[serde(flatten)]
+    grid: toml::Table,
+}
+
+#[derive(Deserialize)]
+struct EventSpec {
+    day: f64,
+    session: String,
+    command: Option<String>,
+    tool: Option<String>,
+    input: Option<String>,
+    outcome: String,
+    attended: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct CountSpec {
+    #[serde(default)]
+    miss: u64,
+    #[serde(default)]
+    catch: u64,
+    #[serde(default)]
+    saved: u64,
+    #[serde(default)]
+    friction: u64,
+    #[serde(default)]
+    false_block: u64,
+    #[serde(default)]
+    unlabeled: u64,
+    #[serde(default)]
+    refused: u64,
+}
+
+fn setting(spec: &SettingSpec) -> Setting {
+    if let Some(name) = &spec.baseline {
+        let id = format!("baseline.{name}");
+        return baselines()
+            .into_iter()
+            .find(|b| b.id == id)
+            .unwrap_or_else(|| panic!("no baseline {id}"));
+    }
+    // Single values are written bare; the grid takes lists.
+    let mut table = toml::Table::new();
+    for (key, value) in &spec.grid {
+        let list = match value {
+            toml::Value::Array(_) => value.clone(),
+            other => toml::Value::Array(vec![other.clone()]),
+        };
+        table.insert(key.clone(), list);
+    }
+    let grid: Grid = table.try_into().unwrap();
+    let mut settings = grid.expand().unwrap();
+    assert_eq!(settings.len(), 1, "a case names one setting");
+    settings.remove(0)
+}
+
+#[test]
+fn hand_computed_histories() {
+    let file: File = toml::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/cases.toml"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut failures = Vec::new();
+    for case in &file.case {
+        let events = case
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let (tool, input) = match (&e.command, &e.tool) {
+                    (Some(c), None) => ("Bash", serde_json::json!({ "command": c })),
+                    (None, Some(t)) => (
+                        t.as_str(),
+                        serde_json::from_str(e.input.as_deref().unwrap_or("{}")).unwrap(),
+                    ),
+                    _ => panic!("{}: an event needs a command or a tool", case.name),
+                };
+                event(
+                    "/home/dev/p",
+                    i,
+                    T0 + (e.day * DAY_US as f64) as i64,
+                    &e.session,
+                    tool,
+                    input,
+                    Outcome::parse(&e.outcome).unwrap(),
+                    Some(e.attended.unwrap_or(true)),
+                )
+            })
+            .collect();
+        let options = Options {
+            keep_verdicts: true,
+            unattended: case
+                .unattended
+                .as_deref()
+                .map_or(Unattended::Approve, |u| Unattended::parse(u).unwrap()),
+            home: Some("/home/dev".to_string()),
+            ..Options::default()
+        };
+        let run = replay_project(events, &[setting(&case.setting)], &options);
+        let result = &run.settings[0];
+        let verdicts: Vec<&str> = result.verdicts.iter().map(|d| d.as_str()).collect();
+        if verdicts != case.verdicts {
+            failures.push(format!(
+                "{}:\n  verdicts {verdicts:?}\n  expected {:?}",
+                case.name, case.verdicts
+            ));
+        }
+        let c = case.counts.refused;
+        let expected = Counts {
+            events: case.events.len() as u64,
+            allow: case.verdicts.iter().filter(|v| *v == "allow").count() as u64,
+            ask: case.verdicts.iter().filter(|v| *v == "ask").count() as u64,
+            deny: case.verdicts.iter().filter(|v| *v == "deny").count() as u64,
+            miss: case.counts.miss,
+            catch: case.counts.catch,
+            saved: case.counts.saved,
+            friction: case.counts.friction,
+            false_block: case.counts.false_block,
+            unlabeled: case.counts.unlabeled,
+            refused: c,
+        };
+        if result.total() != expected {
+            failures.push(format!(
+                "{}:\n  counts   {:?}\n  expected {expected:?}",
+                case.name,
+                result.total()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

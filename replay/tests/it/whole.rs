@@ -1,0 +1,308 @@
+//! Whole-history properties: any thread count gives byte-identical outputs; a grid's column for
+//! a setting equals a run of that setting alone; the export of a history without its last event
+//! decides that event exactly as the replay did; the real samples replay completely.
+
+use std::path::{Path, PathBuf};
+
+use leastgrant_engine::decide::{Context, NoRules, decide};
+use leastgrant_engine::frozen::Frozen;
+use leastgrant_engine::frozen::ProjectEnvelope;
+use leastgrant_engine::{Roots, SessionState, ToolCall, analyze};
+use leastgrant_ingest::schema::Outcome;
+use leastgrant_replay::export::freeze;
+use leastgrant_replay::output::Outputs;
+use leastgrant_replay::replay::{Options, home_of, replay_project};
+use leastgrant_replay::settings::{Grid, Policy, Setting, baselines};
+
+use crate::support::{DAY_US, as_replay, event, synthetic, write_table};
+
+/// A fresh directory under the system's temporary directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let path =
+            std::env::temp_dir().join(format!("leastgrant-replay-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Scratch(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn all_settings() -> Vec<Setting> {
+    let mut settings = Grid::standard();
+    settings.extend(baselines());
+    settings
+}
+
+fn replay_into(table: &Path, out: &Path, threads: usize) {
+    let settings = all_settings();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut outputs = Outputs::create(out).unwrap();
+        let summary = leastgrant_replay::run(
+            table,
+            &settings,
+            &Options::default(),
+            0.02,
+            &mut |runs| outputs.add(&settings, runs),
+            &|_| {},
+        )
+        .unwrap();
+        outputs.finish(&summary).unwrap();
+    });
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn one_thread_and_two_give_byte_identical_outputs() {
+    let scratch = Scratch::new("determinism");
+    let table = scratch.0.join("table");
+    write_table(&table, synthetic(24, 400, 7));
+    replay_into(&table, &scratch.0.join("one"), 1);
+    replay_into(&table, &scratch.0.join("two"), 2);
+    let (one, two) = (files(&scratch.0.join("one")), files(&scratch.0.join("two")));
+    let names: Vec<&str> = one.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "bands.parquet",
+            "curves.parquet",
+            "friction.parquet",
+            "misses.parquet",
+            "projects.parquet",
+            "promotions.parquet",
+            "settings.parquet",
+            "summary.json"
+        ]
+    );
+    for ((name, a), (_, b)) in one.iter().zip(&two) {
+        assert!(a == b, "{name} differs between one thread and two");
+    }
+    // The summary is not trivially empty: refusals were caught and missed.
+    let summary: serde_json::Value = serde_json::from_slice(&one.last().unwrap().1).unwrap();
+    let settings = summary["settings"].as_array().unwrap();
+    assert!(settings.iter().any(|s| s["misses"].as_u64().unwrap() > 0));
+    assert!(settings.iter().all(|s| s["refused"].as_u64().unwrap() > 0));
+    assert_eq!(summary["projects"], 24);
+}
+
+#[test]
+fn a_grid_column_equals_a_run_of_that_setting_alone() {
+    let settings = all_settings();
+    let options = Options {
+        keep_verdicts: true,
+        ..Options::default()
+    };
+    for project in synthetic(3, 700, 11).chunks(700) {
+        let events = as_replay(project);
+        let grid = replay_project(events.clone(), &settings, &options);
+        for (i, setting) in settings.iter().enumerate() {
+            let alone = replay_project(events.clone(), std::slice::from_ref(setting), &options);
+            let (g, a) = (&grid.settings[i], &alone.settings[0]);
+            assert_eq!(g.verdicts, a.verdicts, "{}", setting.id);
+            assert_eq!(g.periods, a.periods, "{}", setting.id);
+            assert_eq!(g.windows, a.windows, "{}", setting.id);
+            assert_eq!(g.days, a.days, "{}", setting.id);
+            assert_eq!(g.promotions, a.promotions, "{}", setting.id);
+            assert_eq!(g.friction_reasons, a.friction_reasons, "{}", setting.id);
+            assert_eq!(g.misses, a.misses, "{}", setting.id);
+        }
+    }
+}
+
+#[test]
+fn the_export_of_a_history_without_its_last_event_decides_that_event_as_the_replay_did() {
+    let engine_settings: Vec<Setting> = Grid::standard();
+    let mut checked = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    for (p, project) in synthetic(6, 500, 23).chunks(500).enumerate() {
+        let mut events = as_replay(project);
+        let last_ts = events.iter().filter_map(|e| e.ts_us).max().unwrap();
+        let root = events[0].project_root.clone();
+        // The last event opens a session of its own (the hook starts every session clean), at
+        // a time of its own; cycle through calls that learning can and cannot promote.
+        let (tool, input) = [
+            ("Bash", serde_json::json!({"command": "npm test"})),
+            ("Bash", serde_json::json!({"command": "git status"})),
+            (
+                "Read",
+                serde_json::json!({"file_path": format!("{root}/src/f3.rs")}),
+            ),
+            ("Bash", serde_json::json!({"command": "cargo build"})),
+            ("Bash", serde_json::json!({"command": "ls src"})),
+            ("Bash", serde_json::json!({"command": "rm -rf build"})),
+        ][p % 6]
+            .clone();
+        let last = event(
+            &root,
+            events.len(),
+            last_ts + DAY_US / 3,
+            "last-session",
+            tool,
+            input.clone(),
+            Outcome::Ran,
+            Some(true),
+        );
+        events.push(last);
+        let options = Options {
+            keep_verdicts: true,
+            keep_envelopes: true,
+            ..Options::default()
+        };
+        let full = replay_project(events.clone(), &engine_settings, &options);
+        let all_but_last = replay_project(
+            events[..events.len() - 1].to_vec(),
+            &engine_settings,
+            &options,
+        );
+        for (i, setting) in engine_settings.iter().enumerate() {
+            let envelope = all_but_last.settings[i].envelope.as_ref().unwrap();
+            let bytes = freeze(
+                setting,
+                &[ProjectEnvelope {
+                    key: &root,
+                    root: &root,
+                    envelope,
+                }],
+                serde_json::json!({}),
+            )
+            .unwrap();
+            let frozen = Frozen::parse(&bytes).unwrap();
+            let Policy::Engine(expected_settings) = &setting.policy else {
+                unreachable!()
+            };
+            assert_eq!(frozen.settings(), expected_settings);
+            let project = frozen.project_for(&format!("{root}/src")).unwrap();
+            let call = ToolCall {
+                tool: tool.to_string(),
+                input: input.clone(),
+                cwd: Some(root.clone()),
+                descriptor: None,
+            };
+            let analysis = analyze(&call, &Roots::new(&root, &home_of(&root)));
+            let ctx = Context {
+                envelope: &project,
+                session: &SessionState::default(),
+                rules: &NoRules,
+                settings: frozen.settings(),
+                now_us: last_ts + DAY_US / 3,
+            };
+            let live = decide(&analysis, &ctx).decision;
+            let replayed = *full.settings[i].verdicts.last().unwrap();
+            assert_eq!(
+                live, replayed,
+                "project {root}, setting {}, call {tool} {input}",
+                setting.id
+            );
+            seen.insert(live);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6 * engine_settings.len());
+    // Both sides of the line were exercised: learned allows and asks.
+    assert_eq!(seen.len(), 2, "{seen:?}");
+}
+
+#[test]
+fn the_real_samples_replay_and_every_refusal_is_a_miss_or_a_catch() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets");
+    if !samples.is_dir() {
+        eprintln!("skipped: the real samples are not at {}", samples.display());
+        return;
+    }
+    let scratch = Scratch::new("real");
+    let table = scratch.0.join("table");
+    let mut sources: Vec<leastgrant_ingest::run::SourceFile> =
+        leastgrant_ingest::claude::discover(&samples.join("claude-code"))
+            .into_iter()
+            .map(|path| leastgrant_ingest::run::SourceFile {
+                kind: leastgrant_ingest::run::SourceKind::Claude,
+                path,
+            })
+            .collect();
+    for entry in walk(&samples.join("specstory")) {
+        if entry.extension().is_some_and(|x| x == "md")
+            && entry.components().any(|c| c.as_os_str() == "history")
+        {
+            sources.push(leastgrant_ingest::run::SourceFile {
+                kind: leastgrant_ingest::run::SourceKind::SpecStory,
+                path: entry,
+            });
+        }
+    }
+    leastgrant_ingest::run::run(sources, &table, &|_| {}).unwrap();
+    let refused = leastgrant_ingest::table::read_table(&table)
+        .unwrap()
+        .iter()
+        .filter(|e| e.outcome == Outcome::Refused)
+        .count() as u64;
+    assert!(refused > 0, "the samples hold refusals");
+    let settings = all_settings();
+    let summary = leastgrant_replay::run(
+        &table,
+        &settings,
+        &Options::default(),
+        0.02,
+        &mut |_| Ok(()),
+        &|_| {},
+    )
+    .unwrap();
+    for s in &summary.settings {
+        let t = s.total();
+        assert_eq!(
+            t.miss + t.catch,
+            refused,
+            "{}: misses {} + catches {} ≠ refusals {refused}",
+            s.setting.id,
+            t.miss,
+            t.catch
+        );
+    }
+    let always_ask = summary
+        .settings
+        .iter()
+        .find(|s| s.setting.id == "baseline.always-ask")
+        .unwrap()
+        .total();
+    assert_eq!((always_ask.miss, always_ask.catch), (0, refused));
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path)
+            } else {
+                out.push(path)
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,245 @@
+//! `leastgrant simulate`, `export` and `check --envelope` driven end to end on a Claude Code
+//! history in a temporary home: ingest → simulate → export → inspect → decide with the export.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+const DAY: i64 = 86_400;
+
+fn home() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("leastgrant-e2e-simulate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn leastgrant(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leastgrant"))
+        .env("HOME", home)
+        .env_remove("LEASTGRANT_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("APPDATA")
+        .env_remove("CODEX_HOME")
+        .current_dir(home)
+        .args(args)
+        .output()
+        .expect("leastgrant runs")
+}
+
+fn json_of(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+fn iso(seconds: i64) -> String {
+    // 2026-01-01 plus `seconds`; days stay within January for these histories.
+    let day = 1 + seconds / DAY;
+    let rest = seconds % DAY;
+    format!(
+        "2026-01-{day:02}T{:02}:{:02}:00Z",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// Seven attended sessions on seven days, each running `npm test` (approved), and on the last
+/// day a `git push` the person refused.
+fn write_history(home: &Path) {
+    let dir = home.join(".claude/projects/-home-dev-proj");
+    std::fs::create_dir_all(&dir).unwrap();
+    for day in 0..7 {
+        let session = format!("session-{day}");
+        let mut lines = Vec::new();
+        let mut add = |n: i64, command: &str, refused: bool| {
+            let id = format!("toolu_{day}_{n}");
+            let ts = iso(day * DAY + 10 * 3600 + n * 60);
+            lines.push(json!({"type": "assistant", "uuid": format!("a-{id}"), "sessionId": session, "timestamp": ts,
+                "cwd": "/home/dev/proj", "version": "2.1.0", "permissionMode": "default",
+                "message": {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]}}));
+            let (content, is_error) = if refused {
+                (
+                    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+                    true,
+                )
+            } else {
+                ("ok", false)
+            };
+            lines.push(json!({"type": "user", "uuid": format!("u-{id}"), "sessionId": session, "timestamp": ts,
+                "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error}]}}));
+        };
+        add(0, "npm test", false);
+        if day == 6 {
+            add(1, "git push origin main", true);
+        }
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(dir.join(format!("{session}.jsonl")), text).unwrap();
+    }
+}
+
+#[test]
+fn ingest_simulate_export_inspect_and_decide_with_the_export() {
+    let home = home();
+    write_history(&home);
+    let ingested = json_of(&leastgrant(&home, &["ingest", "--json"]));
+    assert_eq!(ingested["events"], 8);
+
+    let simulated = json_of(&leastgrant(&home, &["simulate", "--json"]));
+    let settings = simulated["settings"].as_array().unwrap();
+    for key in [
+        "id",
+        "posture",
+        "params",
+        "events",
+        "allow",
+        "ask",
+        "deny",
+        "misses",
+        "miss_rate_upper",
+        "friction",
+        "catches",
+    ] {
+        assert!(
+            settings.iter().all(|s| s.get(key).is_some()),
+            "every setting has `{key}`"
+        );
+    }
+    assert!(simulated["assumptions"]["unattended_asks"].is_string());
+    let assist = settings.iter().find(|s| s["id"] == "assist").unwrap();
+    // Five asks (friction), two learned allows (design §5), and the refused push caught.
+    assert_eq!(
+        (assist["ask"].as_u64(), assist["allow"].as_u64()),
+        (Some(6), Some(2))
+    );
+    assert_eq!(
+        (
+            assist["friction"].as_u64(),
+            assist["catches"].as_u64(),
+            assist["misses"].as_u64()
+        ),
+        (Some(5), Some(1), Some(0))
+    );
+    let replay_dir = home.join(".leastgrant/replay");
+    for table in [
+        "settings",
+        "projects",
+        "curves",
+        "bands",
+        "misses",
+        "promotions",
+        "friction",
+    ] {
+        let path = replay_dir.join(format!("{table}.parquet"));
+        assert!(
+            path.is_file() || table == "misses",
+            "{} is written",
+            path.display()
+        );
+    }
+
+    // The text table names the recommendation and the assumption.
+    let text = leastgrant(&home, &["simulate"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("runs freely")
+            && text.contains("recommended:")
+            && text.contains("assumption:"),
+        "{text}"
+    );
+
+    let envelope = home.join("frozen.lgenv");
+    let exported = json_of(&leastgrant(
+        &home,
+        &[
+            "export",
+            "--setting",
+            "assist",
+            "--out",
+            envelope.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    assert_eq!(exported["setting"], "assist");
+    assert_eq!(exported["projects"], 1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&envelope).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the frozen envelope is owner-only");
+    }
+    let inspected = json_of(&leastgrant(
+        &home,
+        &["export", "--inspect", envelope.to_str().unwrap(), "--json"],
+    ));
+    assert_eq!(inspected["digest"], exported["digest"]);
+    assert_eq!(inspected["digest_ok"], true);
+    assert_eq!(inspected["posture"], "assist");
+    assert_eq!(inspected["projects"][0]["key"], "/home/dev/proj");
+
+    // Day 8: `npm test` was approved five times before the replay ended: the export allows it,
+    // and says which envelope decided.
+    let check = |command: &str, envelope: &Path| {
+        leastgrant(
+            &home,
+            &[
+                "check",
+                "--json",
+                "--project",
+                "/home/dev/proj",
+                "--envelope",
+                envelope.to_str().unwrap(),
+                "--at",
+                "2026-01-08T10:00:00Z",
+                command,
+            ],
+        )
+    };
+    let allowed = check("npm test", &envelope);
+    assert_eq!(
+        allowed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&allowed.stdout)
+    );
+    let verdict: Value = serde_json::from_slice(&allowed.stdout).unwrap();
+    let codes: Vec<&str> = verdict["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["code"].as_str())
+        .collect();
+    assert!(
+        codes.contains(&"learned.confirmed") && codes.contains(&"envelope"),
+        "{codes:?}"
+    );
+    // The refused push was asked about, so it was learned as a denial: it asks.
+    assert_eq!(
+        check("git push origin main", &envelope).status.code(),
+        Some(1)
+    );
+
+    // A changed byte is refused with the reason, never decided with.
+    let mut bytes = std::fs::read(&envelope).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x20;
+    let tampered = home.join("tampered.lgenv");
+    std::fs::write(&tampered, bytes).unwrap();
+    let refused = check("npm test", &tampered);
+    assert_eq!(refused.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("digest") || stderr.contains("damaged"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
