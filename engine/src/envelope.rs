@@ -374,12 +374,17 @@ impl DecayedSums {
             return;
         }
         let g = growth_weight(self.open_day - self.anchor, self.half_life_days);
-        for t in 0..SUM_TIERS {
-            let (c, s) = (self.open_confirmed[t], self.open_seen[t]);
-            self.closed_confirmed[t] += c as f64 * g;
-            self.closed_seen[t] += s as f64 * g;
-            if c > 0 {
-                self.closed_days[t] += 1;
+        let closed = self
+            .closed_confirmed
+            .iter_mut()
+            .zip(self.closed_seen.iter_mut())
+            .zip(self.closed_days.iter_mut());
+        let open = self.open_confirmed.iter().zip(&self.open_seen);
+        for (((confirmed, seen), days), (c, s)) in closed.zip(open) {
+            *confirmed += *c as f64 * g;
+            *seen += *s as f64 * g;
+            if *c > 0 {
+                *days += 1;
             }
         }
         self.open_day = day;
@@ -388,10 +393,14 @@ impl DecayedSums {
     }
 
     fn add(&mut self, tier: u8, counts: DayCounts) {
-        let top = usize::from(tier).min(SUM_TIERS - 1);
-        for t in 0..=top {
-            self.open_confirmed[t] += u64::from(counts.confirmed);
-            self.open_seen[t] += u64::from(counts.confirmed) + u64::from(counts.observed);
+        let through = usize::from(tier).min(SUM_TIERS - 1) + 1;
+        let open = self
+            .open_confirmed
+            .iter_mut()
+            .zip(self.open_seen.iter_mut());
+        for (confirmed, seen) in open.take(through) {
+            *confirmed += u64::from(counts.confirmed);
+            *seen += u64::from(counts.confirmed) + u64::from(counts.observed);
         }
     }
 

@@ -52,7 +52,7 @@ fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
         best = best.min(start.elapsed());
         last = Some(out);
     }
-    (best, last.unwrap_or_else(|| f()))
+    (best, last.unwrap_or_else(f))
 }
 
 fn peak_rss_kib() -> u64 {
