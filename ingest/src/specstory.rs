@@ -14,6 +14,7 @@
 //! and the outcome of each call; the `input` module recovers the agent's input fields from the rendering.
 //! Must not: guess a permission mode (SpecStory does not record one).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -78,7 +79,11 @@ pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event
             .filter_map(|c| c.result.as_deref())
             .find_map(reset_cwd)
     });
-    let project_root = project_root(path, found_cwd.as_deref());
+    let touched: Vec<String> = calls
+        .iter()
+        .filter_map(|c| command_and_path(&c.input).1)
+        .collect();
+    let project_root = project_root(path, found_cwd.as_deref(), &touched);
     let key = project_key(&project_root);
     let source_path = path.display().to_string();
 
@@ -873,27 +878,61 @@ fn reset_cwd(result: &str) -> Option<String> {
         .filter(|dir| !dir.is_empty())
 }
 
-/// Exports live in `<project>/.specstory/history/`, so the project is above `.specstory`;
-/// elsewhere, the working directory the file shows, else the file's directory.
-fn project_root(path: &Path, found_cwd: Option<&str>) -> String {
+/// Exports live in `<project>/.specstory/history/`, so the project is above `.specstory`.
+/// Elsewhere (a copied export), the working directory the file shows; else the directory the
+/// export sits in names the project when the session's absolute file paths pass through a
+/// directory of that name (`…/getspecstory/history` and `/Users/x/src/getspecstory/main.go`);
+/// else the export's own directory, made absolute so keys never depend on where ingest ran.
+fn project_root(path: &Path, found_cwd: Option<&str>, touched: &[String]) -> String {
     let from_layout = path.ancestors().find_map(|dir| {
         let history = dir.file_name()? == "history";
         let specstory = dir.parent()?;
         (history && specstory.file_name()? == ".specstory").then(|| specstory.parent())?
     });
-    let root = match (from_layout, found_cwd) {
-        (Some(project), _) => project.display().to_string(),
-        (None, Some(cwd)) => cwd.to_string(),
-        (None, None) => path
-            .parent()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-    };
-    if root.is_empty() {
-        ".".to_string()
-    } else {
-        root
+    if let Some(project) = from_layout {
+        return absolute(project);
     }
+    if let Some(cwd) = found_cwd {
+        return cwd.to_string();
+    }
+    let export_dir = path.parent();
+    let named = export_dir
+        .filter(|d| d.file_name().is_some_and(|n| n == "history"))
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned());
+    if let Some(name) = named {
+        let mut prefixes: BTreeMap<String, usize> = BTreeMap::new();
+        for touched_path in touched.iter().filter(|p| p.starts_with('/')) {
+            let mut prefix = String::new();
+            for part in touched_path.split('/').skip(1) {
+                prefix.push('/');
+                prefix.push_str(part);
+                if part == name {
+                    *prefixes.entry(prefix.clone()).or_insert(0) += 1;
+                    break;
+                }
+            }
+        }
+        // The most common spelling; ties go to the first in order, so the choice is stable.
+        if let Some((prefix, _)) = prefixes
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+        {
+            return prefix.clone();
+        }
+    }
+    match export_dir {
+        Some(dir) if !dir.as_os_str().is_empty() => absolute(dir),
+        _ => absolute(Path::new(".")),
+    }
+}
+
+fn absolute(dir: &Path) -> String {
+    std::path::absolute(dir)
+        .unwrap_or_else(|_| dir.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// Decodes HTML character references (`&lt;` `&gt;` `&amp;` `&quot;` `&#39;` `&#96;`, any

@@ -347,6 +347,47 @@ fn an_export_without_a_header_gets_a_session_from_its_name() {
     );
 }
 
+/// A copied export (`<name>/history/`, no `.specstory`, no working directory in the text):
+/// the project is where the session's absolute paths pass through `<name>`, not the copy's
+/// directory (which made every edit look like a write outside the project).
+#[test]
+fn a_copied_export_finds_its_project_from_the_paths_it_touches() {
+    let block = |path: &str| {
+        format!(
+            "<tool-use data-tool-type=\"write\" data-tool-name=\"Edit\"><details>\n<summary>Tool use: **Edit**</summary>\n\n```json\n{{\"file_path\": \"{path}\", \"old_string\": \"a\", \"new_string\": \"b\"}}\n```\n</details></tool-use>\n"
+        )
+    };
+    let text = format!(
+        "<!-- Claude Code Session 11111111-2222-3333-4444-555555555555 (2026-03-04 12:00:00Z) -->\n\n_**Agent (m 2026-03-04 12:00:01Z)**_\n\n{}{}{}",
+        block("/Users/dev/src/webapp/lib/a.go"),
+        block("/Users/dev/src/webapp/cmd/main.go"),
+        block("/Users/dev/.claude/plans/p.md"),
+    );
+    let mut bad = BadCounts::default();
+    let events = read_specstory(
+        Path::new("/data/exports/webapp/history/2026-03-04_12-00-00Z-edit.md"),
+        &text,
+        &mut bad,
+    );
+    assert_eq!(events.len(), 3, "{bad:?}");
+    assert!(
+        events
+            .iter()
+            .all(|e| e.project_root == "/Users/dev/src/webapp")
+    );
+    // Without a path through the name, the copy's directory (absolute) is all there is.
+    let events = read_specstory(
+        Path::new("/data/exports/other/history/2026-03-04_12-00-00Z-edit.md"),
+        &text,
+        &mut bad,
+    );
+    assert!(
+        events
+            .iter()
+            .all(|e| e.project_root == "/data/exports/other/history")
+    );
+}
+
 #[test]
 fn cursor_renders_one_call_twice() {
     // A Cursor IDE export puts the call in the message text, then again, empty, as the tool.
