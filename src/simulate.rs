@@ -373,18 +373,23 @@ pub fn export_command(args: &ExportArgs) -> Result<ExitCode> {
                 )
             })?,
         None => {
-            let scratch =
-                std::env::temp_dir().join(format!("leastgrant-export-{}", std::process::id()));
-            let summary = simulate(
+            // The recommendation needs the whole grid; its tables are not needed here.
+            let bar = progress_bar(args.json, "choosing a setting");
+            let summary = run(
                 &table,
                 &settings,
                 &options,
                 args.miss_budget,
-                &scratch,
-                args.json,
-            );
-            let _ = std::fs::remove_dir_all(&scratch);
-            let summary = summary?;
+                &mut |_| Ok(()),
+                &|n| {
+                    if let Some(bar) = &bar {
+                        bar.inc(n);
+                    }
+                },
+            )?;
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
             let index = summary.recommend(None).ok_or_else(|| {
                 anyhow!("no setting meets the miss budget; name one with --setting")
             })?;

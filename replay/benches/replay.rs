@@ -150,7 +150,7 @@ fn main() {
         singles_with_classification.as_secs_f64() / (grid_time + classify_time).as_secs_f64()
     );
 
-    memory(&grid);
+    memory();
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -159,7 +159,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn memory(grid: &[Setting]) {
+fn memory() {
     let largest = env_number("LEASTGRANT_BENCH_MEMORY_EVENTS", 1_000_000);
     let per = 500;
     println!("\n3. peak memory (64 settings, outputs written), one child process each:");
@@ -175,7 +175,6 @@ fn memory(grid: &[Setting]) {
         .collect();
     let big = (largest / 10).max(per);
     shapes.push((1, big, format!("{big} events in 1 project")));
-    let _ = grid;
     for (projects, per_project, label) in shapes {
         let table = scratch("table");
         let write_start = Instant::now();

@@ -306,3 +306,58 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_time_split_tunes_on_the_earlier_part_and_scores_on_the_later() {
+    let scratch = Scratch::new("split");
+    let table = scratch.0.join("table");
+    // 600 events a project at 60 a day: ten days; split after the sixth.
+    write_table(&table, synthetic(8, 600, 5));
+    let split = crate::support::T0 + 6 * DAY_US;
+    let options = Options {
+        split_at_us: Some(split),
+        ..Options::default()
+    };
+    let summary = leastgrant_replay::run(
+        &table,
+        &all_settings(),
+        &options,
+        0.5,
+        &mut |_| Ok(()),
+        &|_| {},
+    )
+    .unwrap();
+    for s in &summary.settings {
+        let [early, late] = s.periods;
+        assert_eq!(
+            (early.events, late.events),
+            (8 * 360, 8 * 240),
+            "{}",
+            s.setting.id
+        );
+    }
+    let json = summary.to_json();
+    let tuned = &json["time_split"]["tuned_on_earlier"];
+    let id = tuned["id"]
+        .as_str()
+        .expect("a setting is tuned on the earlier part");
+    let chosen = summary
+        .settings
+        .iter()
+        .find(|s| s.setting.id == id)
+        .unwrap();
+    assert_eq!(
+        tuned["events"], chosen.periods[1].events,
+        "it is scored on the later part"
+    );
+    assert_eq!(
+        Some(
+            summary
+                .settings
+                .iter()
+                .position(|s| s.setting.id == id)
+                .unwrap()
+        ),
+        summary.recommend(Some(0))
+    );
+}
