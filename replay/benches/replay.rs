@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use leastgrant_replay::events::ReplayEvent;
-use leastgrant_replay::replay::{ClassifiedProject, Options, classify_project, replay_classified};
+use leastgrant_replay::replay::{ClassifiedProject, Options, Plan, classify_project};
 use leastgrant_replay::settings::{Grid, Setting};
 use leastgrant_replay::synthetic;
 use rayon::prelude::*;
@@ -107,10 +107,11 @@ fn main() {
     );
 
     let grid = grid64();
+    let plan = Plan::new(&grid);
     let (grid_time, _) = best_of(3, || {
         classified
             .par_iter()
-            .map(|p| replay_classified(p, &grid, &options).len())
+            .map(|p| plan.classified(p, &options).len())
             .sum::<usize>()
     });
     let rate = (total_events * grid.len()) as f64 / grid_time.as_secs_f64();
@@ -121,19 +122,21 @@ fn main() {
         rate / 10e6
     );
 
+    let first = Plan::new(&grid[..1]);
     let (single_time, _) = best_of(3, || {
         classified
             .par_iter()
-            .map(|p| replay_classified(p, &grid[..1], &options).len())
+            .map(|p| first.classified(p, &options).len())
             .sum::<usize>()
     });
     let singles_time: Duration = grid
         .iter()
         .map(|setting| {
+            let alone = Plan::new(std::slice::from_ref(setting));
             best_of(1, || {
                 classified
                     .par_iter()
-                    .map(|p| replay_classified(p, std::slice::from_ref(setting), &options).len())
+                    .map(|p| alone.classified(p, &options).len())
                     .sum::<usize>()
             })
             .0

@@ -57,6 +57,7 @@ pub fn run(
     // A few projects per thread at a time: each finished project carries its curves for every
     // setting, so holding a whole bucket's results would grow with the history.
     let batch = rayon::current_num_threads().max(1) * 2;
+    let plan = replay::Plan::new(settings);
     for bucket in events::buckets(table)? {
         let mut projects: Vec<Vec<events::ReplayEvent>> =
             events::read_bucket(&bucket)?.into_values().collect();
@@ -69,7 +70,7 @@ pub fn run(
                 .into_par_iter()
                 .map(|events| {
                     let count = events.len() as u64;
-                    let run = replay_project(events, settings, options);
+                    let run = plan.project(events, options);
                     progress(count);
                     run
                 })

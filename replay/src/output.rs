@@ -21,6 +21,9 @@ use crate::replay::{Counts, CurvePoint, ProjectRun};
 use crate::settings::Setting;
 use crate::summary::{Summary, UPPER_Z, rate, wilson_upper_bound};
 
+/// Rows per row group of the output tables.
+const ROW_GROUP: usize = 65_536;
+
 /// One column of a batch being built.
 enum Values {
     Text(Vec<Option<String>>),
@@ -170,8 +173,11 @@ impl Table {
         };
         if self.writer.is_none() {
             let file = create_private(&self.staged).map_err(|e| fail(&e))?;
+            // Small row groups: the writer holds a row group in memory until it is full, and
+            // the curves table has a row per point per setting per project.
             let properties = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                .set_max_row_group_row_count(Some(ROW_GROUP))
                 .build();
             self.writer = Some(
                 ArrowWriter::try_new(file, batch.schema(), Some(properties))

@@ -402,9 +402,9 @@ struct Call {
 }
 
 /// Per setting, the state the simulated system has reached.
-struct State {
+struct State<'a> {
     envelope: Envelope,
-    decay: Option<DecayTable>,
+    decay: Option<&'a DecayTable>,
     sessions: Vec<SessionState>,
     approved_once: HashSet<u32>,
     promoted: HashSet<u32>,
@@ -549,27 +549,60 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
     }
 }
 
+/// Settings ready to replay: each engine setting's decay table built once for the whole run,
+/// not once per project.
+pub struct Plan<'a> {
+    settings: &'a [Setting],
+    tables: Vec<Option<DecayTable>>,
+}
+
+impl<'a> Plan<'a> {
+    /// Builds the tables.
+    pub fn new(settings: &'a [Setting]) -> Plan<'a> {
+        Plan {
+            settings,
+            tables: settings
+                .iter()
+                .map(|setting| match &setting.policy {
+                    Policy::Engine(s) => Some(DecayTable::new(s.thresholds.half_life_days)),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Replays one project (its events in any order) under every setting.
+    pub fn project(&self, events: Vec<ReplayEvent>, options: &Options) -> ProjectRun {
+        let classified = classify_project(events, options);
+        let settings_runs = self.classified(&classified, options);
+        ProjectRun {
+            project_key: classified.project_key,
+            project_root: classified.project_root,
+            events: classified.events,
+            settings: settings_runs,
+            understood: classified.understood,
+        }
+    }
+
+    /// Replays a classified project under every setting in one pass over its events.
+    pub fn classified(&self, project: &ClassifiedProject, options: &Options) -> Vec<SettingRun> {
+        replay_classified(project, self.settings, &self.tables, options)
+    }
+}
+
 /// Replays one project (its events in any order) under every setting.
 pub fn replay_project(
     events: Vec<ReplayEvent>,
     settings: &[Setting],
     options: &Options,
 ) -> ProjectRun {
-    let classified = classify_project(events, options);
-    let settings_runs = replay_classified(&classified, settings, options);
-    ProjectRun {
-        project_key: classified.project_key,
-        project_root: classified.project_root,
-        events: classified.events,
-        settings: settings_runs,
-        understood: classified.understood,
-    }
+    Plan::new(settings).project(events, options)
 }
 
-/// Replays a classified project under every setting in one pass over its events.
-pub fn replay_classified(
+fn replay_classified(
     project: &ClassifiedProject,
     settings: &[Setting],
+    tables: &[Option<DecayTable>],
     options: &Options,
 ) -> Vec<SettingRun> {
     let ClassifiedProject {
@@ -582,17 +615,15 @@ pub fn replay_classified(
         ..
     } = project;
     let session_count = *session_count;
-    let mut states: Vec<State> = settings
+    let mut states: Vec<State<'_>> = settings
         .iter()
-        .map(|setting| State {
+        .zip(tables)
+        .map(|(setting, decay)| State {
             envelope: match &setting.policy {
                 Policy::Engine(s) => Envelope::tracking(s.thresholds.half_life_days),
                 _ => Envelope::default(),
             },
-            decay: match &setting.policy {
-                Policy::Engine(s) => Some(DecayTable::new(s.thresholds.half_life_days)),
-                _ => None,
-            },
+            decay: decay.as_ref(),
             sessions: vec![SessionState::default(); session_count],
             approved_once: HashSet::new(),
             promoted: HashSet::new(),
@@ -617,7 +648,7 @@ pub fn replay_classified(
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
             let decision = match &setting.policy {
                 Policy::Engine(engine_settings) => {
-                    let Some(decay) = state.decay.as_ref() else {
+                    let Some(decay) = state.decay else {
                         continue;
                     };
                     let learned = Tabled {
@@ -677,7 +708,7 @@ pub fn replay_classified(
                     index,
                     setting,
                     call,
-                    (&state.envelope, state.decay.as_ref()),
+                    (&state.envelope, state.decay),
                     &session_state,
                     now,
                     &judgements,
