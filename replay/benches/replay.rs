@@ -176,7 +176,8 @@ fn memory() {
             )
         })
         .collect();
-    let big = (largest / 10).max(per);
+    // 50,000 events at the synthetic pace of 60 a day is over two years of one project.
+    let big = (largest / 10).clamp(per, 50_000);
     shapes.push((1, big, format!("{big} events in 1 project")));
     for (projects, per_project, label) in shapes {
         let table = scratch("table");
