@@ -1,0 +1,412 @@
+//! The agents' wire formats: which events gate a call, what a payload says about the call, and
+//! how a verdict is written back so that each agent enforces it (research/hooks.md).
+//!
+//! Routing is by the installer-written `--agent`, never by a case-folded event name: Claude's
+//! `PreToolUse` and Cursor's `preToolUse` are different surfaces with different answers.
+
+use leastgrant_engine::{Decision, ToolCall};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// An agent the hook speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code (`~/.claude/settings.json` hooks).
+    ClaudeCode,
+    /// Cursor (`~/.cursor/hooks.json`).
+    Cursor,
+}
+
+impl Agent {
+    /// The `--agent` name, also the ledger's.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Cursor => "cursor",
+        }
+    }
+
+    /// Parses an `--agent` name.
+    pub fn parse(name: &str) -> Option<Agent> {
+        [Agent::ClaudeCode, Agent::Cursor]
+            .into_iter()
+            .find(|a| a.as_str() == name)
+    }
+}
+
+/// What an event asks of the hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// Claude `PreToolUse`: allow, ask and deny all carry.
+    ClaudePreToolUse,
+    /// Claude `PermissionRequest`: allow or deny; ask means "show the dialog" (abstain).
+    ClaudePermissionRequest,
+    /// Cursor `beforeShellExecution` / `beforeMCPExecution`: allow, ask and deny carry.
+    CursorAskable,
+    /// Cursor `preToolUse`: allow or deny only (an ask is accepted and silently allowed).
+    CursorNoAsk,
+    /// Cursor `beforeReadFile`: allow or deny, with no message for the model.
+    CursorReadFile,
+    /// After the call ran (or failed): recorded in the ledger, answered with nothing.
+    Ran {
+        /// The call succeeded.
+        ok: bool,
+    },
+    /// Anything else (lifecycle, prompts, unknown events): no opinion.
+    Other,
+}
+
+impl Surface {
+    /// A gate: the hook must answer with a verdict.
+    pub fn gates(self) -> bool {
+        matches!(
+            self,
+            Surface::ClaudePreToolUse
+                | Surface::ClaudePermissionRequest
+                | Surface::CursorAskable
+                | Surface::CursorNoAsk
+                | Surface::CursorReadFile
+        )
+    }
+}
+
+/// The surface of an event name for an agent (exact names: they are case-sensitive).
+pub fn surface(agent: Agent, event: &str) -> Surface {
+    match (agent, event) {
+        (Agent::ClaudeCode, "PreToolUse") => Surface::ClaudePreToolUse,
+        (Agent::ClaudeCode, "PermissionRequest") => Surface::ClaudePermissionRequest,
+        (Agent::ClaudeCode, "PostToolUse") => Surface::Ran { ok: true },
+        (Agent::ClaudeCode, "PostToolUseFailure") => Surface::Ran { ok: false },
+        (Agent::Cursor, "beforeShellExecution" | "beforeMCPExecution") => Surface::CursorAskable,
+        (Agent::Cursor, "preToolUse") => Surface::CursorNoAsk,
+        (Agent::Cursor, "beforeReadFile") => Surface::CursorReadFile,
+        (
+            Agent::Cursor,
+            "afterShellExecution" | "afterMCPExecution" | "afterFileEdit" | "postToolUse",
+        ) => Surface::Ran { ok: true },
+        (Agent::Cursor, "postToolUseFailure") => Surface::Ran { ok: false },
+        _ => Surface::Other,
+    }
+}
+
+/// What a payload says about the call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The event name as sent.
+    pub event: String,
+    /// Its surface.
+    pub surface: Surface,
+    /// The call, when the payload describes one.
+    pub call: Option<ToolCall>,
+    /// Why the payload describes no usable call (a gate then answers conservatively).
+    pub problem: Option<String>,
+    /// The session or conversation.
+    pub session_id: String,
+    /// The agent's call id, or one derived from the call so before and after events meet.
+    pub call_id: String,
+    /// Where the call runs.
+    pub cwd: Option<String>,
+    /// The permission mode, when the agent says.
+    pub permission_mode: Option<String>,
+}
+
+impl Request {
+    /// A person is answering prompts: only an allowlist of modes; an absent mode is not.
+    pub fn attended(&self) -> Option<bool> {
+        self.permission_mode
+            .as_deref()
+            .map(|mode| matches!(mode, "default" | "plan"))
+    }
+}
+
+fn text<'a>(payload: &'a Value, key: &str) -> Option<&'a str> {
+    payload.get(key).and_then(Value::as_str)
+}
+
+/// Reads a payload for an agent.
+pub fn request(agent: Agent, payload: &Value) -> Request {
+    let event = text(payload, "hook_event_name").unwrap_or("").to_string();
+    let surface = surface(agent, &event);
+    let session_id = match agent {
+        Agent::ClaudeCode => text(payload, "session_id"),
+        Agent::Cursor => text(payload, "conversation_id").or_else(|| text(payload, "session_id")),
+    }
+    .unwrap_or("")
+    .to_string();
+    let cwd = text(payload, "cwd")
+        .map(str::to_string)
+        .or_else(|| first_workspace_root(payload));
+    let (call, problem) = match call_of(agent, &event, payload) {
+        Ok(call) => (Some(call), None),
+        Err(problem) => (None, Some(problem)),
+    };
+    let call = call.map(|mut c| {
+        c.cwd = cwd.clone();
+        c
+    });
+    let call_id = text(payload, "tool_use_id")
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| derived_call_id(&session_id, call.as_ref()));
+    Request {
+        event,
+        surface,
+        call,
+        problem,
+        session_id,
+        call_id,
+        cwd,
+        permission_mode: text(payload, "permission_mode").map(str::to_string),
+    }
+}
+
+/// `h:` and 16 hex of SHA-256 over the session, the tool and its input: Cursor's shell and MCP
+/// gates carry no call id, and their after-events carry the same fields.
+fn derived_call_id(session: &str, call: Option<&ToolCall>) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(session.as_bytes());
+    hasher.update([0]);
+    if let Some(call) = call {
+        hasher.update(call.tool.as_bytes());
+        hasher.update([0]);
+        hasher.update(call.input.to_string().as_bytes());
+    }
+    let digest = hasher.finalize();
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("h:{hex}")
+}
+
+/// A VS Code `uri.path` (`/d:/My%20Proj`) as a file-system path (`d:/My Proj`).
+fn first_workspace_root(payload: &Value) -> Option<String> {
+    let root = payload
+        .get("workspace_roots")?
+        .as_array()?
+        .iter()
+        .find_map(Value::as_str)?;
+    let decoded = percent_decode(root);
+    let bytes = decoded.as_bytes();
+    let drive = bytes.first() == Some(&b'/')
+        && bytes.get(1).is_some_and(u8::is_ascii_alphabetic)
+        && bytes.get(2) == Some(&b':');
+    Some(if drive {
+        decoded.get(1..).unwrap_or("").to_string()
+    } else {
+        decoded
+    })
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (b, hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A tool input that may arrive as a JSON string (Cursor MCP) or an object.
+fn input_object(value: Option<&Value>) -> Value {
+    match value {
+        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::Null),
+        Some(other) => other.clone(),
+        None => Value::Object(Map::new()),
+    }
+}
+
+fn call_of(agent: Agent, event: &str, payload: &Value) -> Result<ToolCall, String> {
+    let named = |tool: &str, input: Value| ToolCall {
+        tool: tool.to_string(),
+        input,
+        cwd: None,
+        descriptor: None,
+    };
+    let tool_name = || {
+        text(payload, "tool_name")
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| "the payload names no tool".to_string())
+    };
+    match (agent, event) {
+        (Agent::Cursor, "beforeShellExecution" | "afterShellExecution") => {
+            let command = text(payload, "command")
+                .ok_or_else(|| "the payload has no shell command".to_string())?;
+            Ok(named("Bash", json!({ "command": command })))
+        }
+        (Agent::Cursor, "beforeMCPExecution" | "afterMCPExecution") => {
+            // The identity is the server the host reports, never a tool name that claims one.
+            let tool = tool_name()?;
+            let server = text(payload, "mcp_server_name")
+                .map(str::to_string)
+                .or_else(|| text(payload, "url").map(host_of))
+                .or_else(|| text(payload, "command").map(program_of))
+                .unwrap_or_else(|| "unknown-server".to_string());
+            let name = format!("mcp__{}__{}", identifier(&server), identifier(tool));
+            Ok(named(&name, input_object(payload.get("tool_input"))))
+        }
+        (Agent::Cursor, "beforeReadFile") => {
+            let path = text(payload, "file_path")
+                .ok_or_else(|| "the payload has no file path".to_string())?;
+            Ok(named("Read", json!({ "file_path": path })))
+        }
+        (Agent::Cursor, "afterFileEdit") => {
+            let path = text(payload, "file_path")
+                .ok_or_else(|| "the payload has no file path".to_string())?;
+            Ok(named("Edit", json!({ "file_path": path })))
+        }
+        (Agent::Cursor, _) => {
+            let tool = tool_name()?;
+            let input = input_object(payload.get("tool_input"));
+            Ok(match tool {
+                "Shell" => named("Bash", input),
+                "Delete" => named("delete_file", input),
+                other => named(other, input),
+            })
+        }
+        (Agent::ClaudeCode, _) => {
+            let tool = tool_name()?;
+            Ok(named(tool, input_object(payload.get("tool_input"))))
+        }
+    }
+}
+
+fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.split(['/', ':', '?'])
+        .next()
+        .unwrap_or(rest)
+        .to_string()
+}
+
+/// The server a launch command starts: the first word that is not a launcher or a flag
+/// (`npx -y @acme/mcp` → `mcp`, `uvx some-server` → `some-server`).
+fn program_of(command: &str) -> String {
+    const LAUNCHERS: &[&str] = &[
+        "npx", "uvx", "bunx", "pnpx", "node", "deno", "bun", "python", "python3", "uv", "run",
+        "dlx", "pnpm", "yarn", "exec",
+    ];
+    let base = |word: &str| word.rsplit(['/', '\\']).next().unwrap_or(word).to_string();
+    command
+        .split_whitespace()
+        .map(base)
+        .find(|word| !word.starts_with('-') && !LAUNCHERS.contains(&word.as_str()))
+        .unwrap_or_else(|| base(command.split_whitespace().next().unwrap_or(command)))
+}
+
+/// Keeps an MCP name part to the characters MCP names use, so `__` cannot be smuggled in.
+fn identifier(part: &str) -> String {
+    let cleaned: String = part
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    cleaned.replace("__", "_")
+}
+
+/// What the hook writes back, and what it told the agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// Standard output: one JSON object, or nothing.
+    pub stdout: Option<Value>,
+    /// What the agent was told: `allow`, `ask`, `deny` or `abstain`.
+    pub answered: &'static str,
+}
+
+/// Writes a verdict for a surface. `reason` is for the person and the model; `ask_instead` says
+/// how to proceed where a surface cannot ask.
+pub fn render(surface: Surface, decision: Decision, reason: &str, ask_instead: &str) -> Rendered {
+    let abstain = Rendered {
+        stdout: None,
+        answered: "abstain",
+    };
+    let claude = |event: &str, verdict: &str| {
+        json!({"hookSpecificOutput": {
+            "hookEventName": event,
+            "permissionDecision": verdict,
+            "permissionDecisionReason": reason,
+        }})
+    };
+    let cursor = |verdict: &str, text: &str| json!({"permission": verdict, "user_message": text, "agent_message": text});
+    match (surface, decision) {
+        (Surface::ClaudePreToolUse, d) => Rendered {
+            stdout: Some(claude("PreToolUse", d.as_str())),
+            answered: d.as_str(),
+        },
+        (Surface::ClaudePermissionRequest, Decision::Allow) => Rendered {
+            stdout: Some(json!({"hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow"},
+            }})),
+            answered: "allow",
+        },
+        (Surface::ClaudePermissionRequest, Decision::Ask) => abstain,
+        (Surface::ClaudePermissionRequest, Decision::Deny) => Rendered {
+            stdout: Some(json!({"hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "deny", "message": reason},
+            }})),
+            answered: "deny",
+        },
+        (
+            Surface::CursorAskable | Surface::CursorNoAsk | Surface::CursorReadFile,
+            Decision::Allow,
+        ) => Rendered {
+            stdout: Some(json!({"permission": "allow"})),
+            answered: "allow",
+        },
+        (Surface::CursorAskable, d) => Rendered {
+            stdout: Some(cursor(d.as_str(), reason)),
+            answered: d.as_str(),
+        },
+        // This surface cannot ask: a person must still decide, so it refuses and says how.
+        (Surface::CursorNoAsk, Decision::Ask) => Rendered {
+            stdout: Some(cursor("deny", ask_instead)),
+            answered: "deny",
+        },
+        (Surface::CursorNoAsk, Decision::Deny) => Rendered {
+            stdout: Some(cursor("deny", reason)),
+            answered: "deny",
+        },
+        (Surface::CursorReadFile, Decision::Ask) => Rendered {
+            stdout: Some(json!({"permission": "deny", "user_message": ask_instead})),
+            answered: "deny",
+        },
+        (Surface::CursorReadFile, Decision::Deny) => Rendered {
+            stdout: Some(json!({"permission": "deny", "user_message": reason})),
+            answered: "deny",
+        },
+        (Surface::Ran { .. } | Surface::Other, _) => abstain,
+    }
+}
+
+/// The answer when the input itself cannot be used: a deny wherever the agent honours one, so
+/// unreadable input never reads as permission.
+pub fn unreadable(agent: Agent, reason: &str) -> Value {
+    match agent {
+        Agent::ClaudeCode => json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }}),
+        Agent::Cursor => {
+            json!({"permission": "deny", "user_message": reason, "agent_message": reason})
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! `leastgrant-hook --agent claude-code|cursor`: reads one hook payload on standard input and
+//! answers on standard output, as the agent's hook configuration (written by `leastgrant
+//! install`) runs it before and after every tool call.
+//!
+//! The exit code is always 0: agents read 2 as a deny and other codes as "the hook failed",
+//! which fails open on Claude Code. What went wrong around a decision goes to standard error.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use leastgrant_hook::agent::Agent;
+use leastgrant_hook::payload::MAX_INPUT;
+use leastgrant_hook::{Environment, answer, state_dir};
+
+/// A writer that never closes standard input must not hold the agent up: after this the input is
+/// treated as missing (a deny where the agent honours one).
+const READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut agent_name = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--agent" => agent_name = args.next(),
+            other => {
+                if let Some(name) = other.strip_prefix("--agent=") {
+                    agent_name = Some(name.to_string());
+                }
+            }
+        }
+    }
+    let Some(agent) = agent_name.as_deref().and_then(Agent::parse) else {
+        // Without an agent there is no format to answer in; say so where a person will see it.
+        eprintln!(
+            "leastgrant-hook: `--agent claude-code` or `--agent cursor` is required (got {agent_name:?}); run `leastgrant install` again"
+        );
+        return;
+    };
+    let input = read_input();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"));
+    let leastgrant_home = std::env::var_os("LEASTGRANT_HOME").map(PathBuf::from);
+    let env = Environment {
+        home: home.display().to_string(),
+        state_dir: state_dir(&home, leastgrant_home.as_deref().map(Path::new)),
+        process_cwd: std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string()),
+        now_us: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+            .unwrap_or(0),
+    };
+    let reply = answer(agent, &input, &env);
+    for note in &reply.notes {
+        eprintln!("{note}");
+    }
+    if let Some(text) = reply.stdout {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    }
+}
+
+/// Standard input, bounded in size and in time.
+fn read_input() -> Vec<u8> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let limit = u64::try_from(MAX_INPUT).unwrap_or(u64::MAX) + 1;
+        let _ = std::io::stdin().lock().take(limit).read_to_end(&mut bytes);
+        let _ = sender.send(bytes);
+    });
+    receiver.recv_timeout(READ_TIMEOUT).unwrap_or_default()
+}

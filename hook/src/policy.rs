@@ -1,0 +1,58 @@
+//! The advance answers in force for a project: the rules files and the grants, loaded the same
+//! way for the hook and for `leastgrant check`.
+
+use std::path::{Path, PathBuf};
+
+use leastgrant_engine::Roots;
+use leastgrant_engine::rules::Policy;
+
+use crate::grants::FileGrantStore;
+
+/// The rules files in force by default, those that exist: `<state>/rules.json`, then
+/// `<project>/.leastgrant/rules.json`.
+pub fn default_rule_files(roots: &Roots) -> Vec<PathBuf> {
+    [
+        Path::new(&roots.state_dir).join("rules.json"),
+        project_rules(roots),
+    ]
+    .into_iter()
+    .filter(|p| p.exists())
+    .collect()
+}
+
+fn project_rules(roots: &Roots) -> PathBuf {
+    Path::new(&roots.project)
+        .join(".leastgrant")
+        .join("rules.json")
+}
+
+/// The policy of `files` (empty when there are none). The repository's own rules file is
+/// written by whoever writes the repository: it may tighten the user's policy, never loosen it,
+/// unless the person named it explicitly (`given`).
+pub fn load_policy(files: &[PathBuf], roots: &Roots, given: bool) -> Result<Policy, String> {
+    let project_file = project_rules(roots);
+    let mut layers = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read the rules file `{}`: {e}", file.display()))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("`{}` is not valid JSON: {e}", file.display()))?;
+        let policy = Policy::from_json(&value, roots)
+            .map_err(|e| format!("`{}` is not a rules file: {e}", file.display()))?;
+        layers.push(if given || *file != project_file {
+            policy
+        } else {
+            policy.tighten_only()
+        });
+    }
+    Ok(if layers.is_empty() {
+        Policy::empty()
+    } else {
+        Policy::merge(layers)
+    })
+}
+
+/// The grant store of the project.
+pub fn grant_store(roots: &Roots) -> FileGrantStore {
+    FileGrantStore::new(&Path::new(&roots.state_dir).join("grants"), &roots.project)
+}

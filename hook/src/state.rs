@@ -1,0 +1,66 @@
+//! The hook's view of leastgrant's state directory: where the frozen envelope is, mapping it
+//! into memory, and the project a working directory belongs to when no envelope says.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+/// The frozen envelope's file name in the state directory (what `leastgrant export` writes).
+pub const ENVELOPE: &str = "envelope.lgenv";
+
+/// The frozen envelope of a state directory.
+pub fn envelope_path(state_dir: &Path) -> PathBuf {
+    state_dir.join(ENVELOPE)
+}
+
+/// A mapped file's bytes (an empty file cannot be mapped, and has none).
+pub enum Mapped {
+    /// The file's pages.
+    Pages(Mmap),
+    /// An empty file.
+    Empty,
+}
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Mapped::Pages(map) => map,
+            Mapped::Empty => &[],
+        }
+    }
+}
+
+/// Maps a file read-only; `None` when it does not exist. A lookup then reads only the pages it
+/// touches, so a 50,000-signature envelope costs what one signature costs.
+pub fn map(path: &Path) -> std::io::Result<Option<Mapped>> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if file.metadata()?.len() == 0 {
+        return Ok(Some(Mapped::Empty));
+    }
+    // SAFETY: the one exception to the workspace's `unsafe_code` lint (docs/decisions.md). The
+    // mapping is read-only and private to this short-lived process. `leastgrant export` never
+    // writes an envelope in place: it writes a new file and renames it over the old one, so the
+    // inode mapped here is not modified while it is mapped. A process that truncated the file
+    // in place (outside leastgrant) could make a read fault; every read of the bytes is
+    // bounds-checked, which is what the rest of the decision path relies on.
+    #[allow(unsafe_code)]
+    let mapped = unsafe { Mmap::map(&file)? };
+    Ok(Some(Mapped::Pages(mapped)))
+}
+
+/// The enclosing git repository of a directory, else the directory itself.
+pub fn git_root(cwd: &str) -> String {
+    let dir = Path::new(cwd);
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(dir)
+        .display()
+        .to_string()
+}
