@@ -20,6 +20,7 @@ pub mod grants;
 pub mod ledger;
 pub mod payload;
 pub mod policy;
+pub mod session;
 pub mod state;
 
 use std::path::{Path, PathBuf};
@@ -28,9 +29,7 @@ use leastgrant_engine::decide::{Context, Weight};
 use leastgrant_engine::envelope::Learned;
 use leastgrant_engine::frozen::Frozen;
 use leastgrant_engine::grants::{Answers, GrantStore};
-use leastgrant_engine::{
-    Decision, Envelope, Reason, Roots, SessionState, Settings, analyze, decide,
-};
+use leastgrant_engine::{Decision, Envelope, Reason, Roots, Settings, analyze, decide};
 use serde_json::{Value, json};
 
 use crate::agent::{Agent, Request, Surface};
@@ -81,6 +80,20 @@ pub fn answer(agent: Agent, input: &[u8], env: &Environment) -> Answer {
     match request.surface {
         Surface::Ran { ok } => {
             log(&ledger, &ran_line(agent, env, &request, ok), &mut notes);
+            if let Some(call) = &request.call {
+                let cwd = request
+                    .cwd
+                    .clone()
+                    .or_else(|| env.process_cwd.clone())
+                    .unwrap_or_default();
+                let mut roots = Roots::new(&state::git_root(&cwd), &env.home);
+                roots.state_dir = env.state_dir.display().to_string();
+                let analysis = analyze(call, &roots);
+                let file = session::path(&env.state_dir, agent.as_str(), &request.session_id);
+                if let Err(e) = session::record(&file, &analysis) {
+                    notes.push(format!("leastgrant: cannot record the session: {e}"));
+                }
+            }
             return Answer {
                 stdout: None,
                 notes,
@@ -201,7 +214,11 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
         None => &empty,
     };
     let settings: Settings = frozen.as_ref().map(|f| *f.settings()).unwrap_or_default();
-    let session = SessionState::default();
+    let session = session::load(&session::path(
+        &env.state_dir,
+        agent.as_str(),
+        &request.session_id,
+    ));
     let ctx = Context {
         envelope: learned,
         session: &session,
