@@ -1,9 +1,9 @@
 //! Reading every agent history into the one events table.
 //!
 //! Owns: discovery of transcript sources (Claude Code JSONL, SpecStory Markdown exports, Cursor
-//! `state.vscdb`, Codex CLI rollouts; the hook ledger next), parsing them into raw events ([`schema::Event`]), and
-//! writing the events table (Parquet, zstd, one partition per project bucket). Column names are
-//! spelled in [`schema`] and nowhere else.
+//! `state.vscdb`, Codex CLI rollouts, the hook's decision ledger), parsing them into raw events
+//! ([`schema::Event`]), and writing the events table (Parquet, zstd, one partition per project
+//! bucket). Column names are spelled in [`schema`] and nowhere else.
 //!
 //! Must not: decide anything or depend on the engine. The table holds raw facts, so that a newer
 //! engine can replay an older table.
@@ -12,6 +12,7 @@ pub mod claude;
 pub mod codex;
 pub mod common;
 pub mod cursor;
+pub mod ledger;
 pub mod outcome;
 pub mod run;
 pub mod schema;

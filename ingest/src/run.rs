@@ -25,6 +25,8 @@ pub enum SourceKind {
     Cursor,
     /// A Codex CLI rollout JSONL.
     Codex,
+    /// The hook's decision ledger (`ledger.jsonl` or a rotation).
+    Ledger,
 }
 
 impl SourceKind {
@@ -35,6 +37,7 @@ impl SourceKind {
             SourceKind::SpecStory => "specstory",
             SourceKind::Cursor => "cursor-vscdb",
             SourceKind::Codex => "codex-jsonl",
+            SourceKind::Ledger => "ledger",
         }
     }
 
@@ -52,6 +55,7 @@ impl SourceKind {
             // A database is read through SQLite, from a private copy.
             SourceKind::Cursor => crate::cursor::read_cursor(path, bad),
             SourceKind::Codex => crate::codex::read_codex(path, bytes, bad),
+            SourceKind::Ledger => crate::ledger::read_ledger(path, bytes, bad),
         }
     }
 
@@ -61,7 +65,7 @@ impl SourceKind {
             SourceKind::Cursor => std::iter::once(path.to_path_buf())
                 .chain(crate::cursor::wal_of(path))
                 .collect(),
-            SourceKind::Claude | SourceKind::SpecStory | SourceKind::Codex => {
+            SourceKind::Claude | SourceKind::SpecStory | SourceKind::Codex | SourceKind::Ledger => {
                 vec![path.to_path_buf()]
             }
         }

@@ -3,6 +3,7 @@
 mod claude;
 mod codex;
 mod cursor;
+mod ledger;
 mod robustness;
 mod specstory;
 mod support;

@@ -42,6 +42,7 @@ proptest! {
         let mut bad = BadCounts::default();
         let _ = leastgrant_ingest::claude::read_claude(path, &bytes, &mut bad);
         let _ = leastgrant_ingest::codex::read_codex(path, &bytes, &mut bad);
+        let _ = leastgrant_ingest::ledger::read_ledger(path, &bytes, &mut bad);
         let text = String::from_utf8_lossy(&bytes);
         let _ = leastgrant_ingest::specstory::read_specstory(Path::new("x.md"), &text, &mut bad);
     }
