@@ -28,6 +28,10 @@ pub struct IngestArgs {
     /// `sessions/` and `archived_sessions/`].
     #[arg(long = "codex", value_name = "DIR")]
     codex: Vec<PathBuf>,
+    /// A leastgrant state directory whose hook ledger to read (`ledger.jsonl` and its rotations;
+    /// repeatable) [default: this machine's, `$LEASTGRANT_HOME` or `~/.leastgrant`].
+    #[arg(long = "ledger", value_name = "DIR")]
+    ledger: Vec<PathBuf>,
     /// Where the events table goes [default: `~/.leastgrant/data`].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -43,10 +47,14 @@ pub fn sources(args: &IngestArgs, home: &Path, cwd: &Path) -> Vec<SourceFile> {
         specstory,
         cursor,
         codex,
+        ledger,
         ..
     } = args;
-    let explicit =
-        !claude.is_empty() || !specstory.is_empty() || !cursor.is_empty() || !codex.is_empty();
+    let explicit = !claude.is_empty()
+        || !specstory.is_empty()
+        || !cursor.is_empty()
+        || !codex.is_empty()
+        || !ledger.is_empty();
     let claude_roots: Vec<PathBuf> = if explicit {
         claude.to_vec()
     } else {
@@ -89,6 +97,21 @@ pub fn sources(args: &IngestArgs, home: &Path, cwd: &Path) -> Vec<SourceFile> {
                 .into_iter()
                 .map(|path| SourceFile {
                     kind: SourceKind::Codex,
+                    path,
+                }),
+        );
+    }
+    let ledger_dirs: Vec<PathBuf> = if explicit {
+        ledger.clone()
+    } else {
+        vec![default_state_dir(home)]
+    };
+    for dir in ledger_dirs {
+        files.extend(
+            leastgrant_ingest::ledger::discover(&dir)
+                .into_iter()
+                .map(|path| SourceFile {
+                    kind: SourceKind::Ledger,
                     path,
                 }),
         );
@@ -163,10 +186,17 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
 
 /// `$LEASTGRANT_HOME/data`, else `~/.leastgrant/data`.
 pub fn default_data_dir(home: &Path) -> PathBuf {
-    match std::env::var_os("LEASTGRANT_HOME") {
-        Some(state) => PathBuf::from(state).join("data"),
-        None => home.join(".leastgrant").join("data"),
-    }
+    default_state_dir(home).join("data")
+}
+
+/// leastgrant's state directory: `$LEASTGRANT_HOME`, else `~/.leastgrant` (the hook's rule).
+pub fn default_state_dir(home: &Path) -> PathBuf {
+    leastgrant_hook::state_dir(
+        home,
+        std::env::var_os("LEASTGRANT_HOME")
+            .map(PathBuf::from)
+            .as_deref(),
+    )
 }
 
 fn summary_json(s: &Summary, out: &Path) -> serde_json::Value {

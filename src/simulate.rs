@@ -16,7 +16,7 @@ use leastgrant_replay::summary::{Summary, UPPER_Z, rate, wilson_upper_bound};
 use leastgrant_replay::{Options, Unattended, export, run};
 use serde_json::{Value, json};
 
-use crate::ingest::default_data_dir;
+use crate::ingest::{default_data_dir, default_state_dir};
 
 /// Which settings to compare: a grid file, grid flags, or the standard comparison.
 #[derive(Args, Clone, Default)]
@@ -223,7 +223,7 @@ pub fn simulate_command(args: &SimulateArgs) -> Result<ExitCode> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| default_data_dir(&home_dir()).with_file_name("replay"));
+        .unwrap_or_else(|| default_state_dir(&home_dir()).join("replay"));
     let table = args.replay.table();
     let summary = simulate(
         &table,
@@ -436,9 +436,9 @@ pub fn export_command(args: &ExportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `~/.leastgrant/envelope.lgenv` (or under `$LEASTGRANT_HOME`).
+/// `~/.leastgrant/envelope.lgenv` (or under `$LEASTGRANT_HOME`): where the hook looks.
 pub fn default_envelope_path() -> PathBuf {
-    default_data_dir(&home_dir()).with_file_name("envelope.lgenv")
+    leastgrant_hook::state::envelope_path(&default_state_dir(&home_dir()))
 }
 
 fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {

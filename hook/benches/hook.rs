@@ -1,2 +1,231 @@
-//! placeholder
-fn main() {}
+//! The hook's budget (design §8): one whole hook process — start, read the payload, map a
+//! 50,000-signature frozen envelope, decide, append to the ledger, answer — against a
+//! do-nothing statically linked Rust binary started the same way in the same run. Budget: the
+//! median within 1.3× of it. Also printed: the envelope's load and lookup time in-process, and
+//! the binary's size.
+//!
+//! `LEASTGRANT_BENCH_RUNS` sets the runs per binary (default 300). The hook binary measured is
+//! the `hook` profile's (LTO, what ships) when `target/hook/leastgrant-hook` exists, else this
+//! bench's own build.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use leastgrant_engine::decide::Settings;
+use leastgrant_engine::envelope::Learned;
+use leastgrant_engine::frozen::{Frozen, FrozenMeta, ProjectEnvelope, encode};
+use leastgrant_engine::{Envelope, Evidence, Roots, ToolCall, analyze};
+use serde_json::json;
+
+const SIGNATURES: usize = 50_000;
+const PROJECT: &str = "/w/app";
+const DAY_US: i64 = 86_400_000_000;
+
+fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
+}
+
+/// 50,000 signatures, each seen on several days, plus the routine command the payload runs.
+fn envelope() -> Envelope {
+    let mut envelope = Envelope::default();
+    let now = now_us();
+    for i in 0..SIGNATURES {
+        let signature = format!("tool-{:05} --flag <path> <n>", i);
+        for day in 0..(1 + i % 6) as i64 {
+            envelope.learn_signature(
+                &signature,
+                1,
+                Evidence::Confirmed,
+                now - (day + 1) * DAY_US,
+                &format!("s{}", day % 3),
+            );
+        }
+    }
+    let analysis = analyze(
+        &ToolCall::shell("npm test", Some(PROJECT)),
+        &Roots::new(PROJECT, "/home/bench"),
+    );
+    for day in 1..=8 {
+        envelope.learn_event(
+            &analysis,
+            Evidence::Confirmed,
+            now - day * DAY_US,
+            &format!("s{day}"),
+            None,
+        );
+    }
+    envelope
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times.get(times.len() / 2).copied().unwrap_or_default()
+}
+
+fn run_once(binary: &Path, args: &[&str], input: &[u8], env: &[(&str, &Path)]) -> Duration {
+    let start = Instant::now();
+    let mut child = match Command::new(binary)
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (*k, *v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("cannot run {}: {e}", binary.display());
+            return Duration::ZERO;
+        }
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input);
+    }
+    let _ = child.wait_with_output();
+    start.elapsed()
+}
+
+/// A do-nothing Rust binary, statically linked when the toolchain can, built by rustc here.
+fn noop_binary(dir: &Path) -> Option<(PathBuf, &'static str)> {
+    let source = dir.join("noop.rs");
+    std::fs::write(&source, "fn main() {}\n").ok()?;
+    let binary = dir.join("noop");
+    for (flags, kind) in [
+        (&["-C", "target-feature=+crt-static"][..], "static"),
+        (&[][..], "dynamic"),
+    ] {
+        let built = Command::new("rustc")
+            .args(["-O", "-C", "panic=abort"])
+            .args(flags)
+            .arg("-o")
+            .arg(&binary)
+            .arg(&source)
+            .status()
+            .is_ok_and(|s| s.success());
+        if built {
+            return Some((binary, kind));
+        }
+    }
+    None
+}
+
+fn main() {
+    let runs: usize = std::env::var("LEASTGRANT_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let dir = std::env::temp_dir().join(format!("leastgrant-bench-hook-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let state = dir.join("state");
+    let _ = std::fs::create_dir_all(&state);
+
+    let build = Instant::now();
+    let learned = envelope();
+    let meta = FrozenMeta {
+        setting_id: "assist".to_string(),
+        settings: Settings::default(),
+        rules: Vec::new(),
+        provenance: json!({}),
+    };
+    let bytes = encode(
+        &meta,
+        &[ProjectEnvelope {
+            key: PROJECT,
+            root: PROJECT,
+            envelope: &learned,
+        }],
+    );
+    let _ = std::fs::write(state.join("envelope.lgenv"), &bytes);
+    println!(
+        "hook benchmark: a frozen envelope of {} signatures, {:.1} MB (built in {:.1} s), {runs} runs per binary",
+        learned.signatures.len(),
+        bytes.len() as f64 / 1e6,
+        build.elapsed().as_secs_f64()
+    );
+
+    // In-process: parse the header, find the project, look one signature up.
+    let mut loads = Vec::new();
+    for _ in 0..200 {
+        let start = Instant::now();
+        if let Ok(frozen) = Frozen::parse(&bytes)
+            && let Some(project) = frozen.project_for(PROJECT)
+        {
+            let fam = project.familiarity("npm test", 1, now_us(), &Settings::default().thresholds);
+            std::hint::black_box(fam);
+        }
+        loads.push(start.elapsed());
+    }
+    println!(
+        "envelope parse + project + one lookup, in-process: median {:.1} µs",
+        median(loads).as_secs_f64() * 1e6
+    );
+
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/hook/leastgrant-hook");
+    let hook = if shipped.exists() {
+        shipped
+    } else {
+        PathBuf::from(env!("CARGO_BIN_EXE_leastgrant-hook"))
+    };
+    let size = std::fs::metadata(&hook).map(|m| m.len()).unwrap_or(0);
+    let Some((noop, kind)) = noop_binary(&dir) else {
+        println!("rustc could not build the do-nothing baseline; no ratio");
+        return;
+    };
+    let payload = json!({"session_id": "bench", "transcript_path": "/t", "cwd": PROJECT,
+        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "npm test"}, "tool_use_id": "toolu_bench"})
+    .to_string();
+    let home = dir.join("home");
+    let _ = std::fs::create_dir_all(&home);
+    let env = [
+        ("HOME", home.as_path()),
+        ("LEASTGRANT_HOME", state.as_path()),
+    ];
+    // Warm both, then interleave so drift hits both alike.
+    for _ in 0..20 {
+        run_once(&noop, &[], payload.as_bytes(), &env);
+        run_once(&hook, &["--agent", "claude-code"], payload.as_bytes(), &env);
+    }
+    let (mut base, mut ours) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        base.push(run_once(&noop, &[], payload.as_bytes(), &env));
+        ours.push(run_once(
+            &hook,
+            &["--agent", "claude-code"],
+            payload.as_bytes(),
+            &env,
+        ));
+        // Keep the ledger from growing across runs.
+        let _ = std::fs::remove_file(state.join("ledger.jsonl"));
+    }
+    let (base, ours) = (median(base), median(ours));
+    let answer = Command::new(&hook)
+        .args(["--agent", "claude-code"])
+        .envs(env.iter().map(|(k, v)| (*k, *v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = stdin.write_all(payload.as_bytes());
+            }
+            child.wait_with_output()
+        })
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    println!("the hook answered: {}", answer.trim());
+    println!(
+        "do-nothing {kind} binary: median {:.0} µs; leastgrant-hook ({}, {:.1} MB): median {:.0} µs → {:.2}× (budget 1.3×)",
+        base.as_secs_f64() * 1e6,
+        hook.display(),
+        size as f64 / 1e6,
+        ours.as_secs_f64() * 1e6,
+        ours.as_secs_f64() / base.as_secs_f64().max(1e-9)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
