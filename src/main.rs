@@ -2,10 +2,13 @@
 //!
 //! Subcommands: `check` (decide one command or tool call and explain why), `ingest`,
 //! `simulate` and `export` (the replay and the frozen envelope), `lint`, `allow`/`deny`/
-//! `forget` (grants) and `rules`.
+//! `forget` (grants), `rules`, and `install`/`uninstall`/`doctor` (the hook in the agents'
+//! configuration, and whether it has what it needs).
 
 mod check;
+mod doctor;
 mod ingest;
+mod install;
 mod policy;
 mod simulate;
 mod workspace;
@@ -50,6 +53,14 @@ enum Command {
     Forget(policy::ForgetArgs),
     /// Show the rules and grants in force for this project.
     Rules(policy::RulesArgs),
+    /// Add the hook to an agent's configuration (user, or this project with --project), keeping
+    /// everything else in the file.
+    Install(install::InstallArgs),
+    /// Remove leastgrant's hook entries from an agent's configuration, and nothing else.
+    Uninstall(install::UninstallArgs),
+    /// Check the hook binary, the agents' configurations, the frozen envelope and the state
+    /// files' modes. Exit code: 0 nothing failed, 1 a check failed, 3 error.
+    Doctor(doctor::DoctorArgs),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +90,9 @@ fn main() -> ExitCode {
         }
         Command::Forget(args) => policy::forget_command(&args),
         Command::Rules(args) => policy::rules_command(&args),
+        Command::Install(args) => install::install_command(&args),
+        Command::Uninstall(args) => install::uninstall_command(&args),
+        Command::Doctor(args) => doctor::doctor_command(&args),
     };
     match result {
         Ok(code) => code,

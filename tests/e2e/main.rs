@@ -4,5 +4,6 @@
 mod architecture;
 mod check;
 mod ingest;
+mod install;
 mod policy;
 mod simulate;

@@ -1,0 +1,609 @@
+//! `leastgrant doctor`: whether the hook is in place and has what it needs — the hook binary,
+//! each agent's entries in the user and project configuration, the frozen envelope, the modes
+//! of leastgrant's state files — and what each agent can enforce at all.
+//!
+//! Owns the checks and their verdicts (ok, warn, fail; only a fail makes the exit code 1) and
+//! the enforcement table. Reads configurations through `install`, the envelope through the
+//! engine's frozen-envelope reader; writes nothing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use anyhow::Result;
+use clap::Args;
+use leastgrant_engine::frozen::Frozen;
+use leastgrant_hook::ledger::LEDGER;
+use leastgrant_hook::state::envelope_path;
+use serde_json::{Value, json};
+
+use crate::install::{Agent, CURSOR_EVENTS, FoundEntry, Scope, default_hook_path, read_config};
+use crate::workspace::Workspace;
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How a check came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+        }
+    }
+}
+
+/// One line of the report.
+struct Check {
+    id: String,
+    status: Status,
+    text: String,
+}
+
+fn check(id: &str, status: Status, text: String) -> Check {
+    Check {
+        id: id.to_string(),
+        status,
+        text,
+    }
+}
+
+/// An envelope older than this is reported as stale: it has not learned the last month.
+const STALE_ENVELOPE: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// `leastgrant doctor`: exit 0 when no check failed, 1 when one did.
+pub fn doctor_command(args: &DoctorArgs) -> Result<ExitCode> {
+    let workspace = Workspace::discover(None, None)?;
+    let mut checks = Vec::new();
+    let installed = agent_checks(&workspace, &mut checks);
+    checks.insert(0, hook_binary_check(&installed));
+    envelope_checks(&workspace, &mut checks);
+    permission_checks(&workspace, &mut checks);
+
+    let failed = checks.iter().any(|c| c.status == Status::Fail);
+    if args.json {
+        let value = json!({
+            "ok": !failed,
+            "checks": checks.iter().map(|c| json!({"id": c.id, "status": c.status.as_str(), "text": c.text})).collect::<Vec<_>>(),
+            "enforcement": enforcement_json(),
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        for c in &checks {
+            println!("{:<4}  {:<20}  {}", c.status.as_str(), c.id, c.text);
+        }
+        println!();
+        print_enforcement();
+    }
+    Ok(ExitCode::from(u8::from(failed)))
+}
+
+/// The hook binaries the installed entries run, for the binary check.
+struct Installed {
+    hooks: Vec<String>,
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+fn hook_binary_check(installed: &Installed) -> Check {
+    let path = match default_hook_path() {
+        Ok(path) => path,
+        Err(error) => return check("hook.binary", Status::Fail, format!("{error:#}")),
+    };
+    if is_executable(&path) {
+        return check(
+            "hook.binary",
+            Status::Ok,
+            format!("{} is executable", path.display()),
+        );
+    }
+    let why = if path.exists() {
+        "is not an executable file"
+    } else {
+        "does not exist"
+    };
+    let elsewhere_ok =
+        !installed.hooks.is_empty() && installed.hooks.iter().all(|h| is_executable(Path::new(h)));
+    if elsewhere_ok {
+        check(
+            "hook.binary",
+            Status::Warn,
+            format!(
+                "{} {why}, but every installed entry runs a hook binary that does",
+                path.display()
+            ),
+        )
+    } else {
+        check(
+            "hook.binary",
+            Status::Fail,
+            format!(
+                "{} {why}: install leastgrant-hook next to leastgrant, or run `leastgrant install --hook PATH`",
+                path.display()
+            ),
+        )
+    }
+}
+
+/// What one agent's configuration in one scope holds.
+enum ScopeState {
+    /// No file, or no leastgrant entry in it.
+    Absent(String),
+    /// leastgrant entries (possibly not all of them).
+    Present(Vec<FoundEntry>),
+    /// The file cannot be read as a configuration.
+    Broken(String),
+}
+
+fn agent_checks(workspace: &Workspace, checks: &mut Vec<Check>) -> Installed {
+    let mut installed = Installed { hooks: Vec::new() };
+    let mut installed_agents = Vec::new();
+    for agent in Agent::ALL {
+        let user_file = agent.config_file(Scope::User, workspace);
+        let project_file = agent.config_file(Scope::Project, workspace);
+        let states: Vec<(Scope, PathBuf, ScopeState)> = [
+            (Scope::User, user_file.clone()),
+            (Scope::Project, project_file.clone()),
+        ]
+        .into_iter()
+        .map(|(scope, file)| {
+            let state = if scope == Scope::Project && file == user_file {
+                ScopeState::Absent("the project's configuration is the user's".to_string())
+            } else {
+                scope_state(agent, &file)
+            };
+            (scope, file, state)
+        })
+        .collect();
+        let anywhere = states
+            .iter()
+            .any(|(_, _, s)| matches!(s, ScopeState::Present(_)));
+        if anywhere {
+            installed_agents.push(agent);
+        }
+        for (scope, file, state) in states {
+            let id = format!("{}.{}", agent.name(), scope.name());
+            let result = match state {
+                ScopeState::Absent(why) => check(
+                    &id,
+                    if anywhere { Status::Ok } else { Status::Warn },
+                    format!("not installed in {} ({why})", file.display()),
+                ),
+                ScopeState::Broken(why) => check(&id, Status::Fail, why),
+                ScopeState::Present(found) => {
+                    installed.hooks.extend(found.iter().map(|f| f.hook.clone()));
+                    present_check(agent, &id, &file, &found)
+                }
+            };
+            checks.push(result);
+        }
+    }
+    checks.push(if installed_agents.is_empty() {
+        check(
+            "hooks.installed",
+            Status::Fail,
+            "the hook is installed for no agent: run `leastgrant install claude-code` or `leastgrant install cursor`".to_string(),
+        )
+    } else {
+        let names: Vec<&str> = installed_agents.iter().map(|a| a.name()).collect();
+        check(
+            "hooks.installed",
+            Status::Ok,
+            format!("installed for {}", names.join(", ")),
+        )
+    });
+    if installed_agents.len() == Agent::ALL.len() {
+        checks.push(check(
+            "hooks.overlap",
+            Status::Warn,
+            "Cursor also runs Claude Code's hooks from .claude/settings.json: with both installed, a Cursor call can be judged twice, once in Claude Code's format".to_string(),
+        ));
+    }
+    installed.hooks.sort();
+    installed.hooks.dedup();
+    installed
+}
+
+fn scope_state(agent: Agent, file: &Path) -> ScopeState {
+    match read_config(file) {
+        Err(error) => ScopeState::Broken(format!(
+            "{error:#}: {} cannot read its hooks from it either",
+            agent.title()
+        )),
+        Ok(config) => match config {
+            None => ScopeState::Absent("no such file".to_string()),
+            Some(document) => {
+                let found = crate::install::find_our_entries(agent, &document);
+                if found.is_empty() {
+                    ScopeState::Absent("no leastgrant entry".to_string())
+                } else {
+                    ScopeState::Present(found)
+                }
+            }
+        },
+    }
+}
+
+fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> Check {
+    let missing: Vec<&str> = agent
+        .events()
+        .into_iter()
+        .filter(|event| !found.iter().any(|f| f.event == *event))
+        .collect();
+    let mut hooks: Vec<&str> = found.iter().map(|f| f.hook.as_str()).collect();
+    hooks.sort_unstable();
+    hooks.dedup();
+    let broken: Vec<&str> = hooks
+        .iter()
+        .copied()
+        .filter(|h| !is_executable(Path::new(h)))
+        .collect();
+    if !broken.is_empty() {
+        let consequence = match agent {
+            Agent::ClaudeCode => "Claude Code lets every call through unjudged",
+            Agent::Cursor => "Cursor refuses every gated call",
+        };
+        return check(
+            id,
+            Status::Fail,
+            format!(
+                "{} runs {}, which is missing or not executable: {consequence}",
+                file.display(),
+                broken.join(", ")
+            ),
+        );
+    }
+    if !missing.is_empty() {
+        return check(
+            id,
+            Status::Warn,
+            format!(
+                "{} lacks {}: run `leastgrant install {}{}` again",
+                file.display(),
+                missing.join(", "),
+                agent.name(),
+                if id.ends_with(".project") {
+                    " --project"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    if agent == Agent::Cursor {
+        let open_gates: Vec<&str> = CURSOR_EVENTS
+            .iter()
+            .filter(|e| e.gate)
+            .filter(|e| {
+                found
+                    .iter()
+                    .any(|f| f.event == e.name && f.fail_closed != Some(true))
+            })
+            .map(|e| e.name)
+            .collect();
+        if !open_gates.is_empty() {
+            return check(
+                id,
+                Status::Warn,
+                format!(
+                    "{}: {} without failClosed, so a crash or timeout lets the call run: run `leastgrant install cursor` again",
+                    file.display(),
+                    open_gates.join(", ")
+                ),
+            );
+        }
+    }
+    let mut text = format!("installed in {} ({})", file.display(), hooks.join(", "));
+    if agent == Agent::Cursor {
+        text.push_str("; gates fail closed");
+    }
+    check(id, Status::Ok, text)
+}
+
+fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
+    let path = envelope_path(Path::new(&workspace.roots.state_dir));
+    let bytes = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            let text = if error.kind() == std::io::ErrorKind::NotFound {
+                format!(
+                    "no frozen envelope at {}: the hook has learned nothing and asks about everything unfamiliar; run `leastgrant ingest`, then `leastgrant export`",
+                    path.display()
+                )
+            } else {
+                format!("cannot read {}: {error}", path.display())
+            };
+            checks.push(check("envelope.file", Status::Fail, text));
+            checks.push(check(
+                "envelope.project",
+                Status::Warn,
+                "unknown: there is no readable envelope".to_string(),
+            ));
+            return;
+        }
+    };
+    let frozen = match Frozen::parse(&bytes) {
+        Ok(frozen) => frozen,
+        Err(error) => {
+            checks.push(check(
+                "envelope.file",
+                Status::Fail,
+                format!(
+                    "{} is damaged ({error}): run `leastgrant export` again",
+                    path.display()
+                ),
+            ));
+            checks.push(check(
+                "envelope.project",
+                Status::Warn,
+                "unknown: the envelope is damaged".to_string(),
+            ));
+            return;
+        }
+    };
+    let digest = frozen.digest();
+    let short = digest.get(..16).unwrap_or(&digest);
+    let age = fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok());
+    let age_text = age.map_or_else(
+        || "of unknown age".to_string(),
+        |a| format!("exported {} ago", human(a)),
+    );
+    let projects = frozen.projects().count();
+    checks.push(match frozen.verify() {
+        Err(error) => check(
+            "envelope.file",
+            Status::Fail,
+            format!(
+                "{} is damaged ({error}): run `leastgrant export` again",
+                path.display()
+            ),
+        ),
+        Ok(()) => {
+            let stale = age.is_some_and(|a| a > STALE_ENVELOPE);
+            check(
+                "envelope.file",
+                if stale { Status::Warn } else { Status::Ok },
+                format!(
+                    "{}: digest {short}…, {projects} project(s), setting `{}`, {age_text}{}",
+                    path.display(),
+                    frozen.setting_id(),
+                    if stale {
+                        "; export again to learn from the last month"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+        }
+    });
+    let cwd = workspace.cwd_text();
+    checks.push(match frozen.project_for(&cwd) {
+        Some(project) => check(
+            "envelope.project",
+            Status::Ok,
+            format!(
+                "this directory is in the envelope's project {} ({} signature(s))",
+                project.root(),
+                project.signature_count()
+            ),
+        ),
+        None => check(
+            "envelope.project",
+            Status::Warn,
+            format!(
+                "the envelope has no project holding {cwd}: the hook treats every call here as unfamiliar"
+            ),
+        ),
+    });
+}
+
+fn human(age: Duration) -> String {
+    let seconds = age.as_secs();
+    match seconds {
+        0..120 => format!("{seconds} seconds"),
+        120..7200 => format!("{} minutes", seconds / 60),
+        7200..172_800 => format!("{} hours", seconds / 3600),
+        _ => format!("{} days", seconds / 86_400),
+    }
+}
+
+/// Checks one path's mode against the owner-only mode expected: group or other write access
+/// fails (anyone could change what the hook allows), read access warns.
+fn mode_check(id: &str, path: &Path, expected: u32, absent: &str) -> Check {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(_) => return check(id, Status::Ok, format!("{} {absent}", path.display())),
+    };
+    if meta.file_type().is_symlink() {
+        return check(
+            id,
+            Status::Warn,
+            format!(
+                "{} is a symlink; leastgrant expects its own file here",
+                path.display()
+            ),
+        );
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o022 != 0 {
+            check(
+                id,
+                Status::Fail,
+                format!(
+                    "{} is writable by others (mode {mode:o}, {expected:o} expected): chmod {expected:o} it",
+                    path.display()
+                ),
+            )
+        } else if mode & 0o077 != 0 {
+            check(
+                id,
+                Status::Warn,
+                format!(
+                    "{} is readable by others (mode {mode:o}, {expected:o} expected): chmod {expected:o} it",
+                    path.display()
+                ),
+            )
+        } else {
+            check(id, Status::Ok, format!("{} mode {mode:o}", path.display()))
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (meta, expected);
+        check(
+            id,
+            Status::Ok,
+            format!("{}: modes are not checked on this platform", path.display()),
+        )
+    }
+}
+
+fn permission_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
+    let state = PathBuf::from(&workspace.roots.state_dir);
+    checks.push(mode_check(
+        "perm.state-dir",
+        &state,
+        0o700,
+        "does not exist yet (ingest, export and the hook create it)",
+    ));
+    checks.push(mode_check(
+        "perm.envelope",
+        &envelope_path(&state),
+        0o600,
+        "does not exist",
+    ));
+    checks.push(mode_check(
+        "perm.ledger",
+        &state.join(LEDGER),
+        0o600,
+        "does not exist yet (the hook has not answered a call)",
+    ));
+    // Grants of every project: `<state>/grants/projects/<digest>/grants.json`.
+    let grants_files: Vec<PathBuf> = fs::read_dir(state.join("grants").join("projects"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join("grants.json"))
+        .filter(|p| fs::symlink_metadata(p).is_ok())
+        .collect();
+    if grants_files.is_empty() {
+        checks.push(check(
+            "perm.grants",
+            Status::Ok,
+            "no grants file (no `leastgrant allow` or `deny` yet)".to_string(),
+        ));
+        return;
+    }
+    let worst = grants_files
+        .iter()
+        .map(|f| mode_check("perm.grants", f, 0o600, "does not exist"))
+        .max_by_key(|c| c.status);
+    match worst {
+        Some(c) if c.status != Status::Ok => checks.push(c),
+        _ => checks.push(check(
+            "perm.grants",
+            Status::Ok,
+            format!("{} grants file(s), owner-only", grants_files.len()),
+        )),
+    }
+}
+
+/// What each agent can enforce, per verdict and failure (from the compatibility research; see
+/// docs/formats.md).
+struct Enforcement {
+    agent: Agent,
+    allow_deny: &'static str,
+    ask: &'static str,
+    reads: &'static str,
+    on_failure: &'static str,
+    attended: &'static str,
+}
+
+const ENFORCEMENT: [Enforcement; 2] = [
+    Enforcement {
+        agent: Agent::ClaudeCode,
+        allow_deny: "honoured",
+        ask: "prompts in an interactive session; a deny under -p",
+        reads: "gated before the read (PreToolUse)",
+        on_failure: "fails OPEN: a crash or timeout lets the call run",
+        attended: "from the session's permission mode",
+    },
+    Enforcement {
+        agent: Agent::Cursor,
+        allow_deny: "honoured",
+        ask: "prompts only on the shell and MCP gates; preToolUse would allow it silently, so leastgrant answers deny there",
+        reads: "preToolUse (Read) gates the read; beforeReadFile sees the content after it",
+        on_failure: "fails CLOSED on the gates (failClosed): a crash or timeout refuses the call",
+        attended: "no permission mode: every session counts as unattended",
+    },
+];
+
+fn enforcement_json() -> Value {
+    Value::Array(
+        ENFORCEMENT
+            .iter()
+            .map(|e| {
+                json!({
+                    "agent": e.agent.name(),
+                    "allow_deny": e.allow_deny,
+                    "ask": e.ask,
+                    "reads": e.reads,
+                    "on_failure": e.on_failure,
+                    "attended": e.attended,
+                })
+            })
+            .collect(),
+    )
+}
+
+fn print_enforcement() {
+    println!("what each agent enforces");
+    for e in &ENFORCEMENT {
+        let rows = [
+            ("allow, deny", e.allow_deny),
+            ("ask", e.ask),
+            ("reads", e.reads),
+            ("crash, timeout", e.on_failure),
+            ("attended", e.attended),
+        ];
+        for (i, (what, text)) in rows.iter().enumerate() {
+            let agent = if i == 0 { e.agent.name() } else { "" };
+            println!("  {agent:<12} {what:<15} {text}");
+        }
+    }
+}

@@ -1,0 +1,1048 @@
+//! `leastgrant install` and `leastgrant uninstall`: the hook's entries in Claude Code's
+//! `settings.json` and Cursor's `hooks.json`, added and removed without disturbing anything else
+//! in those files.
+//!
+//! Owns: where each agent keeps its hook configuration (user and project scope), the entries
+//! leastgrant writes there, how an entry is recognised as leastgrant's (its program is a file
+//! named `leastgrant-hook`, quoted or not), and the file handling — a JSON document that keeps
+//! its keys in file order, a one-time backup, and an atomic replace that keeps the file's mode.
+//! `leastgrant doctor` reads the configurations through the same functions.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+use crate::workspace::Workspace;
+
+/// The file name of the hook binary (`leastgrant-hook`, `.exe` on Windows).
+pub const HOOK_FILE_NAME: &str = "leastgrant-hook";
+
+/// The timeout, in seconds, written on every entry: both agents default to a minute or more,
+/// and a hook that hangs that long stalls the agent.
+const HOOK_TIMEOUT_SECONDS: u64 = 10;
+
+/// Claude Code's events the hook answers: the gate, and the two that say how the call went.
+const CLAUDE_EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PostToolUseFailure"];
+
+/// One Cursor event leastgrant registers on.
+#[derive(Clone, Copy, Debug)]
+pub struct CursorEvent {
+    /// The event name, spelled as Cursor spells it.
+    pub name: &'static str,
+    /// A gate (the hook's answer decides the call) rather than an observer.
+    pub gate: bool,
+    /// The entry's `matcher`, where the event needs one.
+    pub matcher: Option<&'static str>,
+}
+
+/// Cursor's events the hook answers. Only these names are ever written: cursor-agent drops the
+/// whole file over one event name it does not know.
+pub const CURSOR_EVENTS: [CursorEvent; 7] = [
+    CursorEvent {
+        name: "beforeShellExecution",
+        gate: true,
+        matcher: None,
+    },
+    CursorEvent {
+        name: "beforeMCPExecution",
+        gate: true,
+        matcher: None,
+    },
+    CursorEvent {
+        name: "beforeReadFile",
+        gate: true,
+        matcher: None,
+    },
+    CursorEvent {
+        name: "preToolUse",
+        gate: true,
+        matcher: Some("Read|Write|Delete"),
+    },
+    CursorEvent {
+        name: "afterShellExecution",
+        gate: false,
+        matcher: None,
+    },
+    CursorEvent {
+        name: "afterMCPExecution",
+        gate: false,
+        matcher: None,
+    },
+    CursorEvent {
+        name: "afterFileEdit",
+        gate: false,
+        matcher: None,
+    },
+];
+
+/// An agent leastgrant installs its hook into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Agent {
+    /// Claude Code (`settings.json`, `hooks` by event and matcher group).
+    ClaudeCode,
+    /// Cursor (`hooks.json`, version 1).
+    Cursor,
+}
+
+impl Agent {
+    /// Every agent, in the order `doctor` reports them.
+    pub const ALL: [Agent; 2] = [Agent::ClaudeCode, Agent::Cursor];
+
+    /// The name the hook's `--agent` flag takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Cursor => "cursor",
+        }
+    }
+
+    /// The product name, for messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Cursor => "Cursor",
+        }
+    }
+
+    /// The events leastgrant registers on, in the order it writes them.
+    pub fn events(self) -> Vec<&'static str> {
+        match self {
+            Agent::ClaudeCode => CLAUDE_EVENTS.to_vec(),
+            Agent::Cursor => CURSOR_EVENTS.iter().map(|e| e.name).collect(),
+        }
+    }
+
+    /// The hook configuration file of this agent in one scope.
+    pub fn config_file(self, scope: Scope, workspace: &Workspace) -> PathBuf {
+        let home = PathBuf::from(&workspace.roots.home);
+        let project = PathBuf::from(&workspace.roots.project);
+        match (self, scope) {
+            (Agent::ClaudeCode, Scope::User) => claude_user_dir(&home).join("settings.json"),
+            (Agent::ClaudeCode, Scope::Project) => project.join(".claude").join("settings.json"),
+            (Agent::Cursor, Scope::User) => home.join(".cursor").join("hooks.json"),
+            (Agent::Cursor, Scope::Project) => project.join(".cursor").join("hooks.json"),
+        }
+    }
+}
+
+/// Claude Code's user directory: `$CLAUDE_CONFIG_DIR` when it names one directory, else
+/// `~/.claude`.
+fn claude_user_dir(home: &Path) -> PathBuf {
+    match std::env::var("CLAUDE_CONFIG_DIR") {
+        Ok(dir) if !dir.trim().is_empty() && !dir.contains(',') => PathBuf::from(dir),
+        _ => home.join(".claude"),
+    }
+}
+
+/// Which configuration file: the user's, or the current project's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Under the home directory: every project.
+    User,
+    /// Under the project root (the git root of the current directory, else the directory).
+    Project,
+}
+
+impl Scope {
+    /// `user` or `project`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct InstallArgs {
+    /// The agent to install the hook into.
+    agent: Agent,
+    /// Write the current project's configuration (its git root, else the current directory)
+    /// instead of the user's.
+    #[arg(long)]
+    project: bool,
+    /// The hook binary the agent runs [default: `leastgrant-hook` next to this `leastgrant`].
+    #[arg(long, value_name = "PATH")]
+    hook: Option<PathBuf>,
+    /// Point existing leastgrant entries that run another hook binary at this one.
+    #[arg(long)]
+    repoint: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct UninstallArgs {
+    /// The agent to remove the hook from.
+    agent: Agent,
+    /// Edit the current project's configuration instead of the user's.
+    #[arg(long)]
+    project: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The hook binary `install` points at by default: `leastgrant-hook` in this binary's
+/// directory.
+pub fn default_hook_path() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot locate the leastgrant binary")?;
+    Ok(exe.with_file_name(format!("{HOOK_FILE_NAME}{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// The command an agent runs: the hook's absolute path (quoted when the shell needs it) and
+/// `--agent <name>`.
+pub fn hook_command(hook: &Path, agent: Agent) -> String {
+    format!(
+        "{} --agent {}",
+        shell_quote(&hook.to_string_lossy()),
+        agent.name()
+    )
+}
+
+/// A path as one shell word: bare when it is plain, else in double quotes (which both POSIX
+/// shells and PowerShell read), else — when it holds characters double quotes would expand — in
+/// single quotes.
+fn shell_quote(path: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
+    if !path.is_empty() && path.chars().all(plain) {
+        path.to_string()
+    } else if cfg!(windows) || !path.contains(['"', '$', '`', '\\', '!']) {
+        format!("\"{path}\"")
+    } else {
+        format!("'{}'", path.replace('\'', r"'\''"))
+    }
+}
+
+/// The first shell word of a command, with its quotes removed.
+pub fn program_word(command: &str) -> Option<String> {
+    let mut chars = command.trim_start().chars().peekable();
+    let mut word = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => break,
+            '\'' => loop {
+                match chars.next()? {
+                    '\'' => break,
+                    c => word.push(c),
+                }
+            },
+            '"' => loop {
+                match chars.next()? {
+                    '"' => break,
+                    '\\' => match chars.peek() {
+                        Some(&next @ ('"' | '\\' | '$' | '`')) => {
+                            word.push(next);
+                            chars.next();
+                        }
+                        _ => word.push('\\'),
+                    },
+                    c => word.push(c),
+                }
+            },
+            // An escaped blank or quote; any other backslash is a Windows path separator.
+            '\\' => match chars.peek() {
+                Some(&next) if next.is_whitespace() || matches!(next, '"' | '\'' | '\\') => {
+                    word.push(next);
+                    chars.next();
+                }
+                _ => word.push('\\'),
+            },
+            c => word.push(c),
+        }
+    }
+    (!word.is_empty()).then_some(word)
+}
+
+/// The hook path a command runs, when the command is leastgrant's: its program is a file named
+/// `leastgrant-hook` (whatever its directory, quoted or not).
+pub fn our_hook_path(command: &str) -> Option<String> {
+    let program = program_word(command)?;
+    let file_name = program.rsplit(['/', '\\']).next().unwrap_or(&program);
+    let file_name = file_name.strip_suffix(".exe").unwrap_or(file_name);
+    (file_name == HOOK_FILE_NAME).then_some(program)
+}
+
+/// One leastgrant entry found in a configuration.
+#[derive(Debug, Clone)]
+pub struct FoundEntry {
+    /// The event it is registered on.
+    pub event: String,
+    /// The hook path its command runs.
+    pub hook: String,
+    /// Cursor's `failClosed` on the entry (`None` on Claude Code, or when absent).
+    pub fail_closed: Option<bool>,
+}
+
+/// Every leastgrant entry in a configuration, on any event.
+pub fn find_our_entries(agent: Agent, config: &Json) -> Vec<FoundEntry> {
+    let mut found = Vec::new();
+    let Some(Json::Object(events)) = config.get("hooks") else {
+        return found;
+    };
+    for (event, value) in events {
+        let Json::Array(items) = value else { continue };
+        let handlers: Vec<&Json> = match agent {
+            Agent::ClaudeCode => items
+                .iter()
+                .filter_map(|group| match group.get("hooks") {
+                    Some(Json::Array(handlers)) => Some(handlers.iter()),
+                    _ => None,
+                })
+                .flatten()
+                .collect(),
+            Agent::Cursor => items.iter().collect(),
+        };
+        for handler in handlers {
+            let Some(command) = handler.get("command").and_then(Json::as_str) else {
+                continue;
+            };
+            if let Some(hook) = our_hook_path(command) {
+                found.push(FoundEntry {
+                    event: event.clone(),
+                    hook,
+                    fail_closed: match handler.get("failClosed") {
+                        Some(Json::Bool(b)) => Some(*b),
+                        _ => None,
+                    },
+                });
+            }
+        }
+    }
+    found
+}
+
+fn is_our_handler(handler: &Json) -> bool {
+    handler
+        .get("command")
+        .and_then(Json::as_str)
+        .and_then(our_hook_path)
+        .is_some()
+}
+
+/// The matcher group leastgrant adds to each Claude Code event.
+fn claude_group(command: &str) -> Json {
+    Json::Object(vec![
+        ("matcher".into(), Json::String("*".into())),
+        (
+            "hooks".into(),
+            Json::Array(vec![Json::Object(vec![
+                ("type".into(), Json::String("command".into())),
+                ("command".into(), Json::String(command.into())),
+                (
+                    "timeout".into(),
+                    Json::Number(HOOK_TIMEOUT_SECONDS.to_string()),
+                ),
+            ])]),
+        ),
+    ])
+}
+
+/// The entry leastgrant adds to one Cursor event: gates fail closed.
+fn cursor_entry(event: &CursorEvent, command: &str) -> Json {
+    let mut fields = vec![
+        ("command".into(), Json::String(command.into())),
+        (
+            "timeout".into(),
+            Json::Number(HOOK_TIMEOUT_SECONDS.to_string()),
+        ),
+    ];
+    if event.gate {
+        fields.push(("failClosed".into(), Json::Bool(true)));
+    }
+    if let Some(matcher) = event.matcher {
+        fields.push(("matcher".into(), Json::String(matcher.into())));
+    }
+    Json::Object(fields)
+}
+
+/// The `hooks` object of a configuration, created (empty) when absent.
+fn hooks_object<'a>(config: &'a mut Json, file: &Path) -> Result<&'a mut Vec<(String, Json)>> {
+    let Json::Object(root) = config else {
+        bail!("`{}` is not a JSON object", file.display());
+    };
+    if !root.iter().any(|(k, _)| k == "hooks") {
+        root.push(("hooks".into(), Json::Object(Vec::new())));
+    }
+    match config.get_mut("hooks") {
+        Some(Json::Object(hooks)) => Ok(hooks),
+        _ => bail!(
+            "`hooks` in `{}` is not a JSON object; leastgrant left the file untouched",
+            file.display()
+        ),
+    }
+}
+
+/// Removes leastgrant's handlers from one event's list. A Claude Code matcher group left with
+/// no handlers is dropped; so is a Cursor entry. Returns how many handlers were removed.
+fn remove_ours_from_event(agent: Agent, items: &mut Vec<Json>) -> usize {
+    let mut removed = 0;
+    match agent {
+        Agent::ClaudeCode => items.retain_mut(|group| {
+            let Some(Json::Array(handlers)) = group.get_mut("hooks") else {
+                return true;
+            };
+            let before = handlers.len();
+            handlers.retain(|h| !is_our_handler(h));
+            removed += before - handlers.len();
+            before == handlers.len() || !handlers.is_empty()
+        }),
+        Agent::Cursor => {
+            let before = items.len();
+            items.retain(|entry| !is_our_handler(entry));
+            removed += before - items.len();
+        }
+    }
+    removed
+}
+
+/// Whether an event already holds exactly leastgrant's desired entry, once.
+fn event_is_current(agent: Agent, items: &[Json], desired: &Json) -> bool {
+    let desired = desired.to_value();
+    match agent {
+        Agent::ClaudeCode => {
+            let handlers_of = |group: &Json| match group.get("hooks") {
+                Some(Json::Array(handlers)) => {
+                    handlers.iter().filter(|h| is_our_handler(h)).count()
+                }
+                _ => 0,
+            };
+            let ours: Vec<&Json> = items.iter().filter(|g| handlers_of(g) > 0).collect();
+            matches!(ours.as_slice(), [group] if handlers_of(group) == 1 && group.to_value() == desired)
+        }
+        Agent::Cursor => {
+            let ours: Vec<&Json> = items.iter().filter(|e| is_our_handler(e)).collect();
+            matches!(ours.as_slice(), [entry] if entry.to_value() == desired)
+        }
+    }
+}
+
+/// Adds leastgrant's entries for `command` to a configuration; returns the events changed.
+/// Events that already hold exactly the entry are left alone; others lose any stale leastgrant
+/// entry and gain the current one at the end of their list.
+pub fn install_into(
+    agent: Agent,
+    config: &mut Json,
+    command: &str,
+    file: &Path,
+) -> Result<Vec<&'static str>> {
+    if agent == Agent::Cursor {
+        let Json::Object(root) = &mut *config else {
+            bail!("`{}` is not a JSON object", file.display());
+        };
+        if !root.iter().any(|(k, _)| k == "version") {
+            root.insert(0, ("version".into(), Json::Number("1".into())));
+        }
+    }
+    let hooks = hooks_object(config, file)?;
+    let wanted: Vec<(&'static str, Json)> = match agent {
+        Agent::ClaudeCode => CLAUDE_EVENTS
+            .iter()
+            .map(|&event| (event, claude_group(command)))
+            .collect(),
+        Agent::Cursor => CURSOR_EVENTS
+            .iter()
+            .map(|event| (event.name, cursor_entry(event, command)))
+            .collect(),
+    };
+    let mut changed = Vec::new();
+    for (event, desired) in wanted {
+        if !hooks.iter().any(|(k, _)| k == event) {
+            hooks.push((event.into(), Json::Array(Vec::new())));
+        }
+        let Some(Json::Array(items)) = hooks
+            .iter_mut()
+            .rev()
+            .find(|(k, _)| k == event)
+            .map(|(_, v)| v)
+        else {
+            bail!(
+                "`hooks.{event}` in `{}` is not a list; leastgrant left the file untouched",
+                file.display()
+            );
+        };
+        if event_is_current(agent, items, &desired) {
+            continue;
+        }
+        remove_ours_from_event(agent, items);
+        items.push(desired);
+        changed.push(event);
+    }
+    Ok(changed)
+}
+
+/// Removes every leastgrant entry (whatever hook path it runs) from a configuration; an event
+/// whose list it empties is dropped. Returns the events touched and the entries removed.
+pub fn uninstall_from(agent: Agent, config: &mut Json) -> (Vec<String>, usize) {
+    let mut touched = Vec::new();
+    let mut total = 0;
+    let Some(Json::Object(hooks)) = config.get_mut("hooks") else {
+        return (touched, 0);
+    };
+    hooks.retain_mut(|(event, value)| {
+        let Json::Array(items) = value else {
+            return true;
+        };
+        let was_empty = items.is_empty();
+        let removed = remove_ours_from_event(agent, items);
+        if removed == 0 {
+            return true;
+        }
+        touched.push(event.clone());
+        total += removed;
+        was_empty || !items.is_empty()
+    });
+    (touched, total)
+}
+
+/// Reads a configuration file: `None` when it does not exist, an empty object when it is empty;
+/// an error when it is not a JSON object.
+pub fn read_config(path: &Path) -> Result<Option<Json>> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", path.display())),
+    };
+    let text = String::from_utf8(bytes)
+        .with_context(|| format!("`{}` is not UTF-8 text", path.display()))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let document = if text.trim().is_empty() {
+        Json::Object(Vec::new())
+    } else {
+        // serde_json judges validity (and bounds the nesting); the order-keeping parse follows.
+        serde_json::from_str::<Value>(text)
+            .with_context(|| format!("`{}` is not valid JSON", path.display()))?;
+        Json::parse(text).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?
+    };
+    if !matches!(document, Json::Object(_)) {
+        bail!("`{}` is not a JSON object", path.display());
+    }
+    Ok(Some(document))
+}
+
+/// `<file>.leastgrant-backup`.
+pub fn backup_path(file: &Path) -> PathBuf {
+    let mut name = file.file_name().unwrap_or_default().to_os_string();
+    name.push(".leastgrant-backup");
+    file.with_file_name(name)
+}
+
+/// Writes a changed configuration: the first change to an existing file copies it to
+/// `<file>.leastgrant-backup` (never overwriting an older backup); the new text goes to a temp
+/// file in the same directory with the old file's mode (0600 for a new file), which is then
+/// renamed over it. Returns whether a backup was made now.
+fn write_config(file: &Path, document: &Json) -> Result<bool> {
+    let target = match fs::symlink_metadata(file) {
+        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(file)
+            .with_context(|| format!("cannot follow the symlink `{}`", file.display()))?,
+        _ => file.to_path_buf(),
+    };
+    let existing = fs::metadata(&target).ok();
+    let mut backed_up = false;
+    if existing.is_some() {
+        let backup = backup_path(file);
+        if fs::symlink_metadata(&backup).is_err() {
+            fs::copy(&target, &backup)
+                .with_context(|| format!("cannot back up `{}`", file.display()))?;
+            backed_up = true;
+        }
+    }
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(target.file_name().unwrap_or_default());
+    temp_name.push(format!(".leastgrant-{}.tmp", std::process::id()));
+    let temp = dir.join(temp_name);
+    let text = document.to_pretty() + "\n";
+    let result = (|| -> std::io::Result<()> {
+        match fs::remove_file(&temp) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let mut out = options.open(&temp)?;
+        match &existing {
+            Some(meta) => out.set_permissions(meta.permissions())?,
+            None => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt as _;
+                    out.set_permissions(fs::Permissions::from_mode(0o600))?;
+                }
+            }
+        }
+        out.write_all(text.as_bytes())?;
+        out.sync_all()?;
+        fs::rename(&temp, &target)?;
+        if let Ok(dir) = fs::File::open(dir) {
+            // Make the rename durable; the new content is already complete either way.
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    })();
+    if let Err(error) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(error).with_context(|| format!("cannot write `{}`", file.display()));
+    }
+    Ok(backed_up)
+}
+
+fn same_path(a: &str, b: &str) -> bool {
+    a == b
+        || matches!(
+            (fs::canonicalize(a), fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+fn scope_of(project: bool) -> Scope {
+    if project { Scope::Project } else { Scope::User }
+}
+
+/// `leastgrant install`.
+pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
+    let workspace = Workspace::discover(None, None)?;
+    let scope = scope_of(args.project);
+    let file = args.agent.config_file(scope, &workspace);
+    let hook = match &args.hook {
+        Some(path) => std::path::absolute(path).context("cannot resolve --hook")?,
+        None => default_hook_path()?,
+    };
+    let hook_exists = hook.is_file();
+    if !hook_exists {
+        let consequence = match args.agent {
+            Agent::ClaudeCode => "Claude Code lets every call through while it is missing",
+            Agent::Cursor => {
+                "Cursor refuses every shell, MCP and file call while it is missing (the gates fail closed)"
+            }
+        };
+        eprintln!(
+            "warning: the hook binary `{}` does not exist; installing anyway: {consequence}",
+            hook.display()
+        );
+    }
+    let command = hook_command(&hook, args.agent);
+    let config = read_config(&file)?;
+    let existed = config.is_some();
+    let mut document = config.unwrap_or_else(|| Json::Object(Vec::new()));
+    let ours_in_our_events: Vec<FoundEntry> = find_our_entries(args.agent, &document)
+        .into_iter()
+        .filter(|f| args.agent.events().contains(&f.event.as_str()))
+        .collect();
+    let hook_text = hook.to_string_lossy().into_owned();
+    let mut elsewhere: Vec<String> = ours_in_our_events
+        .iter()
+        .filter(|f| !same_path(&f.hook, &hook_text))
+        .map(|f| f.hook.clone())
+        .collect();
+    elsewhere.sort();
+    elsewhere.dedup();
+    if !elsewhere.is_empty() && !args.repoint {
+        bail!(
+            "`{}` already runs leastgrant's hook from `{}`; this install would run `{}`. Give \
+             --repoint to point it at `{}`, or --hook `{}` to keep it",
+            file.display(),
+            elsewhere.join("`, `"),
+            hook.display(),
+            hook.display(),
+            elsewhere.join("`, `"),
+        );
+    }
+    let before = document.clone();
+    let changed = install_into(args.agent, &mut document, &command, &file)?;
+    let modified = !existed || document != before;
+    let backed_up = if modified {
+        write_config(&file, &document)?
+    } else {
+        false
+    };
+    let backup = backup_path(&file);
+    if args.json {
+        let value = json!({
+            "agent": args.agent.name(),
+            "scope": scope.name(),
+            "file": file.display().to_string(),
+            "hook": hook.display().to_string(),
+            "hook_exists": hook_exists,
+            "command": command,
+            "changed": modified,
+            "events": changed,
+            "repointed": if args.repoint { elsewhere } else { Vec::new() },
+            "backup": backup.exists().then(|| backup.display().to_string()),
+            "backup_created": backed_up,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !modified {
+        println!(
+            "leastgrant's hook is already installed for {} in {}: nothing changed",
+            args.agent.title(),
+            file.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "installed leastgrant's hook for {} in {} ({})",
+        args.agent.title(),
+        file.display(),
+        if changed.is_empty() {
+            "its version".to_string()
+        } else {
+            changed.join(", ")
+        }
+    );
+    println!("  runs: {command}");
+    if !elsewhere.is_empty() {
+        println!("  repointed from: {}", elsewhere.join(", "));
+    }
+    if backed_up {
+        println!("  the previous file is kept at {}", backup.display());
+    }
+    if scope == Scope::Project {
+        println!(
+            "  this file may be shared with the repository: whoever lacks the hook at this path {}",
+            match args.agent {
+                Agent::ClaudeCode => "runs unguarded",
+                Agent::Cursor => "has every gated call refused",
+            }
+        );
+    }
+    match args.agent {
+        Agent::ClaudeCode => {
+            println!("  Claude Code reads hooks when a session starts: restart running sessions")
+        }
+        Agent::Cursor => println!(
+            "  the gates fail closed: if the hook cannot run, Cursor refuses the call (`leastgrant doctor` checks it)"
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `leastgrant uninstall`.
+pub fn uninstall_command(args: &UninstallArgs) -> Result<ExitCode> {
+    let workspace = Workspace::discover(None, None)?;
+    let scope = scope_of(args.project);
+    let file = args.agent.config_file(scope, &workspace);
+    let (touched, removed, backed_up) = match read_config(&file)? {
+        None => (Vec::new(), 0, false),
+        Some(mut document) => {
+            let (touched, removed) = uninstall_from(args.agent, &mut document);
+            let backed_up = if removed > 0 {
+                write_config(&file, &document)?
+            } else {
+                false
+            };
+            (touched, removed, backed_up)
+        }
+    };
+    let backup = backup_path(&file);
+    if args.json {
+        let value = json!({
+            "agent": args.agent.name(),
+            "scope": scope.name(),
+            "file": file.display().to_string(),
+            "changed": removed > 0,
+            "removed": removed,
+            "events": touched,
+            "backup": backup.exists().then(|| backup.display().to_string()),
+            "backup_created": backed_up,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else if removed == 0 {
+        println!(
+            "leastgrant's hook is not installed for {} in {}: nothing changed",
+            args.agent.title(),
+            file.display()
+        );
+    } else {
+        println!(
+            "removed {removed} leastgrant entr{} from {} ({})",
+            if removed == 1 { "y" } else { "ies" },
+            file.display(),
+            touched.join(", ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A JSON value whose objects keep their keys in file order, so an edited configuration reads
+/// like the file it came from. (serde_json's map sorts keys; its order-keeping feature would
+/// change the key order of every other crate's output, grant identities included.)
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as written in the file (so `1.5e3` stays `1.5e3`).
+    Number(String),
+    /// A string.
+    String(String),
+    /// A list.
+    Array(Vec<Json>),
+    /// An object, its members in file order (a repeated key is kept twice, as written).
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// Parses text that serde_json has already accepted as JSON.
+    pub fn parse(text: &str) -> Result<Json, String> {
+        let mut parser = JsonParser { text, at: 0 };
+        let value = parser.value()?;
+        parser.skip_blank();
+        if parser.at != text.len() {
+            return Err(format!("trailing text at byte {}", parser.at));
+        }
+        Ok(value)
+    }
+
+    /// A member of an object (the last one, where a key repeats: that is the one agents read).
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(members) => members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// A member of an object, to change.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+        match self {
+            Json::Object(members) => members
+                .iter_mut()
+                .rev()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The text of a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The same value as serde_json's (for comparisons that ignore key order).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => n
+                .parse::<serde_json::Number>()
+                .map_or(Value::Null, Value::Number),
+            Json::String(s) => Value::String(s.clone()),
+            Json::Array(items) => Value::Array(items.iter().map(Json::to_value).collect()),
+            Json::Object(members) => Value::Object(
+                members
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Pretty text with two-space indentation, as serde_json prints it (without a final
+    /// newline).
+    pub fn to_pretty(&self) -> String {
+        let mut out = String::new();
+        self.write_pretty(&mut out, 0);
+        out
+    }
+
+    fn write_pretty(&self, out: &mut String, depth: usize) {
+        let indent = |out: &mut String, depth: usize| {
+            for _ in 0..depth {
+                out.push_str("  ");
+            }
+        };
+        match self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Json::Number(n) => out.push_str(n),
+            Json::String(s) => out.push_str(&Value::String(s.clone()).to_string()),
+            Json::Array(items) if items.is_empty() => out.push_str("[]"),
+            Json::Object(members) if members.is_empty() => out.push_str("{}"),
+            Json::Array(items) => {
+                out.push_str("[\n");
+                for (i, item) in items.iter().enumerate() {
+                    indent(out, depth + 1);
+                    item.write_pretty(out, depth + 1);
+                    out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                }
+                indent(out, depth);
+                out.push(']');
+            }
+            Json::Object(members) => {
+                out.push_str("{\n");
+                for (i, (key, value)) in members.iter().enumerate() {
+                    indent(out, depth + 1);
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push_str(": ");
+                    value.write_pretty(out, depth + 1);
+                    out.push_str(if i + 1 < members.len() { ",\n" } else { "\n" });
+                }
+                indent(out, depth);
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// A recursive-descent reader of valid JSON that keeps object members in order. Strings are
+/// decoded by serde_json, token by token; numbers are kept as written.
+struct JsonParser<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl JsonParser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn skip_blank(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Result<(), String> {
+        self.skip_blank();
+        if self.peek() == Some(byte) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(format!("expected `{}` at byte {}", byte as char, self.at))
+        }
+    }
+
+    fn value(&mut self) -> Result<Json, String> {
+        self.skip_blank();
+        match self.peek() {
+            Some(b'{') => self.object(),
+            Some(b'[') => self.array(),
+            Some(b'"') => self.string().map(Json::String),
+            Some(b't') => self.literal("true", Json::Bool(true)),
+            Some(b'f') => self.literal("false", Json::Bool(false)),
+            Some(b'n') => self.literal("null", Json::Null),
+            Some(_) => self.number(),
+            None => Err("unexpected end of text".to_string()),
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Json) -> Result<Json, String> {
+        if self
+            .text
+            .get(self.at..)
+            .is_some_and(|t| t.starts_with(word))
+        {
+            self.at += word.len();
+            Ok(value)
+        } else {
+            Err(format!("unexpected text at byte {}", self.at))
+        }
+    }
+
+    fn number(&mut self) -> Result<Json, String> {
+        let start = self.at;
+        while matches!(
+            self.peek(),
+            Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+        ) {
+            self.at += 1;
+        }
+        self.text
+            .get(start..self.at)
+            .filter(|t| t.parse::<serde_json::Number>().is_ok())
+            .map(|t| Json::Number(t.to_string()))
+            .ok_or_else(|| format!("bad number at byte {start}"))
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        let start = self.at;
+        self.at += 1;
+        loop {
+            match self.peek() {
+                Some(b'\\') => self.at += 2,
+                Some(b'"') => {
+                    self.at += 1;
+                    break;
+                }
+                Some(_) => self.at += 1,
+                None => return Err(format!("unterminated string at byte {start}")),
+            }
+        }
+        self.text
+            .get(start..self.at)
+            .and_then(|t| serde_json::from_str::<String>(t).ok())
+            .ok_or_else(|| format!("bad string at byte {start}"))
+    }
+
+    fn array(&mut self) -> Result<Json, String> {
+        self.expect(b'[')?;
+        let mut items = Vec::new();
+        self.skip_blank();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Ok(Json::Array(items));
+        }
+        loop {
+            items.push(self.value()?);
+            self.skip_blank();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(Json::Array(items));
+                }
+                _ => return Err(format!("expected `,` or `]` at byte {}", self.at)),
+            }
+        }
+    }
+
+    fn object(&mut self) -> Result<Json, String> {
+        self.expect(b'{')?;
+        let mut members = Vec::new();
+        self.skip_blank();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(Json::Object(members));
+        }
+        loop {
+            self.skip_blank();
+            if self.peek() != Some(b'"') {
+                return Err(format!("expected a key at byte {}", self.at));
+            }
+            let key = self.string()?;
+            self.expect(b':')?;
+            members.push((key, self.value()?));
+            self.skip_blank();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(Json::Object(members));
+                }
+                _ => return Err(format!("expected `,` or `}}` at byte {}", self.at)),
+            }
+        }
+    }
+}
