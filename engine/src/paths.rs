@@ -6,7 +6,6 @@
 //! which makes the action not understood. The lists below are a floor: callers may add to them.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::shell::UNRESOLVED;
@@ -476,14 +475,14 @@ enum ListKind {
     Control,
 }
 
-type SegmentIndex = HashMap<&'static str, Vec<(Vec<&'static str>, ListKind)>>;
+type SegmentIndex = crate::knowledge::NameMap<Vec<(Vec<&'static str>, ListKind)>>;
 
 /// First segment → (whole needle split into segments, which list). Built once, so placing a
 /// path costs one hash lookup per segment instead of a substring search per list entry.
 fn segment_index() -> &'static SegmentIndex {
     static INDEX: OnceLock<SegmentIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut map = SegmentIndex::new();
+        let mut map = SegmentIndex::default();
         let lists: [(&[&'static str], ListKind); 3] = [
             (SECRET_DIRS, ListKind::Secret),
             (PERSISTENCE_DIRS, ListKind::Persistence),

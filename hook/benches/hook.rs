@@ -1,12 +1,13 @@
 //! The hook's budget (design §8): one whole hook process — start, read the payload, map a
 //! 50,000-signature frozen envelope, decide, append to the ledger, answer — against a
-//! do-nothing statically linked Rust binary started the same way in the same run. Budget: the
+//! do-nothing statically linked Rust binary (it only reads its input) started the same way in
+//! the same run. Budget: the
 //! median within 1.3× of it. Also printed: the envelope's load and lookup time in-process, and
 //! the binary's size.
 //!
 //! `LEASTGRANT_BENCH_RUNS` sets the runs per binary (default 300). The hook binary measured is
-//! the `hook` profile's (LTO, what ships) when `target/hook/leastgrant-hook` exists, else this
-//! bench's own build.
+//! the shipped build (static, `hook` profile: see the README) when it exists, else the `hook`
+//! profile's dynamic build, else this bench's own build; the line says which.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -90,10 +91,13 @@ fn run_once(binary: &Path, args: &[&str], input: &[u8], env: &[(&str, &Path)]) -
     start.elapsed()
 }
 
-/// A do-nothing Rust binary, statically linked when the toolchain can, built by rustc here.
+/// A do-nothing Rust binary, statically linked when the toolchain can, built by rustc here. It
+/// reads its standard input to the end, as any hook must: otherwise it would not wait for the
+/// agent to write the payload, and the comparison would time the writer, not the hook.
 fn noop_binary(dir: &Path) -> Option<(PathBuf, &'static str)> {
     let source = dir.join("noop.rs");
-    std::fs::write(&source, "fn main() {}\n").ok()?;
+    let program = "use std::io::Read;\nfn main() {\n    let mut input = Vec::new();\n    let _ = std::io::stdin().read_to_end(&mut input);\n}\n";
+    std::fs::write(&source, program).ok()?;
     let binary = dir.join("noop");
     for (flags, kind) in [
         (&["-C", "target-feature=+crt-static"][..], "static"),
@@ -165,12 +169,16 @@ fn main() {
         median(loads).as_secs_f64() * 1e6
     );
 
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/hook/leastgrant-hook");
-    let hook = if shipped.exists() {
-        shipped
-    } else {
-        PathBuf::from(env!("CARGO_BIN_EXE_leastgrant-hook"))
-    };
+    // The shipped build first (static, LTO: README "Installing the hook"), then the `hook`
+    // profile's dynamic build, then this bench's own.
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    let hook = [
+        target.join("x86_64-unknown-linux-gnu/hook/leastgrant-hook"),
+        target.join("hook/leastgrant-hook"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_leastgrant-hook")));
     let size = std::fs::metadata(&hook).map(|m| m.len()).unwrap_or(0);
     let Some((noop, kind)) = noop_binary(&dir) else {
         println!("rustc could not build the do-nothing baseline; no ratio");
@@ -227,5 +235,9 @@ fn main() {
         ours.as_secs_f64() * 1e6,
         ours.as_secs_f64() / base.as_secs_f64().max(1e-9)
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("LEASTGRANT_BENCH_KEEP").is_some() {
+        println!("kept {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

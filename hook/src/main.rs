@@ -14,11 +14,10 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
-use leastgrant_hook::agent::Agent;
-use leastgrant_hook::payload::MAX_INPUT;
+use leastgrant_hook::agent::{self, Agent};
+use leastgrant_hook::payload::{MAX_INPUT, ascii_json};
 use leastgrant_hook::{Environment, answer, state_dir};
 
 /// A writer that never closes standard input must not hold the agent up: after this the input is
@@ -45,7 +44,7 @@ fn main() {
         );
         return;
     };
-    let input = read_input();
+    let input = read_input(agent);
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/"));
@@ -73,14 +72,29 @@ fn main() {
     }
 }
 
-/// Standard input, bounded in size and in time.
-fn read_input() -> Vec<u8> {
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let limit = u64::try_from(MAX_INPUT).unwrap_or(u64::MAX) + 1;
-        let _ = std::io::stdin().lock().take(limit).read_to_end(&mut bytes);
-        let _ = sender.send(bytes);
-    });
-    receiver.recv_timeout(READ_TIMEOUT).unwrap_or_default()
+/// Standard input, bounded in size; bounded in time by a watchdog that answers for the hook if
+/// the writer never closes it. (Reading on the main thread keeps the common path free of a
+/// second allocator arena; the watchdog allocates nothing until it fires.)
+fn read_input(agent: Agent) -> Vec<u8> {
+    let watchdog = std::thread::Builder::new()
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            std::thread::sleep(READ_TIMEOUT);
+            let reason = format!(
+                "leastgrant received no complete input within {} s, so it refuses rather than guess",
+                READ_TIMEOUT.as_secs()
+            );
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(ascii_json(&agent::unreadable(agent, &reason)).as_bytes());
+            let _ = out.write_all(b"\n");
+            let _ = out.flush();
+            std::process::exit(0);
+        });
+    if watchdog.is_err() {
+        eprintln!("leastgrant-hook: cannot start the input watchdog; reading without a time limit");
+    }
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(MAX_INPUT).unwrap_or(u64::MAX) + 1;
+    let _ = std::io::stdin().lock().take(limit).read_to_end(&mut bytes);
+    bytes
 }

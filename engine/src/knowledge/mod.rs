@@ -219,11 +219,42 @@ fn tables() -> [&'static [(&'static [&'static str], Judge)]; 6] {
     ]
 }
 
+/// FNV-1a for the indexes built at start-up: the keys are short, fixed program names, so a
+/// keyed (SipHash) hasher buys nothing and costs the hook a visible part of its start.
+#[derive(Default)]
+pub(crate) struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for byte in bytes {
+            hash ^= u64::from(*byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+/// A map keyed by static names, hashed with [`Fnv`].
+pub(crate) type NameMap<V> = HashMap<&'static str, V, std::hash::BuildHasherDefault<Fnv>>;
+
 /// Program name → judge, built once from the tables (later tables win a clash).
-fn index() -> &'static HashMap<&'static str, Judge> {
-    static INDEX: OnceLock<HashMap<&'static str, Judge>> = OnceLock::new();
+fn index() -> &'static NameMap<Judge> {
+    static INDEX: OnceLock<NameMap<Judge>> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut map = HashMap::new();
+        let names: usize = tables()
+            .iter()
+            .flat_map(|t| t.iter().map(|(names, _)| names.len()))
+            .sum();
+        let mut map = NameMap::with_capacity_and_hasher(names, Default::default());
         for table in tables() {
             for (names, judge) in table {
                 for name in *names {
