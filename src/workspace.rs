@@ -74,18 +74,11 @@ impl Workspace {
     /// The policy files in force: the ones given, else those of the default locations that
     /// exist (`<state>/rules.json`, then `<project>/.leastgrant/rules.json`).
     pub fn policy_files(&self, given: &[PathBuf]) -> Vec<PathBuf> {
-        if !given.is_empty() {
-            return given.to_vec();
+        if given.is_empty() {
+            leastgrant_hook::policy::default_rule_files(&self.roots)
+        } else {
+            given.to_vec()
         }
-        [
-            PathBuf::from(&self.roots.state_dir).join("rules.json"),
-            PathBuf::from(&self.roots.project)
-                .join(".leastgrant")
-                .join("rules.json"),
-        ]
-        .into_iter()
-        .filter(|p| p.exists())
-        .collect()
     }
 
     /// The policy in force (empty when there is no policy file), with Claude Code's settings
@@ -98,34 +91,15 @@ impl Workspace {
         Ok(Policy::merge(layers))
     }
 
-    /// The policy in force (empty when there is no policy file).
+    /// The policy in force (empty when there is no policy file): the hook's own loading, so
+    /// `check` and the hook read the same rules the same way.
     pub fn policy(&self, given: &[PathBuf]) -> Result<Policy> {
-        let files = self.policy_files(given);
-        let project_file = PathBuf::from(&self.roots.project)
-            .join(".leastgrant")
-            .join("rules.json");
-        let mut layers = Vec::new();
-        for file in &files {
-            let text = std::fs::read_to_string(file)
-                .with_context(|| format!("cannot read the rules file `{}`", file.display()))?;
-            let value: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("`{}` is not valid JSON", file.display()))?;
-            let policy = Policy::from_json(&value, &self.roots)
-                .with_context(|| format!("`{}` is not a rules file", file.display()))?;
-            // The repository's own rules file is written by whoever writes the repository: it may
-            // tighten the user's policy, never loosen it (unless named with --rules).
-            let trusted = !given.is_empty() || *file != project_file;
-            layers.push(if trusted {
-                policy
-            } else {
-                policy.tighten_only()
-            });
-        }
-        Ok(if layers.is_empty() {
-            Policy::empty()
-        } else {
-            Policy::merge(layers)
-        })
+        leastgrant_hook::policy::load_policy(
+            &self.policy_files(given),
+            &self.roots,
+            !given.is_empty(),
+        )
+        .map_err(anyhow::Error::msg)
     }
 
     /// Claude Code's own settings layers that exist (user, project, local), as policies whose
@@ -152,10 +126,7 @@ impl Workspace {
 
     /// The project's grant store (`<state>/grants/projects/<digest>/grants.json`).
     pub fn grants(&self) -> FileGrantStore {
-        FileGrantStore::new(
-            &PathBuf::from(&self.roots.state_dir).join("grants"),
-            &self.roots.project,
-        )
+        leastgrant_hook::policy::grant_store(&self.roots)
     }
 
     /// The working directory as text.
