@@ -475,16 +475,7 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
         "digest_ok": verified.is_ok(),
         "setting_id": frozen.setting_id(),
         "posture": settings.posture.as_str(),
-        "thresholds": {
-            "confidence_by_tier": settings.thresholds.confidence_by_tier,
-            "z": settings.thresholds.z,
-            "min_sessions": settings.thresholds.min_sessions,
-            "min_days": settings.thresholds.min_days,
-            "min_approval": settings.thresholds.min_approval,
-            "min_observed": settings.thresholds.min_observed,
-            "max_tier": settings.thresholds.max_tier,
-            "half_life_days": settings.thresholds.half_life_days,
-        },
+        "thresholds": leastgrant_engine::frozen::thresholds_json(&settings.thresholds),
         "rules": frozen.rules(),
         "provenance": frozen.provenance(),
         "projects": projects,
@@ -535,38 +526,16 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
 }
 
 /// A time for `--tune-until` and `--at`: microseconds, `YYYY-MM-DD` or
-/// `YYYY-MM-DDTHH:MM:SS[Z]`, UTC.
+/// `YYYY-MM-DDTHH:MM:SS[.f]Z`, UTC.
 pub fn parse_time(text: &str) -> Result<i64> {
     if let Ok(us) = text.parse::<i64>() {
         return Ok(us);
     }
-    let bad = || anyhow!("`{text}` is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)");
-    let (date, time) = text.split_once('T').unwrap_or((text, "00:00:00"));
-    let numbers = |s: &str, sep: char| -> Result<Vec<i64>> {
-        s.split(sep)
-            .map(|p| p.parse::<i64>().map_err(|_| bad()))
-            .collect()
+    let full = if text.len() == 10 {
+        format!("{text}T00:00:00Z")
+    } else {
+        text.to_string()
     };
-    let d = numbers(date, '-')?;
-    let t = numbers(time.trim_end_matches('Z'), ':')?;
-    let [year, month, day] = d[..] else {
-        return Err(bad());
-    };
-    let (h, m, s) = match t[..] {
-        [h, m, s] => (h, m, s),
-        [h, m] => (h, m, 0),
-        _ => return Err(bad()),
-    };
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
-        return Err(bad());
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Ok(((days * 86_400) + h * 3600 + m * 60 + s) * 1_000_000)
+    leastgrant_ingest::common::parse_timestamp_us(&full)
+        .ok_or_else(|| anyhow!("`{text}` is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)"))
 }

@@ -499,13 +499,7 @@ pub fn decide_prepared(
             Weight::Raises,
         ));
     }
-    let headline = reasons
-        .iter()
-        .find(|r| r.weight == Weight::Blocks)
-        .or_else(|| reasons.iter().find(|r| r.weight == Weight::Raises))
-        .or_else(|| reasons.first())
-        .map(|r| r.text.clone())
-        .unwrap_or_default();
+    let headline = headline(&reasons).unwrap_or_default();
     per_action.shrink_to_fit();
     Verdict {
         decision,
@@ -514,6 +508,17 @@ pub fn decide_prepared(
         reasons,
         headline,
     }
+}
+
+/// The sentence for a prompt: the reason that blocked, else the first that raised, else the
+/// first.
+pub fn headline(reasons: &[Reason]) -> Option<String> {
+    reasons
+        .iter()
+        .find(|r| r.weight == Weight::Blocks)
+        .or_else(|| reasons.iter().find(|r| r.weight == Weight::Raises))
+        .or_else(|| reasons.first())
+        .map(|r| r.text.clone())
 }
 
 /// The floors an action hits.

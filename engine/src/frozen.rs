@@ -174,10 +174,19 @@ fn section(envelope: &Envelope) -> Vec<u8> {
     out
 }
 
-fn settings_json(settings: &Settings) -> Value {
-    let t = &settings.thresholds;
+/// A setting as JSON: the posture and [`thresholds_json`].
+pub fn settings_json(settings: &Settings) -> Value {
+    let mut value = thresholds_json(&settings.thresholds);
+    if let Value::Object(map) = &mut value {
+        map.insert("posture".to_string(), json!(settings.posture.as_str()));
+    }
+    value
+}
+
+/// Thresholds as JSON, as the frozen header, the replay's `params` and `export --inspect` write
+/// them.
+pub fn thresholds_json(t: &Thresholds) -> Value {
     json!({
-        "posture": settings.posture.as_str(),
         "confidence_by_tier": t.confidence_by_tier,
         "z": t.z,
         "min_sessions": t.min_sessions,

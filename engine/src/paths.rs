@@ -822,3 +822,27 @@ pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
     let control = CONTROL_SUFFIXES.iter().any(|d| aligns(d));
     (secret, persistence, control)
 }
+
+/// Decodes `%XX` escapes (URL hosts, VS Code `uri.path` values); anything else is kept.
+pub fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (b, hex) {
+            (b'%', Some(value)) => {
+                out.push(value);
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

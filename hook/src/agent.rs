@@ -183,7 +183,7 @@ fn first_workspace_root(payload: &Value) -> Option<String> {
         .as_array()?
         .iter()
         .find_map(Value::as_str)?;
-    let decoded = percent_decode(root);
+    let decoded = leastgrant_engine::paths::percent_decode(root);
     let bytes = decoded.as_bytes();
     let drive = bytes.first() == Some(&b'/')
         && bytes.get(1).is_some_and(u8::is_ascii_alphabetic)
@@ -193,29 +193,6 @@ fn first_workspace_root(payload: &Value) -> Option<String> {
     } else {
         decoded
     })
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A tool input that may arrive as a JSON string (Cursor MCP) or an object.

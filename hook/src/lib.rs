@@ -265,12 +265,7 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
         all.append(&mut reasons);
         reasons = all;
     }
-    let headline = reasons
-        .iter()
-        .find(|r| r.weight == Weight::Blocks)
-        .or_else(|| reasons.iter().find(|r| r.weight == Weight::Raises))
-        .or_else(|| reasons.first())
-        .map(|r| r.text.clone())
+    let headline = leastgrant_engine::decide::headline(&reasons)
         .unwrap_or_else(|| "no reason recorded".to_string());
     let digest = frozen.as_ref().map(Frozen::digest);
     let setting = frozen.as_ref().map(|f| f.setting_id().to_string());

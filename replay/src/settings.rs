@@ -53,19 +53,7 @@ impl Setting {
     /// The parameters, as JSON.
     pub fn params(&self) -> Value {
         match &self.policy {
-            Policy::Engine(s) => {
-                let t = &s.thresholds;
-                json!({
-                    "confidence_by_tier": t.confidence_by_tier,
-                    "z": t.z,
-                    "min_sessions": t.min_sessions,
-                    "min_days": t.min_days,
-                    "min_approval": t.min_approval,
-                    "min_observed": t.min_observed,
-                    "max_tier": t.max_tier,
-                    "half_life_days": t.half_life_days,
-                })
-            }
+            Policy::Engine(s) => leastgrant_engine::frozen::thresholds_json(&s.thresholds),
             Policy::AlwaysAsk => json!({"baseline": "always ask"}),
             Policy::AgentDefaults => {
                 json!({"baseline": "the agent's defaults: read-only tools run, the rest asks"})

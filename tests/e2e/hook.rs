@@ -8,28 +8,12 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::support::json_of;
+
 const DAY: u64 = 86_400;
 
 fn leastgrant(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leastgrant"))
-        .env("HOME", home)
-        .env_remove("LEASTGRANT_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("APPDATA")
-        .env_remove("CODEX_HOME")
-        .current_dir(home)
-        .args(args)
-        .output()
-        .expect("leastgrant runs")
-}
-
-fn ok_json(output: &Output) -> Value {
-    assert!(
-        output.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    crate::support::leastgrant(home, home, args)
 }
 
 /// UTC `YYYY-MM-DDTHH:MM:SSZ` of a Unix time.
@@ -136,10 +120,10 @@ fn the_learned_routine_runs_and_a_credential_read_still_asks() {
     write_history(&home);
 
     assert_eq!(
-        ok_json(&leastgrant(&home, &["ingest", "--json"]))["events"],
+        json_of(&leastgrant(&home, &["ingest", "--json"]))["events"],
         7
     );
-    let simulated = ok_json(&leastgrant(&home, &["simulate", "--json"]));
+    let simulated = json_of(&leastgrant(&home, &["simulate", "--json"]));
     assert!(
         simulated["settings"]
             .as_array()
@@ -147,7 +131,7 @@ fn the_learned_routine_runs_and_a_credential_read_still_asks() {
             .iter()
             .any(|s| s["id"] == "assist")
     );
-    let exported = ok_json(&leastgrant(
+    let exported = json_of(&leastgrant(
         &home,
         &["export", "--setting", "assist", "--json"],
     ));
@@ -189,7 +173,7 @@ fn the_learned_routine_runs_and_a_credential_read_still_asks() {
 
     // The next ingest reads the ledger: the live routine ran, the credential read was asked and
     // never ran.
-    let again = ok_json(&leastgrant(&home, &["ingest", "--json"]));
+    let again = json_of(&leastgrant(&home, &["ingest", "--json"]));
     assert_eq!(again["events"], 9, "{again}");
     let _ = std::fs::remove_dir_all(&home);
 }

@@ -2,9 +2,11 @@
 //! table on disk, a second run that reads nothing, and bad input that is counted, not fatal.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use serde_json::{Value, json};
+use serde_json::json;
+
+use crate::support::json_of;
 
 fn home(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
@@ -17,31 +19,9 @@ fn home(name: &str) -> PathBuf {
 }
 
 fn ingest(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leastgrant"))
-        .env("HOME", home)
-        .env_remove("LEASTGRANT_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("APPDATA")
-        .env_remove("CODEX_HOME")
-        .current_dir(home.join("proj"))
-        .arg("ingest")
-        .args(args)
-        .output()
-        .expect("leastgrant runs")
-}
-
-fn summary(output: &Output) -> Value {
-    assert!(
-        output.status.success(),
-        "ingest failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
+    let mut all = vec!["ingest"];
+    all.extend_from_slice(args);
+    crate::support::leastgrant(home, &home.join("proj"), &all)
 }
 
 /// Two Bash calls in a Claude Code session, one refused, and a line torn mid-write.
@@ -83,7 +63,7 @@ fn discovers_the_history_in_home_and_reports_what_it_skipped() {
         "no progress bar on a pipe: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let first = summary(&output);
+    let first = json_of(&output);
     assert_eq!(first["events"], 2, "{first}");
     assert_eq!(first["files"], 1, "{first}");
     assert_eq!(first["by_agent"], json!({"claude-code": 2}), "{first}");
@@ -106,7 +86,7 @@ fn discovers_the_history_in_home_and_reports_what_it_skipped() {
     );
 
     // Nothing changed: nothing is read, nothing is duplicated.
-    let second = summary(&ingest(&home, &["--json"]));
+    let second = json_of(&ingest(&home, &["--json"]));
     assert_eq!(
         (second["events"].clone(), second["files"].clone()),
         (json!(2), json!(0))
@@ -156,7 +136,7 @@ fn discovers_cursor_and_codex_histories_in_home() {
     let text: String = records.iter().map(|r| r.to_string() + "\n").collect();
     std::fs::write(rollouts.join("rollout-2026-03-01T10-00-00-s1.jsonl"), text).unwrap();
 
-    let result = summary(&ingest(&home, &["--json"]));
+    let result = json_of(&ingest(&home, &["--json"]));
     assert_eq!(
         result["by_agent"],
         json!({"codex": 1, "cursor": 1}),
@@ -178,7 +158,7 @@ fn a_file_that_is_not_a_cursor_database_is_counted_not_fatal() {
     std::fs::write(&garbage, b"not SQLite at all").unwrap();
     let claude = home.join(".claude/projects");
     let out = home.join("table");
-    let result = summary(&ingest(
+    let result = json_of(&ingest(
         &home,
         &[
             "--cursor",

@@ -8,3 +8,4 @@ mod ingest;
 mod install;
 mod policy;
 mod simulate;
+mod support;

@@ -2,9 +2,11 @@
 //! history in a temporary home: ingest → simulate → export → inspect → decide with the export.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
+
+use crate::support::json_of;
 
 const DAY: i64 = 86_400;
 
@@ -16,30 +18,7 @@ fn home() -> PathBuf {
 }
 
 fn leastgrant(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leastgrant"))
-        .env("HOME", home)
-        .env_remove("LEASTGRANT_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("APPDATA")
-        .env_remove("CODEX_HOME")
-        .current_dir(home)
-        .args(args)
-        .output()
-        .expect("leastgrant runs")
-}
-
-fn json_of(output: &Output) -> Value {
-    assert!(
-        output.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
+    crate::support::leastgrant(home, home, args)
 }
 
 fn iso(seconds: i64) -> String {

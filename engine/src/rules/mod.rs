@@ -696,30 +696,7 @@ fn host_of(url: &str) -> Option<String> {
         Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
         _ => host,
     };
-    let decoded = percent_decode(host).to_ascii_lowercase();
+    let decoded = crate::paths::percent_decode(host).to_ascii_lowercase();
     let decoded = decoded.trim_end_matches('.');
     (!decoded.is_empty()).then(|| decoded.to_string())
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, hex) {
-            (b'%', Some(value)) => {
-                out.push(value);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
