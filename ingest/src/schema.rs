@@ -247,33 +247,28 @@ pub fn to_batch(events: &[Event]) -> Result<RecordBatch, ArrowError> {
     RecordBatch::try_new(schema(), columns)
 }
 
+/// A column of a batch, as the array type the schema gives it; an error names the column when
+/// it is missing or of another type.
+pub fn column<'a, T: Array + 'static>(
+    batch: &'a RecordBatch,
+    name: &str,
+) -> Result<&'a T, ArrowError> {
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<T>())
+        .ok_or_else(|| {
+            ArrowError::SchemaError(format!("the events table has no usable `{name}` column"))
+        })
+}
+
 /// Reads events back from a record batch written by [`to_batch`].
 pub fn from_batch(batch: &RecordBatch) -> Result<Vec<Event>, ArrowError> {
-    let missing = |name: &str| {
-        ArrowError::SchemaError(format!("the events table has no usable `{name}` column"))
-    };
-    let text = |name: &str| -> Result<&StringArray, ArrowError> {
-        batch
-            .column_by_name(name)
-            .and_then(|c| c.as_any().downcast_ref::<StringArray>())
-            .ok_or_else(|| missing(name))
-    };
-    let flag = |name: &str| -> Result<&BooleanArray, ArrowError> {
-        batch
-            .column_by_name(name)
-            .and_then(|c| c.as_any().downcast_ref::<BooleanArray>())
-            .ok_or_else(|| missing(name))
-    };
+    let text = |name: &str| column::<StringArray>(batch, name);
+    let flag = |name: &str| column::<BooleanArray>(batch, name);
+    let seq = column::<UInt32Array>(batch, col::SEQ)?;
+    let ts = column::<TimestampMicrosecondArray>(batch, col::TS)?;
     let opt = |a: &StringArray, i: usize| (!a.is_null(i)).then(|| a.value(i).to_string());
     let optb = |a: &BooleanArray, i: usize| (!a.is_null(i)).then(|| a.value(i));
-    let seq = batch
-        .column_by_name(col::SEQ)
-        .and_then(|c| c.as_any().downcast_ref::<UInt32Array>())
-        .ok_or_else(|| missing(col::SEQ))?;
-    let ts = batch
-        .column_by_name(col::TS)
-        .and_then(|c| c.as_any().downcast_ref::<TimestampMicrosecondArray>())
-        .ok_or_else(|| missing(col::TS))?;
     let (event_id, agent, agent_version, source, source_kind) = (
         text(col::EVENT_ID)?,
         text(col::AGENT)?,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use arrow_array::{
     Array, BooleanArray, RecordBatch, StringArray, TimestampMicrosecondArray, UInt32Array,
 };
-use leastgrant_ingest::schema::{Event, Outcome, col};
+use leastgrant_ingest::schema::{Event, Outcome, col, column};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -175,25 +175,10 @@ fn read_file(path: &Path) -> Result<Vec<ReplayEvent>, ReplayError> {
 }
 
 fn decode(batch: &RecordBatch, out: &mut Vec<ReplayEvent>) -> Result<(), String> {
-    let missing = |name: &str| format!("the events table has no usable `{name}` column");
-    let text = |name: &str| -> Result<&StringArray, String> {
-        batch
-            .column_by_name(name)
-            .and_then(|c| c.as_any().downcast_ref::<StringArray>())
-            .ok_or_else(|| missing(name))
-    };
-    let seq = batch
-        .column_by_name(col::SEQ)
-        .and_then(|c| c.as_any().downcast_ref::<UInt32Array>())
-        .ok_or_else(|| missing(col::SEQ))?;
-    let ts = batch
-        .column_by_name(col::TS)
-        .and_then(|c| c.as_any().downcast_ref::<TimestampMicrosecondArray>())
-        .ok_or_else(|| missing(col::TS))?;
-    let attended = batch
-        .column_by_name(col::ATTENDED)
-        .and_then(|c| c.as_any().downcast_ref::<BooleanArray>())
-        .ok_or_else(|| missing(col::ATTENDED))?;
+    let text = |name: &str| column::<StringArray>(batch, name).map_err(|e| e.to_string());
+    let seq = column::<UInt32Array>(batch, col::SEQ).map_err(|e| e.to_string())?;
+    let ts = column::<TimestampMicrosecondArray>(batch, col::TS).map_err(|e| e.to_string())?;
+    let attended = column::<BooleanArray>(batch, col::ATTENDED).map_err(|e| e.to_string())?;
     let (event_id, agent, source, project_key, project_root) = (
         text(col::EVENT_ID)?,
         text(col::AGENT)?,
