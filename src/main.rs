@@ -6,10 +6,13 @@
 //! configuration, and whether it has what it needs).
 
 mod check;
+mod demo;
 mod doctor;
 mod ingest;
 mod install;
 mod policy;
+mod report;
+mod run;
 mod simulate;
 mod workspace;
 
@@ -32,6 +35,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The whole job: find the agent histories here (or use the demo history), ingest, replay
+    /// the settings and baselines, write the report, print the table and where the report is.
+    Run(run::RunArgs),
+    /// Write the deterministic demo history (Claude Code transcripts) to a directory.
+    Demo(demo::DemoArgs),
+    /// Turn the replay's results into plots, `index.html` and `report.md`.
+    Report(report::ReportArgs),
     /// Decide one shell command or tool call, and say why. Exit code: 0 allow, 1 ask, 2 deny,
     /// 3 error.
     Check(check::CheckArgs),
@@ -77,6 +87,9 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Run(args) => run::run_command(&args),
+        Command::Demo(args) => demo::demo_command(&args),
+        Command::Report(args) => report::report_command(&args),
         Command::Check(args) => check::run(&args),
         Command::Ingest(args) => ingest::run_command(&args),
         Command::Simulate(args) => simulate::simulate_command(&args),
