@@ -3,6 +3,7 @@
 
 mod architecture;
 mod check;
+mod demo;
 mod hook;
 mod ingest;
 mod install;
