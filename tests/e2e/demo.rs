@@ -68,6 +68,8 @@ fn the_same_seed_writes_the_same_bytes() {
         files_below(&other) != files_b,
         "seeds 1 and 2 wrote the same"
     );
+    // About 100 MB; kept only when the test fails.
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -143,6 +145,7 @@ fn ingest_reads_every_line_and_the_replay_counts_every_refusal() {
         .unwrap();
     assert_eq!(always_ask["catches"].as_u64(), Some(refusals));
     assert_eq!(always_ask["misses"], 0);
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]
@@ -160,4 +163,5 @@ fn refuses_to_replace_a_directory_it_did_not_write() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(std::fs::read(&foreign).unwrap(), b"{}\n");
+    let _ = std::fs::remove_dir_all(&home);
 }
