@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use leastgrant_engine::frozen::Frozen;
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
-use leastgrant_replay::summary::{Summary, UPPER_Z, rate, wilson_upper_bound};
+use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary, UPPER_Z, rate, wilson_upper_bound};
 use leastgrant_replay::{Options, Unattended, export, run};
 use serde_json::{Value, json};
 
@@ -147,7 +147,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// The share of your refusals the recommended setting may let through.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = DEFAULT_MISS_BUDGET)]
     miss_budget: f64,
     /// Tune on events before this date (YYYY-MM-DD, UTC) and score the choice on the rest.
     #[arg(long, value_name = "DATE")]
@@ -340,7 +340,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "ID")]
     setting: Option<String>,
     /// The share of your refusals the recommended setting may let through.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = DEFAULT_MISS_BUDGET)]
     miss_budget: f64,
     /// Where the frozen envelope goes [default: `~/.leastgrant/envelope.lgenv`].
     #[arg(long, value_name = "FILE")]

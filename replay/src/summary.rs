@@ -8,6 +8,10 @@ use serde_json::{Value, json};
 use crate::replay::{Counts, CurvePoint, ProjectRun, Unattended};
 use crate::settings::Setting;
 
+/// The share of the person's refusals a recommended setting may let through, unless told
+/// otherwise (docs/decisions.md: why 10%).
+pub const DEFAULT_MISS_BUDGET: f64 = 0.10;
+
 /// The z of the reported upper bound: one-sided 95%.
 pub const UPPER_Z: f64 = 1.645;
 
