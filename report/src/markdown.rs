@@ -1,0 +1,160 @@
+//! `report.md`: the settings table, the assumptions, the plots (as the PNG files, or the SVGs
+//! when no PNG was drawn) and the misses, for terminals and pull requests.
+//!
+//! Owns: the Markdown page. Must not: put text from the data in it unescaped (every cell goes
+//! through [`text::markdown_cell`], so a command cannot open a link, a code span or HTML).
+
+use std::fmt::Write;
+
+use crate::html::{Figure, grouped};
+use crate::tables::Results;
+use crate::text::{self, markdown_cell as cell};
+
+/// Misses listed per setting in Markdown (the HTML page lists more).
+const MISSES_SHOWN: usize = 50;
+
+/// The whole page.
+pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
+    let mut out = String::new();
+    out.push_str("# leastgrant report\n\n");
+    let events = data.settings.iter().map(|s| s.events).max().unwrap_or(0);
+    let mut lede = format!(
+        "{} calls replayed under {} settings",
+        text::count(events),
+        data.settings.len()
+    );
+    if let Some(p) = data.summary.projects {
+        lede = format!("{} projects, {lede}", text::count(p));
+    }
+    if let Some(u) = data.summary.actions_understood {
+        let _ = write!(
+            lede,
+            "; the engine understood {} of actions",
+            text::percent(u)
+        );
+    }
+    let _ = writeln!(out, "{}.\n", cell(&lede));
+    for note in notes {
+        let _ = writeln!(out, "> **Note:** {}\n", cell(note));
+    }
+    match &data.summary.recommended {
+        Some((id, why)) => {
+            let _ = writeln!(out, "**Recommended: {}** — {}.\n", cell(id), cell(why));
+        }
+        None => out.push_str(
+            "**No setting is recommended**: every setting lets through more of what you \
+             refused than the miss budget allows.\n\n",
+        ),
+    }
+    out.push_str("## Settings\n\n| setting |");
+    for h in text::SETTING_HEADERS {
+        let _ = write!(out, " {h} |");
+    }
+    out.push_str("\n|---|");
+    for _ in text::SETTING_HEADERS {
+        out.push_str("---:|");
+    }
+    out.push('\n');
+    for s in &data.settings {
+        let marks = text::marks(s);
+        let name = if s.recommended {
+            format!("**{}**", cell(&s.id))
+        } else {
+            cell(&s.id)
+        };
+        let _ = write!(
+            out,
+            "| {name}{} |",
+            if marks.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", marks.join(", "))
+            }
+        );
+        for c in text::setting_cells(s) {
+            let _ = write!(out, " {} |", cell(&c));
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "\nrecommended: the fewest prompts within the miss budget; frontier: nothing else asks \
+         less without missing more; missed: refused calls let through, of all refused, with a \
+         one-sided 95% upper bound on the rate.\n\n## Assumptions\n\n",
+    );
+    for (key, value) in &data.summary.assumptions {
+        let _ = writeln!(
+            out,
+            "- {}: {}",
+            cell(&text::assumption_label(key)),
+            cell(&text::assumption_value(key, value))
+        );
+    }
+    out.push_str("\n## Plots\n\n");
+    for f in figures {
+        let name = f.plot.name();
+        let _ = writeln!(out, "### {}\n", f.plot.title());
+        if f.has_png {
+            let _ = writeln!(
+                out,
+                "![{}](plots/{name}.png)\n\n{} ([SVG](plots/{name}.svg))\n",
+                f.plot.title(),
+                f.plot.caption()
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "![{}](plots/{name}.svg)\n\n{}\n",
+                f.plot.title(),
+                f.plot.caption()
+            );
+        }
+    }
+    out.push_str("## Misses\n\n");
+    let groups = grouped(data);
+    if groups.is_empty() {
+        out.push_str("No setting let through anything you had refused.\n");
+    }
+    if let Some(r) = data.recommended().filter(|r| r.misses == 0) {
+        let _ = writeln!(
+            out,
+            "{} (recommended) let through nothing you had refused.\n",
+            cell(&r.id)
+        );
+    }
+    for (setting, list) in groups {
+        let _ = writeln!(
+            out,
+            "### {}{} — {} {}\n\n| when | project | tool | command or input | reason codes | reasons |\n|---|---|---|---|---|---|",
+            cell(&setting.id),
+            if setting.recommended {
+                " (recommended)"
+            } else {
+                ""
+            },
+            list.len(),
+            if list.len() == 1 { "miss" } else { "misses" }
+        );
+        for m in list.iter().take(MISSES_SHOWN) {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                cell(&m.ts_us.map(text::datetime).unwrap_or_default()),
+                cell(&m.project_key),
+                cell(&m.tool_name),
+                cell(&text::command_or_input(m)),
+                cell(&m.reason_codes.replace(',', ", ")),
+                cell(&m.reasons)
+            );
+        }
+        if list.len() > MISSES_SHOWN {
+            let _ = writeln!(
+                out,
+                "\nand {} more (index.html lists up to {}; all are in misses.parquet)",
+                list.len() - MISSES_SHOWN,
+                crate::html::MISSES_SHOWN
+            );
+        }
+        out.push('\n');
+    }
+    out
+}

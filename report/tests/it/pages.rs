@@ -1,0 +1,182 @@
+//! The pages: `index.html` is one self-contained document with the table, the assumptions, the
+//! plots inline and the misses escaped; `report.md` says the same for terminals; bad input
+//! gives an error that says what to do.
+
+use leastgrant_report::{FontChoice, Options, ReportError, write_report_with};
+
+use crate::fixture::{self, HOSTILE, Shape};
+use crate::plots::check_xml;
+
+fn svg_only() -> Options {
+    Options {
+        font: FontChoice::None,
+    }
+}
+
+#[test]
+fn index_is_self_contained_with_the_table_and_an_escaped_miss() {
+    let dir = fixture::scratch("index");
+    fixture::write(&dir.join("replay"), Shape::default());
+    let written = write_report_with(&dir.join("replay"), &dir.join("report"), &svg_only()).unwrap();
+    assert_eq!(written.index, dir.join("report/index.html"));
+    let html = fixture::read(&written.index);
+    // Nothing is loaded from anywhere.
+    for external in [
+        "src=\"http",
+        "href=\"http",
+        "src='http",
+        "href='http",
+        "<link",
+        "<img",
+        "@import",
+        "url(",
+    ] {
+        assert!(!html.contains(external), "index.html has `{external}`");
+    }
+    assert!(html.contains("Content-Security-Policy"));
+    // The data's markup is text, never markup.
+    assert!(!html.contains("<script"), "a raw <script> reached the page");
+    assert!(!html.contains("<i>and</i>"));
+    assert!(!html.contains("<gamma>"));
+    assert!(!html.contains("<b>really</b>"));
+    let escaped = HOSTILE
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    assert!(
+        html.contains(&escaped),
+        "the hostile command is shown, escaped"
+    );
+    assert!(html.contains("&lt;gamma&gt; &amp; co"));
+    // The table: its header, the recommendation and the frontier marked.
+    for header in [
+        "<th>setting</th>",
+        ">runs freely</th>",
+        ">asks you</th>",
+        ">blocks</th>",
+        ">missed (upper bound)</th>",
+        ">friction</th>",
+    ] {
+        assert!(html.contains(header), "the table lacks `{header}`");
+    }
+    let row = html
+        .split("<tr class=\"recommended\">")
+        .nth(1)
+        .expect("a recommended row")
+        .split("</tr>")
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(row.contains("assist.c0.5-0.5-0.8.d1"), "{row}");
+    assert!(
+        row.contains("tag recommended") && row.contains("tag frontier"),
+        "{row}"
+    );
+    assert!(row.contains("1/40 (≤7.1%)"), "{row}");
+    assert_eq!(html.matches("<span class=\"tag frontier\">").count(), 5);
+    // Assumptions, plots inline, misses.
+    assert!(html.contains("miss budget (share of refused calls)</dt><dd>2.0%"));
+    assert!(html.contains("calls per learning-curve window</dt><dd>50"));
+    assert_eq!(html.matches("<svg").count(), 5, "five inline plots");
+    for name in fixture::PLOTS {
+        assert!(html.contains(&format!("<figure id=\"{name}\"")), "{name}");
+    }
+    assert!(html.contains("<h2 id=\"misses\">Misses</h2>"));
+    assert!(html.contains("<code class=\"reason\">learned.confirmed</code>"));
+    // The recommendation's misses come first, and are open.
+    let first = html.split("<details").nth(1).unwrap();
+    assert!(first.starts_with(" open>"), "{}", &first[..40]);
+    assert!(first.contains("assist.c0.5-0.5-0.8.d1"));
+    // The page as a whole is well-formed (void elements are written self-closed).
+    check_xml(&html);
+}
+
+#[test]
+fn report_md_has_the_table_the_plots_and_the_misses_escaped() {
+    let dir = fixture::scratch("markdown");
+    fixture::write(&dir.join("replay"), Shape::default());
+    let written = write_report_with(&dir.join("replay"), &dir.join("report"), &svg_only()).unwrap();
+    assert_eq!(written.markdown, dir.join("report/report.md"));
+    let md = fixture::read(&written.markdown);
+    assert!(md.contains(
+        "| setting | runs freely | asks you | blocks | missed (upper bound) | friction |"
+    ));
+    assert!(md.contains("| **assist.c0.5-0.5-0.8.d1** (recommended, frontier) | 69.0% | 31.0% | 0.0% | 1/40 (≤7.1%) |"), "{md}");
+    for name in fixture::PLOTS {
+        assert!(md.contains(&format!("](plots/{name}.svg)")), "{name}");
+    }
+    assert!(!md.contains("<script"), "raw markup in report.md");
+    assert!(md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    // A pipe inside a cell does not split the row.
+    let row = md
+        .lines()
+        .find(|l| l.contains("evil.example"))
+        .expect("the hostile miss is listed");
+    assert_eq!(row.matches(" | ").count(), 5, "{row}");
+    assert!(md.contains("- miss budget (share of refused calls): 2.0%"));
+}
+
+#[test]
+fn a_missing_results_dir_is_a_clear_error() {
+    let dir = fixture::scratch("missing");
+    let results = dir.join("no-such-replay");
+    let err = write_report_with(&results, &dir.join("report"), &svg_only()).unwrap_err();
+    assert!(matches!(err, ReportError::NoResults { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains(&results.display().to_string()),
+        "{message}"
+    );
+    assert!(message.contains("does not exist"), "{message}");
+    assert!(message.contains("leastgrant simulate"), "{message}");
+    assert!(!dir.join("report").exists(), "nothing is written");
+}
+
+#[test]
+fn a_directory_without_replay_output_is_a_clear_error() {
+    let dir = fixture::scratch("empty");
+    let err = write_report_with(&dir, &dir.join("report"), &svg_only()).unwrap_err();
+    assert!(matches!(err, ReportError::NoResults { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("has no `settings.parquet`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_column_is_named_with_its_table() {
+    let dir = fixture::scratch("column");
+    fixture::write(
+        &dir,
+        Shape {
+            without_misses_column: true,
+            ..Shape::default()
+        },
+    );
+    let err = write_report_with(&dir, &dir.join("report"), &svg_only()).unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, ReportError::Read { .. }), "{err:?}");
+    assert!(message.contains("settings.parquet"), "{message}");
+    assert!(message.contains("no `misses` column"), "{message}");
+}
+
+#[test]
+fn results_without_the_optional_tables_still_make_a_report() {
+    // The replay writes no table that would have no rows.
+    let dir = fixture::scratch("minimal");
+    fixture::write(
+        &dir,
+        Shape {
+            minimal: true,
+            ..Shape::default()
+        },
+    );
+    let written = write_report_with(&dir, &dir.join("report"), &svg_only()).unwrap();
+    let html = fixture::read(&written.index);
+    assert!(html.contains("No setting let through anything you had refused."));
+    assert_eq!(html.matches("<svg").count(), 5);
+    let promotion = fixture::read(&dir.join("report/plots/time-to-promotion.svg"));
+    assert!(promotion.contains("no setting promoted anything"));
+    let friction = fixture::read(&dir.join("report/plots/friction.svg"));
+    assert!(friction.contains("no prompts with a reason code"));
+}
