@@ -90,7 +90,9 @@ pub fn prepare(choice: &FontChoice) -> Result<Font, String> {
                 let path = PathBuf::from(path);
                 return register(&path).map_err(|e| format!("${FONT_ENV}: {e}"));
             }
-            for path in candidates() {
+            let known = KNOWN.iter().map(PathBuf::from).filter(|p| p.is_file());
+            // The walk happens only when no well-known file is there.
+            for path in known.chain(std::iter::once_with(walked).flatten()) {
                 if let Ok(font) = register(&path) {
                     return Ok(font);
                 }
@@ -104,18 +106,11 @@ pub fn prepare(choice: &FontChoice) -> Result<Font, String> {
     }
 }
 
-/// Candidate files in order: the known ones that exist, then what a walk of the font
-/// directories finds (sans regular faces first).
-fn candidates() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = KNOWN
-        .iter()
-        .map(PathBuf::from)
-        .filter(|p| p.is_file())
-        .collect();
+/// What a walk of the font directories finds, sans regular faces first.
+fn walked() -> Vec<PathBuf> {
     let mut found = Vec::new();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut dirs: Vec<PathBuf> = DIRS.iter().map(PathBuf::from).collect();
-    if let Some(home) = home {
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
         dirs.push(home.join(".local/share/fonts"));
         dirs.push(home.join(".fonts"));
         dirs.push(home.join("Library/Fonts"));
@@ -124,8 +119,7 @@ fn candidates() -> Vec<PathBuf> {
         walk(&dir, &mut found, &mut 0);
     }
     found.sort_by_key(|p| (rank(p), p.clone()));
-    out.extend(found);
-    out
+    found
 }
 
 /// Lower is better: a sans regular face over bold, italic, mono or symbol faces.
@@ -212,6 +206,23 @@ mod tests {
         paths.sort_by_key(|p| (rank(p), p.clone()));
         assert_eq!(paths[0], PathBuf::from("/f/DejaVuSans.ttf"));
         assert_eq!(paths[1], PathBuf::from("/f/DejaVuSerif.ttf"));
+    }
+
+    #[test]
+    fn the_walk_finds_font_files_in_subdirectories() {
+        let dir = std::env::temp_dir().join(format!("font-walk-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("truetype/x")).unwrap();
+        std::fs::write(dir.join("truetype/x/Some-Sans.TTF"), b"").unwrap();
+        std::fs::write(dir.join("truetype/readme.txt"), b"").unwrap();
+        std::fs::write(dir.join("Other.otf"), b"").unwrap();
+        let mut found = Vec::new();
+        walk(&dir, &mut found, &mut 0);
+        found.sort();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            found,
+            vec![dir.join("Other.otf"), dir.join("truetype/x/Some-Sans.TTF")]
+        );
     }
 
     #[test]

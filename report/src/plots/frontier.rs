@@ -156,11 +156,16 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
             } else {
                 INK
             };
-            root.draw(&Text::new(
-                name.clone(),
-                (x + dx, y - 14 - 20 * (names.len() as i32 - 1 - i as i32)),
-                anchored(font(16.0, color), h, VPos::Center),
+            let style = anchored(font(16.0, color), h, VPos::Center);
+            let (tx, ty) = (x + dx, y - 14 - 20 * (names.len() as i32 - 1 - i as i32));
+            // A white ground keeps the label readable over lines and points.
+            let width = super::text_width(root, name, &style);
+            let x0 = if left { tx - width - 3 } else { tx - 3 };
+            root.draw(&Rectangle::new(
+                [(x0, ty - 10), (x0 + width + 6, ty + 10)],
+                WHITE.mix(0.85).filled(),
             ))?;
+            root.draw(&Text::new(name.clone(), (tx, ty), style))?;
         }
     }
     Ok(())

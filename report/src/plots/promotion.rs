@@ -103,8 +103,9 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
         .map(|h| {
             (
                 format!(
-                    "{}: {} promoted, median {}",
+                    "{}{}: {} promoted, median {}",
                     h.id,
+                    if h.recommended { " (recommended)" } else { "" },
                     crate::text::count(h.bins.iter().sum()),
                     days(h.median)
                 ),
