@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use leastgrant_ingest::run::{Progress, SourceFile, SourceKind, Summary, run};
 use serde_json::json;
 
-#[derive(Args)]
+#[derive(Args, Default)]
 pub struct IngestArgs {
     /// A Claude Code `projects` directory (repeatable) [default: `$CLAUDE_CONFIG_DIR`,
     /// `~/.claude/projects`, `~/.config/claude/projects`].

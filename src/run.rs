@@ -1,12 +1,99 @@
-//! `leastgrant run`: the whole job in one command (filled by the main-job work).
+//! `leastgrant run`: the whole job in one command — find the agent histories on this machine
+//! (or, where there are none, generate the demo history and say so), ingest them, replay the
+//! standard settings and the baselines, write the report, and print the table and where the
+//! report is.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::{Context as _, Result, anyhow};
 use clap::Args;
+use leastgrant_replay::Options;
+use leastgrant_replay::summary::DEFAULT_MISS_BUDGET;
+use serde_json::json;
+
+use crate::demo::{DemoOptions, generate};
+use crate::ingest::{IngestArgs, default_state_dir, sources};
+use crate::simulate::{GridArgs, home_dir, simulate, table_text};
 
 #[derive(Args)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    /// Use the demo history even when this machine has agent histories.
+    #[arg(long)]
+    demo: bool,
+    /// Where everything goes [default: `~/.leastgrant` (`$LEASTGRANT_HOME`); the demo's own
+    /// results under `demo/` there, apart from yours].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the JSON summary (with the report's path) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
 
-pub fn run_command(_args: &RunArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("the main job is not written yet")
+pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
+    let home = home_dir();
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let state = args.out.clone().unwrap_or_else(|| default_state_dir(&home));
+    let found = if args.demo {
+        Vec::new()
+    } else {
+        sources(&IngestArgs::default(), &home, &cwd)
+    };
+    let (files, base, note) = if found.is_empty() {
+        let base = state.join("demo");
+        let history = base.join("history");
+        let made = generate(&history, &DemoOptions::default())?;
+        let why = if args.demo {
+            "the demo history, as asked"
+        } else {
+            "no agent history found on this machine, so this is the demo history"
+        };
+        let note = format!(
+            "{why}: {} sessions in {} projects, generated in {}",
+            made.sessions,
+            made.projects,
+            history.display()
+        );
+        let files = leastgrant_ingest::claude::discover(&history.join("projects"))
+            .into_iter()
+            .map(|path| leastgrant_ingest::run::SourceFile {
+                kind: leastgrant_ingest::run::SourceKind::Claude,
+                path,
+            })
+            .collect();
+        (files, base, note)
+    } else {
+        let note = format!("{} history files found on this machine", found.len());
+        (found, state.clone(), note)
+    };
+    if !args.json {
+        eprintln!("leastgrant: {note}");
+    }
+    let data = base.join("data");
+    let ingested = leastgrant_ingest::run::run(files, &data, &|_| {}).map_err(|e| anyhow!("{e}"))?;
+    let settings = GridArgs::default().settings()?;
+    let results = base.join("replay");
+    let summary = simulate(
+        &data,
+        &settings,
+        &Options::default(),
+        DEFAULT_MISS_BUDGET,
+        &results,
+        args.json,
+    )?;
+    let written = leastgrant_report::write_report(&results, &results.join("report"))
+        .map_err(|e| anyhow!("{e}"))?;
+    if args.json {
+        let mut out = summary.to_json();
+        out["history"] = json!({"note": note, "events": ingested.events, "events_table": data});
+        out["report"] = json!(written.index);
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        for note in &written.notes {
+            eprintln!("leastgrant: {note}");
+        }
+        print!("{}", table_text(&summary));
+        println!("\nreport: {}", written.index.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }

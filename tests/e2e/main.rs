@@ -8,5 +8,6 @@ mod hook;
 mod ingest;
 mod install;
 mod policy;
+mod run;
 mod simulate;
 mod support;
