@@ -70,7 +70,8 @@ pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
         eprintln!("leastgrant: {note}");
     }
     let data = base.join("data");
-    let ingested = leastgrant_ingest::run::run(files, &data, &|_| {}).map_err(|e| anyhow!("{e}"))?;
+    let ingested =
+        leastgrant_ingest::run::run(files, &data, &|_| {}).map_err(|e| anyhow!("{e}"))?;
     let settings = GridArgs::default().settings()?;
     let results = base.join("replay");
     let summary = simulate(

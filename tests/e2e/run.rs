@@ -10,24 +10,44 @@ fn with_no_history_the_main_job_runs_on_the_demo_history() {
     std::fs::create_dir_all(&home).unwrap();
     let out = json_of(&leastgrant(&home, &home, &["run", "--json"]));
     assert!(
-        out["history"]["note"].as_str().unwrap().contains("demo history"),
+        out["history"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("demo history"),
         "{}",
         out["history"]
     );
     let report = std::path::PathBuf::from(out["report"].as_str().unwrap());
-    assert!(report.ends_with("index.html") && report.is_file(), "{}", report.display());
-    assert!(report.starts_with(home.join(".leastgrant/demo")), "the demo stays apart: {}", report.display());
+    assert!(
+        report.ends_with("index.html") && report.is_file(),
+        "{}",
+        report.display()
+    );
+    assert!(
+        report.starts_with(home.join(".leastgrant/demo")),
+        "the demo stays apart: {}",
+        report.display()
+    );
     let settings = out["settings"].as_array().unwrap();
     let events = out["history"]["events"].as_u64().unwrap();
     assert!(events > 1000, "a realistic history: {events} events");
     for s in settings {
         assert_eq!(s["events"].as_u64(), Some(events), "{}", s["id"]);
     }
-    let always = settings.iter().find(|s| s["id"] == "baseline.always-ask").unwrap();
-    assert!(always["catches"].as_u64().unwrap() > 0, "the demo has refusals");
+    let always = settings
+        .iter()
+        .find(|s| s["id"] == "baseline.always-ask")
+        .unwrap();
+    assert!(
+        always["catches"].as_u64().unwrap() > 0,
+        "the demo has refusals"
+    );
     // The table a person reads.
     let text = leastgrant(&home, &home, &["run"]);
     let stdout = String::from_utf8_lossy(&text.stdout);
-    assert!(stdout.contains("recommended:") && stdout.contains("report: "), "{stdout}");
+    assert!(
+        stdout.contains("recommended:") && stdout.contains("report: "),
+        "{stdout}"
+    );
     let _ = std::fs::remove_dir_all(&home);
 }
