@@ -220,6 +220,7 @@ pub struct Outputs {
     curves: Table,
     misses: Table,
     promotions: Table,
+    capabilities: Table,
 }
 
 impl Outputs {
@@ -233,6 +234,7 @@ impl Outputs {
             curves: Table::new(dir, "curves"),
             misses: Table::new(dir, "misses"),
             promotions: Table::new(dir, "promotions"),
+            capabilities: Table::new(dir, "capabilities"),
         })
     }
 
@@ -244,7 +246,14 @@ impl Outputs {
             Rows::default(),
             Rows::default(),
         );
+        let mut capabilities = Rows::default();
         for run in runs {
+            for (capability, count) in &run.capabilities {
+                capabilities
+                    .text("project_key", run.project_key.clone())
+                    .text("capability", (*capability).to_string())
+                    .count("actions", *count);
+            }
             for (setting, result) in settings.iter().zip(&run.settings) {
                 projects
                     .text("setting_id", setting.id.clone())
@@ -289,6 +298,7 @@ impl Outputs {
         self.projects.write(projects)?;
         self.curves.write(curves)?;
         self.misses.write(misses)?;
+        self.capabilities.write(capabilities)?;
         self.promotions.write(promotions)
     }
 
@@ -338,6 +348,7 @@ impl Outputs {
             self.curves,
             self.misses,
             self.promotions,
+            self.capabilities,
             settings_table,
             bands_table,
             friction_table,

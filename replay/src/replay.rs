@@ -338,6 +338,8 @@ pub struct ProjectRun {
     pub settings: Vec<SettingRun>,
     /// Actions the engine did not fully understand, and actions in all.
     pub understood: (u64, u64),
+    /// Actions by capability (the project's capability mix; no setting changes it).
+    pub capabilities: BTreeMap<&'static str, u64>,
 }
 
 /// The home directory a project root implies (`/home/u`, `/Users/u`, `C:/Users/u`), so `~`
@@ -426,6 +428,7 @@ pub struct ClassifiedProject {
     session_count: usize,
     signature_count: usize,
     understood: (u64, u64),
+    capabilities: BTreeMap<&'static str, u64>,
 }
 
 impl ClassifiedProject {
@@ -475,6 +478,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
     let mut calls: Vec<Call> = Vec::new();
     let mut event_call: Vec<usize> = Vec::with_capacity(events.len());
     let mut understood = (0u64, 0u64);
+    let mut capabilities: BTreeMap<&'static str, u64> = BTreeMap::new();
     for event in &events {
         let key = (
             event.tool_name.as_str(),
@@ -524,6 +528,9 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
                 .iter()
                 .filter(|a| a.understood)
                 .count() as u64;
+            for action in &call.analysis.actions {
+                *capabilities.entry(action.capability.as_str()).or_insert(0) += 1;
+            }
         }
     }
     let signature_count = signature_ids.len();
@@ -546,6 +553,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         session_count,
         signature_count,
         understood,
+        capabilities,
     }
 }
 
@@ -581,6 +589,7 @@ impl<'a> Plan<'a> {
             events: classified.events,
             settings: settings_runs,
             understood: classified.understood,
+            capabilities: classified.capabilities,
         }
     }
 

@@ -112,6 +112,8 @@ pub struct Summary {
     pub projects: u64,
     /// Actions understood, and actions in all.
     pub understood: (u64, u64),
+    /// Actions by capability, across projects.
+    pub capabilities: BTreeMap<String, u64>,
     /// The assumption for unattended asks.
     pub unattended: Unattended,
     /// Events per curve window.
@@ -145,6 +147,7 @@ impl Summary {
                 .collect(),
             projects: 0,
             understood: (0, 0),
+            capabilities: BTreeMap::new(),
             unattended,
             window,
             miss_budget,
@@ -157,6 +160,12 @@ impl Summary {
         self.projects += 1;
         self.understood.0 += run.understood.0;
         self.understood.1 += run.understood.1;
+        for (capability, count) in &run.capabilities {
+            *self
+                .capabilities
+                .entry((*capability).to_string())
+                .or_insert(0) += count;
+        }
         for (totals, result) in self.settings.iter_mut().zip(&run.settings) {
             for (period, counts) in totals.periods.iter_mut().zip(&result.periods) {
                 period.merge(counts);
@@ -294,6 +303,7 @@ impl Summary {
                 "window_events": self.window,
             },
             "projects": self.projects,
+            "capabilities": self.capabilities,
             "actions_understood": if self.understood.1 == 0 { 1.0 } else { self.understood.0 as f64 / self.understood.1 as f64 },
             "recommended": recommended.map(|i| json!({
                 "id": self.settings.get(i).map(|s| s.setting.id.clone()),

@@ -90,6 +90,7 @@ fn one_thread_and_two_give_byte_identical_outputs() {
         names,
         [
             "bands.parquet",
+            "capabilities.parquet",
             "curves.parquet",
             "friction.parquet",
             "misses.parquet",
