@@ -10,7 +10,9 @@ use arrow_array::{
 };
 use leastgrant_ingest::schema::{Event, Outcome, col, column};
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{
+    ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+};
 
 use crate::ReplayError;
 
@@ -99,9 +101,31 @@ pub fn buckets(table: &Path) -> Result<Vec<PathBuf>, ReplayError> {
     Ok(out)
 }
 
-/// Every event of one bucket, grouped by project, each project in replay order: time, then
-/// session, then sequence. An event without a time takes its session's last known time.
-pub fn read_bucket(bucket: &Path) -> Result<BTreeMap<String, Vec<ReplayEvent>>, ReplayError> {
+/// Where each project's rows are in one bucket's files, found by reading `project_key` alone:
+/// the replay then reads a few projects at a time, so its memory follows the largest project,
+/// not the bucket.
+#[derive(Debug, Clone, Default)]
+pub struct BucketIndex {
+    files: Vec<PathBuf>,
+    /// Per project, in key order: (file, first row, rows) runs.
+    projects: BTreeMap<String, Vec<(usize, usize, usize)>>,
+}
+
+impl BucketIndex {
+    /// The projects, in key order.
+    pub fn projects(&self) -> impl Iterator<Item = &str> {
+        self.projects.keys().map(String::as_str)
+    }
+
+    /// Events of a project in this bucket.
+    pub fn events_of(&self, project: &str) -> usize {
+        self.projects
+            .get(project)
+            .map_or(0, |runs| runs.iter().map(|r| r.2).sum())
+    }
+}
+
+fn parquet_files(bucket: &Path) -> Result<Vec<PathBuf>, ReplayError> {
     let mut files: Vec<PathBuf> = fs::read_dir(bucket)
         .map_err(|e| ReplayError(format!("cannot read {}: {e}", bucket.display())))?
         .filter_map(Result::ok)
@@ -109,19 +133,79 @@ pub fn read_bucket(bucket: &Path) -> Result<BTreeMap<String, Vec<ReplayEvent>>, 
         .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
         .collect();
     files.sort();
-    let mut projects: BTreeMap<String, Vec<ReplayEvent>> = BTreeMap::new();
-    for file in files {
-        for event in read_file(&file)? {
-            projects
-                .entry(event.project_key.clone())
-                .or_default()
-                .push(event);
+    Ok(files)
+}
+
+/// Reads the `project_key` column of every file of a bucket.
+pub fn index_bucket(bucket: &Path) -> Result<BucketIndex, ReplayError> {
+    let files = parquet_files(bucket)?;
+    let mut projects: BTreeMap<String, Vec<(usize, usize, usize)>> = BTreeMap::new();
+    for (f, path) in files.iter().enumerate() {
+        let reader = open(path, &[col::PROJECT_KEY], None)?;
+        let mut row = 0usize;
+        for batch in reader {
+            let batch = batch.map_err(|e| fail(path, "read", &e))?;
+            let keys = column::<StringArray>(&batch, col::PROJECT_KEY)
+                .map_err(|e| fail(path, "decode", &e))?;
+            for i in 0..batch.num_rows() {
+                let runs = projects.entry(keys.value(i).to_string()).or_default();
+                match runs.last_mut() {
+                    Some((file, start, len)) if *file == f && *start + *len == row => *len += 1,
+                    _ => runs.push((f, row, 1)),
+                }
+                row += 1;
+            }
         }
     }
-    for events in projects.values_mut() {
+    Ok(BucketIndex { files, projects })
+}
+
+/// The events of `keys` (projects of the index), one list per key in that order, each in
+/// replay order. Only the rows of those projects are decoded.
+pub fn read_projects(
+    index: &BucketIndex,
+    keys: &[&str],
+) -> Result<Vec<Vec<ReplayEvent>>, ReplayError> {
+    let mut wanted: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+    for key in keys {
+        for (file, start, len) in index.projects.get(*key).into_iter().flatten() {
+            wanted.entry(*file).or_default().push((*start, *len));
+        }
+    }
+    let mut out: Vec<Vec<ReplayEvent>> = vec![Vec::new(); keys.len()];
+    let slot: BTreeMap<&str, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    for (file, mut runs) in wanted {
+        let Some(path) = index.files.get(file) else {
+            continue;
+        };
+        runs.sort_unstable();
+        let mut selectors = Vec::new();
+        let mut at = 0usize;
+        for (start, len) in runs {
+            if start > at {
+                selectors.push(RowSelector::skip(start - at));
+            }
+            selectors.push(RowSelector::select(len));
+            at = start + len;
+        }
+        let mut events = Vec::new();
+        for batch in open(path, &COLUMNS, Some(RowSelection::from(selectors)))? {
+            let batch = batch.map_err(|e| fail(path, "read", &e))?;
+            decode(&batch, &mut events).map_err(|e| fail(path, "decode", &e))?;
+        }
+        for event in events {
+            if let Some(list) = slot
+                .get(event.project_key.as_str())
+                .and_then(|i| out.get_mut(*i))
+            {
+                list.push(event);
+            }
+        }
+    }
+    for events in &mut out {
         order(events);
     }
-    Ok(projects)
+    Ok(out)
 }
 
 /// Sorts into replay order and fills missing times from the session.
@@ -147,31 +231,34 @@ pub fn order(events: &mut [ReplayEvent]) {
     });
 }
 
-fn read_file(path: &Path) -> Result<Vec<ReplayEvent>, ReplayError> {
-    let fail = |what: &str, e: &dyn std::fmt::Display| {
-        ReplayError(format!("cannot {what} {}: {e}", path.display()))
-    };
-    let file = File::open(path).map_err(|e| fail("open", &e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail("read", &e))?;
+fn fail(path: &Path, what: &str, e: &dyn std::fmt::Display) -> ReplayError {
+    ReplayError(format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// A reader of `columns` of one file, of the selected rows only when a selection is given.
+fn open(
+    path: &Path,
+    columns: &[&str],
+    rows: Option<RowSelection>,
+) -> Result<ParquetRecordBatchReader, ReplayError> {
+    let file = File::open(path).map_err(|e| fail(path, "open", &e))?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(path, "read", &e))?;
     let schema = builder.parquet_schema();
     let wanted: Vec<usize> = schema
         .columns()
         .iter()
         .enumerate()
-        .filter(|(_, c)| COLUMNS.contains(&c.name()))
+        .filter(|(_, c)| columns.contains(&c.name()))
         .map(|(i, _)| i)
         .collect();
     let mask = ProjectionMask::leaves(schema, wanted);
-    let reader = builder
-        .with_projection(mask)
-        .build()
-        .map_err(|e| fail("read", &e))?;
-    let mut out = Vec::new();
-    for batch in reader {
-        let batch = batch.map_err(|e| fail("read", &e))?;
-        decode(&batch, &mut out).map_err(|e| fail("decode", &e))?;
-    }
-    Ok(out)
+    let builder = builder.with_projection(mask);
+    let builder = match rows {
+        Some(selection) => builder.with_row_selection(selection),
+        None => builder,
+    };
+    builder.build().map_err(|e| fail(path, "read", &e))
 }
 
 fn decode(batch: &RecordBatch, out: &mut Vec<ReplayEvent>) -> Result<(), String> {

@@ -59,14 +59,12 @@ pub fn run(
     let batch = rayon::current_num_threads().max(1) * 2;
     let plan = replay::Plan::new(settings);
     for bucket in events::buckets(table)? {
-        let mut projects: Vec<Vec<events::ReplayEvent>> =
-            events::read_bucket(&bucket)?.into_values().collect();
-        projects.reverse();
-        while !projects.is_empty() {
-            let take = projects.len().min(batch);
-            let chunk: Vec<Vec<events::ReplayEvent>> =
-                projects.drain(projects.len() - take..).rev().collect();
-            let runs: Vec<ProjectRun> = chunk
+        // Only `project_key` of the whole bucket is held; the rows of a few projects at a time
+        // are read, replayed, handed on and dropped.
+        let index = events::index_bucket(&bucket)?;
+        let keys: Vec<&str> = index.projects().collect();
+        for chunk in keys.chunks(batch) {
+            let runs: Vec<ProjectRun> = events::read_projects(&index, chunk)?
                 .into_par_iter()
                 .map(|events| {
                     let count = events.len() as u64;
