@@ -139,6 +139,18 @@ pub mod promotions {
     pub const DAYS_TO_PROMOTION: &str = "days_to_promotion";
 }
 
+/// `capabilities.parquet`: one row per project and capability (the same under every setting).
+pub mod capabilities {
+    /// The table's file name.
+    pub const FILE: &str = "capabilities.parquet";
+    /// The project's key.
+    pub const PROJECT_KEY: &str = "project_key";
+    /// The capability (`fs.read.workspace`, `exec.test`, `net.send`, …).
+    pub const CAPABILITY: &str = "capability";
+    /// Actions of that capability in the project.
+    pub const ACTIONS: &str = "actions";
+}
+
 /// `friction.parquet`: one row per setting and reason code.
 pub mod friction {
     /// The table's file name.

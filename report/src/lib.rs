@@ -1,7 +1,7 @@
 //! Plots and the report bundle (HTML, Markdown) from the replay's Parquet output.
 //!
 //! Owns: reading replay output ([`tables`], with every name it reads in [`columns`]) and turning
-//! it into pictures and pages a person can act on: five plots as SVG and PNG ([`plots`]), one
+//! it into pictures and pages a person can act on: six plots as SVG and PNG ([`plots`]), one
 //! self-contained `index.html` ([`html`]) and a `report.md` beside it ([`markdown`]).
 //!
 //! Must not: recompute decisions or depend on the engine, the ingest or the replay crate: it

@@ -172,6 +172,17 @@ pub struct Friction {
     pub count: u64,
 }
 
+/// Actions of one capability in one project (a row of `capabilities.parquet`).
+#[derive(Debug, Clone)]
+pub struct Capability {
+    /// The project's key.
+    pub project_key: String,
+    /// The capability.
+    pub capability: String,
+    /// Actions of that capability.
+    pub actions: u64,
+}
+
 /// What `summary.json` adds to the tables.
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
@@ -206,6 +217,8 @@ pub struct Results {
     pub promotions: Vec<Promotion>,
     /// Friction by reason.
     pub friction: Vec<Friction>,
+    /// The capability mix per project.
+    pub capabilities: Vec<Capability>,
     /// `summary.json`.
     pub summary: Summary,
 }
@@ -292,6 +305,7 @@ pub fn read(dir: &Path) -> Result<Results, ReportError> {
     results.misses = read_misses(&dir.join(col::misses::FILE))?;
     results.promotions = read_promotions(&dir.join(col::promotions::FILE))?;
     results.friction = read_friction(&dir.join(col::friction::FILE))?;
+    results.capabilities = read_capabilities(&dir.join(col::capabilities::FILE))?;
     Ok(results)
 }
 
@@ -623,6 +637,30 @@ fn read_friction(path: &Path) -> Result<Vec<Friction>, ReportError> {
                 setting_id: setting[i].clone(),
                 reason_code: code[i].clone(),
                 count: count[i],
+            });
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn read_capabilities(path: &Path) -> Result<Vec<Capability>, ReportError> {
+    use col::capabilities as c;
+    let mut out = Vec::new();
+    if !path.is_file() {
+        return Ok(out);
+    }
+    scan(path, &[c::PROJECT_KEY, c::CAPABILITY, c::ACTIONS], |b| {
+        let (project, capability, actions) = (
+            texts(b, c::PROJECT_KEY)?,
+            texts(b, c::CAPABILITY)?,
+            counts(b, c::ACTIONS)?,
+        );
+        for i in 0..b.num_rows() {
+            out.push(Capability {
+                project_key: project[i].clone(),
+                capability: capability[i].clone(),
+                actions: actions[i],
             });
         }
         Ok(())

@@ -7,6 +7,7 @@
 //! text with the font (captions, series legends), so the SVGs draw the same on a machine with
 //! no font at all; text is placed by estimate instead.
 
+mod capabilities;
 mod curves;
 mod friction;
 mod frontier;
@@ -30,6 +31,8 @@ pub enum Plot {
     Frontier,
     /// Outcome classes per setting, as shares of calls.
     Outcomes,
+    /// Shares of the history's actions by capability, across projects.
+    Capabilities,
     /// Prompts by reason code.
     Friction,
     /// Time from first sighting to promotion.
@@ -38,10 +41,11 @@ pub enum Plot {
 
 impl Plot {
     /// Every plot, in the order the pages show them.
-    pub const ALL: [Plot; 5] = [
+    pub const ALL: [Plot; 6] = [
         Plot::Curves,
         Plot::Frontier,
         Plot::Outcomes,
+        Plot::Capabilities,
         Plot::Friction,
         Plot::Promotion,
     ];
@@ -52,6 +56,7 @@ impl Plot {
             Plot::Curves => "learning-curves",
             Plot::Frontier => "frontier",
             Plot::Outcomes => "outcomes",
+            Plot::Capabilities => "capabilities",
             Plot::Friction => "friction",
             Plot::Promotion => "time-to-promotion",
         }
@@ -63,6 +68,7 @@ impl Plot {
             Plot::Curves => "Learning curves",
             Plot::Frontier => "Prompts against misses",
             Plot::Outcomes => "What each setting would have done",
+            Plot::Capabilities => "What the agents did: capability mix",
             Plot::Friction => "Friction budget: why it still asks",
             Plot::Promotion => "Time to promotion",
         }
@@ -91,6 +97,13 @@ impl Plot {
                  you approved) and unlabeled (no answer in the history). Counts of misses and \
                  catches on the right."
             }
+            Plot::Capabilities => {
+                "Every action in the history (a compound shell command is several) by its \
+                 capability, as a share of all actions across projects: what the agents spent \
+                 their calls on, and so where prompts and learning matter most. No setting \
+                 changes it. Counts and shares at the end of each bar; past fourteen rows the \
+                 rest are summed as other."
+            }
             Plot::Friction => {
                 "The prompts of the recommended setting and the frontier's other enforcing \
                  settings, by the reason code of the action that asked: floors (never learned \
@@ -109,6 +122,7 @@ impl Plot {
             Plot::Curves => curves::size(results),
             Plot::Frontier => (1200, 720),
             Plot::Outcomes => outcomes::size(results),
+            Plot::Capabilities => capabilities::size(results),
             Plot::Friction => friction::size(results),
             Plot::Promotion => (1200, 680),
         }
@@ -125,6 +139,7 @@ impl Plot {
             Plot::Curves => curves::draw(root, results),
             Plot::Frontier => frontier::draw(root, results),
             Plot::Outcomes => outcomes::draw(root, results),
+            Plot::Capabilities => capabilities::draw(root, results),
             Plot::Friction => friction::draw(root, results),
             Plot::Promotion => promotion::draw(root, results),
         }

@@ -130,6 +130,30 @@ const PROJECTS: &[&str] = &[
     "/home/dev/<gamma> & co",
 ];
 
+/// The history's capability mix: capability and actions per project (in [`PROJECTS`] order;
+/// a zero is no row, as the replay writes it). 18 capabilities, 1,000 actions: the report shows
+/// 13 and sums the last five (22 actions) as `other`.
+pub const CAPABILITIES: &[(&str, [u64; 3])] = &[
+    ("fs.read.workspace", [250, 110, 40]),
+    ("exec.test", [90, 45, 15]),
+    ("fs.write.workspace", [70, 35, 15]),
+    ("exec.vcs.read", [50, 20, 10]),
+    ("exec.build", [40, 15, 5]),
+    ("exec.inspect", [25, 10, 5]),
+    ("net.fetch", [20, 10, 0]),
+    ("exec.pkg", [15, 10, 0]),
+    ("exec.vcs.write", [12, 8, 0]),
+    ("mcp.call", [18, 0, 0]),
+    ("agent.spawn", [10, 5, 0]),
+    ("fs.read.outside", [6, 6, 0]),
+    ("exec.interpreter", [8, 0, 0]),
+    ("exec.unknown", [4, 3, 0]),
+    ("secret.read", [6, 0, 0]),
+    ("net.send", [4, 0, 0]),
+    ("fs.delete", [2, 1, 0]),
+    ("exec.vcs.publish", [2, 0, 0]),
+];
+
 /// What [`write`] leaves out, to test the report's tolerance.
 #[derive(Default, Clone, Copy)]
 pub struct Shape {
@@ -219,6 +243,10 @@ pub fn write(dir: &Path, shape: Shape) {
             "window_events": 50
         },
         "projects": PROJECTS.len(),
+        "capabilities": CAPABILITIES
+            .iter()
+            .map(|(c, n)| (c.to_string(), json!(n.iter().sum::<u64>())))
+            .collect::<serde_json::Map<_, _>>(),
         "actions_understood": 0.93,
         "recommended": {"id": "assist.c0.5-0.5-0.8.d1", "why": "the fewest prompts among settings that let through at most 2% of what you refused"},
     });
@@ -235,6 +263,7 @@ pub fn write(dir: &Path, shape: Shape) {
     write_misses(dir);
     write_promotions(dir);
     write_friction(dir);
+    write_capabilities(dir);
 }
 
 fn write_projects(dir: &Path) {
@@ -452,16 +481,38 @@ fn write_friction(dir: &Path) {
     );
 }
 
+fn write_capabilities(dir: &Path) {
+    let (mut project, mut capability, mut actions) = (vec![], vec![], vec![]);
+    for (i, p) in PROJECTS.iter().enumerate() {
+        for (c, n) in CAPABILITIES {
+            if n[i] > 0 {
+                project.push(*p);
+                capability.push(*c);
+                actions.push(n[i]);
+            }
+        }
+    }
+    write_table(
+        &dir.join("capabilities.parquet"),
+        vec![
+            ("project_key", Col::Text(project)),
+            ("capability", Col::Text(capability)),
+            ("actions", Col::Count(actions)),
+        ],
+    );
+}
+
 /// A file the report wrote, as text.
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The plot names the report writes, in order.
-pub const PLOTS: [&str; 5] = [
+pub const PLOTS: [&str; 6] = [
     "learning-curves",
     "frontier",
     "outcomes",
+    "capabilities",
     "friction",
     "time-to-promotion",
 ];

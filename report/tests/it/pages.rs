@@ -77,7 +77,7 @@ fn index_is_self_contained_with_the_table_and_an_escaped_miss() {
     // Assumptions, plots inline, misses.
     assert!(html.contains("miss budget (share of refused calls)</dt><dd>2.0%"));
     assert!(html.contains("calls per learning-curve window</dt><dd>50"));
-    assert_eq!(html.matches("<svg").count(), 5, "five inline plots");
+    assert_eq!(html.matches("<svg").count(), 6, "six inline plots");
     for name in fixture::PLOTS {
         assert!(html.contains(&format!("<figure id=\"{name}\"")), "{name}");
     }
@@ -174,9 +174,71 @@ fn results_without_the_optional_tables_still_make_a_report() {
     let written = write_report_with(&dir, &dir.join("report"), &svg_only()).unwrap();
     let html = fixture::read(&written.index);
     assert!(html.contains("No setting let through anything you had refused."));
-    assert_eq!(html.matches("<svg").count(), 5);
+    assert_eq!(html.matches("<svg").count(), 6);
     let promotion = fixture::read(&dir.join("report/plots/time-to-promotion.svg"));
     assert!(promotion.contains("no setting promoted anything"));
     let friction = fixture::read(&dir.join("report/plots/friction.svg"));
     assert!(friction.contains("no prompts with a reason code"));
+    let capabilities = fixture::read(&dir.join("report/plots/capabilities.svg"));
+    assert!(capabilities.contains("no actions by capability"));
+}
+
+#[test]
+fn results_without_capabilities_parquet_say_the_mix_is_missing() {
+    // A replay older than the table, or one that found no actions.
+    let dir = fixture::scratch("no-capabilities");
+    fixture::write(&dir, Shape::default());
+    std::fs::remove_file(dir.join("capabilities.parquet")).unwrap();
+    let written = write_report_with(&dir, &dir.join("report"), &svg_only()).unwrap();
+    assert!(
+        written
+            .notes
+            .iter()
+            .all(|n| !n.contains("could not be drawn")),
+        "{:?}",
+        written.notes
+    );
+    let svg = fixture::read(&dir.join("report/plots/capabilities.svg"));
+    check_xml(&svg);
+    assert!(svg.contains("no actions by capability in the results"));
+    assert!(
+        !svg.contains("share of actions (%)"),
+        "no axis without data"
+    );
+    let html = fixture::read(&written.index);
+    assert_eq!(html.matches("<svg").count(), 6);
+    assert!(html.contains("<figure id=\"capabilities\""));
+    check_xml(&html);
+    let md = fixture::read(&written.markdown);
+    assert!(md.contains("](plots/capabilities.svg)"));
+}
+
+#[test]
+fn the_capability_mix_follows_the_outcomes_on_both_pages() {
+    let dir = fixture::scratch("capabilities-pages");
+    fixture::write(&dir.join("replay"), Shape::default());
+    let written = write_report_with(&dir.join("replay"), &dir.join("report"), &svg_only()).unwrap();
+    let html = fixture::read(&written.index);
+    let figure = |name: &str| {
+        html.find(&format!("<figure id=\"{name}\""))
+            .unwrap_or_else(|| panic!("no {name} figure"))
+    };
+    assert!(figure("outcomes") < figure("capabilities"));
+    assert!(figure("capabilities") < figure("friction"));
+    let section = html[figure("capabilities")..]
+        .split("</figure>")
+        .next()
+        .unwrap();
+    assert!(section.contains("aria-label=\"What the agents did: capability mix\""));
+    assert!(section.contains("share of actions (%)"));
+    assert!(section.contains("<code>plots/capabilities.svg</code>"));
+    let md = fixture::read(&written.markdown);
+    let heading = |title: &str| {
+        md.find(&format!("### {title}\n"))
+            .unwrap_or_else(|| panic!("no `{title}` section"))
+    };
+    let at = heading("What the agents did: capability mix");
+    assert!(heading("What each setting would have done") < at);
+    assert!(at < heading("Friction budget: why it still asks"));
+    assert!(md[at..].contains("![What the agents did: capability mix](plots/capabilities.svg)"));
 }

@@ -9,7 +9,7 @@ use leastgrant_report::{FontChoice, Options, write_report, write_report_with};
 use crate::fixture::{self, PLOTS, Shape};
 
 /// The axis labels each plot must carry (units stated).
-const AXIS_LABELS: [(&str, &[&str]); 5] = [
+const AXIS_LABELS: [(&str, &[&str]); 6] = [
     (
         "learning-curves",
         &[
@@ -25,6 +25,7 @@ const AXIS_LABELS: [(&str, &[&str]); 5] = [
         ],
     ),
     ("outcomes", &["share of calls (%)"]),
+    ("capabilities", &["share of actions (%)"]),
     ("friction", &["prompts (calls asked)"]),
     (
         "time-to-promotion",
@@ -252,7 +253,7 @@ fn a_named_file_that_is_no_font_skips_the_pngs_with_its_name() {
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "svg"))
             .count(),
-        5
+        6
     );
 }
 
@@ -273,4 +274,88 @@ pub fn decode(path: &Path) -> ((u32, u32), Vec<[u8; 3]>) {
         .map(|c| [c[0], c[1], c[2]])
         .collect();
     ((info.width, info.height), pixels)
+}
+
+/// The texts of an SVG's `<text>` elements, in document order.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .map(|t| {
+            let body = &t[t.find('>').unwrap() + 1..];
+            body[..body.find("</text>").unwrap()].trim().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_capability_mix_shows_each_share_most_first_with_the_tail_as_other() {
+    let dir = fixture::scratch("capabilities-svg");
+    fixture::write(&dir.join("replay"), Shape::default());
+    let out = dir.join("report");
+    write_report_with(
+        &dir.join("replay"),
+        &out,
+        &Options {
+            font: FontChoice::None,
+        },
+    )
+    .unwrap();
+    let svg = fixture::read(&out.join("plots/capabilities.svg"));
+    check_xml(&svg);
+    let texts = svg_texts(&svg);
+    let at = |text: &str| {
+        texts
+            .iter()
+            .position(|t| t == text)
+            .unwrap_or_else(|| panic!("capabilities.svg lacks `{text}`: {texts:?}"))
+    };
+    at("What the agents did: capability mix");
+    at("1,000 actions in 3 projects, by capability (the same under every setting)");
+    at("share of actions (%)");
+    // Summed across the three projects, most first, each with its count and share.
+    for pair in [
+        ["fs.read.workspace", "400 (40.0%)"],
+        ["exec.test", "150 (15.0%)"],
+        ["exec.interpreter", "8 (0.8%)"],
+        ["other", "22 (2.2%)"],
+    ] {
+        assert_eq!(at(pair[0]) + 1, at(pair[1]), "{pair:?}");
+    }
+    assert!(at("fs.read.workspace") < at("exec.test"));
+    assert!(at("exec.test") < at("exec.interpreter"));
+    assert!(at("exec.interpreter") < at("other"));
+    // Thirteen capabilities and `other`; the five smallest are only in `other`.
+    let rows: Vec<&String> = texts
+        .iter()
+        .filter(|t| fixture::CAPABILITIES.iter().any(|(c, _)| t == c) || *t == "other")
+        .collect();
+    assert_eq!(rows.len(), 14, "{rows:?}");
+    for hidden in ["exec.unknown", "secret.read", "exec.vcs.publish"] {
+        assert!(
+            !texts.iter().any(|t| t == hidden),
+            "{hidden} has its own row"
+        );
+    }
+}
+
+#[test]
+fn the_capability_png_decodes_at_the_plot_size_with_its_bars() {
+    let dir = fixture::scratch("capabilities-png");
+    fixture::write(&dir.join("replay"), Shape::default());
+    let out = dir.join("report");
+    let written = write_report(&dir.join("replay"), &out).unwrap();
+    if written.font.is_none() {
+        println!("skipped: no TrueType font on this machine");
+        return;
+    }
+    let png_path = out.join("plots/capabilities.png");
+    assert!(written.files.contains(&png_path));
+    let expected = svg_size(&fixture::read(&out.join("plots/capabilities.svg")));
+    let (size, pixels) = decode(&png_path);
+    assert_eq!(size, expected);
+    // The capabilities' bars in blue (40% of the axis for the first alone), `other` in grey.
+    let count = |rgb: [u8; 3]| pixels.iter().filter(|p| **p == rgb).count();
+    let (blue, grey) = (count([0, 114, 178]), count([150, 150, 150]));
+    assert!(blue > 20_000, "{blue} blue pixels");
+    assert!(grey > 300, "{grey} grey pixels");
 }
