@@ -156,8 +156,10 @@ pub fn generate(out: &Path, options: &DemoOptions) -> Result<DemoSummary> {
         std::fs::remove_dir_all(&projects_dir)
             .with_context(|| format!("cannot clear {}", projects_dir.display()))?;
     }
-    std::fs::create_dir_all(&projects_dir)
-        .with_context(|| format!("cannot create {}", projects_dir.display()))?;
+    // Owner-only like the rest of leastgrant's state (the demo may be the first thing to
+    // create `~/.leastgrant`).
+    leastgrant_ingest::table::create_private_dir(&projects_dir)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let marker_text = |summary: Option<&DemoSummary>| {
         let mut value = json!({
             "generator": "leastgrant demo",
@@ -195,8 +197,7 @@ pub fn generate(out: &Path, options: &DemoOptions) -> Result<DemoSummary> {
         let mut session = Session::new(project, other, slot, &mut rng);
         session.play();
         let dir = projects_dir.join(encode_project_dir(&project.root));
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        leastgrant_ingest::table::create_private_dir(&dir).map_err(|e| anyhow::anyhow!("{e}"))?;
         let path = dir.join(format!("{}.jsonl", session.id));
         std::fs::write(&path, &session.text)
             .with_context(|| format!("cannot write {}", path.display()))?;

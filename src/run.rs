@@ -34,6 +34,8 @@ pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
     let home = home_dir();
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let state = args.out.clone().unwrap_or_else(|| default_state_dir(&home));
+    // The state holds commands and results from the history: owner-only from the first run.
+    leastgrant_ingest::table::create_private_dir(&state).map_err(|e| anyhow!("{e}"))?;
     let found = if args.demo {
         Vec::new()
     } else {

@@ -42,6 +42,15 @@ fn with_no_history_the_main_job_runs_on_the_demo_history() {
         always["catches"].as_u64().unwrap() > 0,
         "the demo has refusals"
     );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(home.join(".leastgrant"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700, "the state directory is owner-only");
+    }
     // The table a person reads.
     let text = leastgrant(&home, &home, &["run"]);
     let stdout = String::from_utf8_lossy(&text.stdout);
