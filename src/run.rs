@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::demo::{DemoOptions, generate};
 use crate::ingest::{IngestArgs, default_state_dir, sources};
-use crate::simulate::{GridArgs, home_dir, simulate, table_text};
+use crate::simulate::{GridArgs, file_answers, home_dir, simulate, table_text};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -76,10 +76,16 @@ pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
         leastgrant_ingest::run::run(files, &data, &|_| {}).map_err(|e| anyhow!("{e}"))?;
     let settings = GridArgs::default().settings()?;
     let results = base.join("replay");
+    // Your own history is replayed with your rules and grants, as the hook applies them; the
+    // demo's projects are not yours, so it has none.
+    let options = Options {
+        answers: (base == state).then(|| file_answers(&state, Vec::new())),
+        ..Options::default()
+    };
     let summary = simulate(
         &data,
         &settings,
-        &Options::default(),
+        &options,
         DEFAULT_MISS_BUDGET,
         &results,
         args.json,

@@ -5,15 +5,19 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use leastgrant_engine::Roots;
 use leastgrant_engine::frozen::Frozen;
+use leastgrant_engine::grants::{Grant, GrantStore};
+use leastgrant_engine::rules::Policy;
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
 use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary, UPPER_Z, rate, wilson_upper_bound};
-use leastgrant_replay::{Options, Unattended, export, run};
+use leastgrant_replay::{AdvanceAnswers, Options, Unattended, export, run};
 use serde_json::{Value, json};
 
 use crate::ingest::{default_data_dir, default_state_dir};
@@ -114,6 +118,13 @@ pub struct ReplayArgs {
     /// The home directory the history's `~` meant [default: guessed per project root].
     #[arg(long)]
     history_home: Option<String>,
+    /// A rules file to replay with (repeatable) [default: the hook's, `~/.leastgrant/rules.json`
+    /// and each project's `.leastgrant/rules.json`, with your grants].
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// Replay with no rules and no grants: learning and floors only.
+    #[arg(long, conflicts_with = "rules")]
+    no_rules: bool,
 }
 
 impl ReplayArgs {
@@ -132,8 +143,62 @@ impl ReplayArgs {
                 )
             })?,
             home: self.history_home.clone(),
+            answers: (!self.no_rules)
+                .then(|| file_answers(&default_state_dir(&home_dir()), self.rules.clone())),
             ..Options::default()
         })
+    }
+}
+
+/// The rules (`given`, else the hook's default files) and grants of a state directory, for the
+/// replay.
+pub fn file_answers(state_dir: &Path, given: Vec<PathBuf>) -> Arc<dyn AdvanceAnswers> {
+    Arc::new(FileAnswers {
+        given,
+        state_dir: state_dir.display().to_string(),
+    })
+}
+
+/// The rules and grants the hook applies, read as the hook reads them, so what `simulate`
+/// audits is what the hook will enforce.
+#[derive(Debug)]
+struct FileAnswers {
+    /// Files named with `--rules`; empty: the hook's default files.
+    given: Vec<PathBuf>,
+    /// This machine's state directory (its `rules.json` and grants).
+    state_dir: String,
+}
+
+impl AdvanceAnswers for FileAnswers {
+    fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String> {
+        let mut roots = roots.clone();
+        roots.state_dir = self.state_dir.clone();
+        let files = if self.given.is_empty() {
+            leastgrant_hook::policy::default_rule_files(&roots)
+        } else {
+            self.given.clone()
+        };
+        let policy = leastgrant_hook::policy::load_policy(&files, &roots, !self.given.is_empty())?;
+        let grants = leastgrant_hook::policy::grant_store(&roots)
+            .load()
+            .map_err(|e| e.0)?;
+        Ok((policy, grants))
+    }
+
+    fn describe(&self) -> String {
+        if self.given.is_empty() {
+            format!(
+                "the hook's: {}/rules.json and each project's .leastgrant/rules.json where they exist, and the grants in {}/grants",
+                self.state_dir, self.state_dir
+            )
+        } else {
+            let files: Vec<String> = self.given.iter().map(|f| f.display().to_string()).collect();
+            format!(
+                "{}, and the grants in {}/grants",
+                files.join(", "),
+                self.state_dir
+            )
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use leastgrant_engine::frozen::{FrozenMeta, ProjectEnvelope, encode};
 use serde_json::json;
 
 use crate::replay::{Options, ProjectRun};
-use crate::settings::{Policy, Setting};
+use crate::settings::{Method, Setting};
 use crate::{ReplayError, run};
 
 /// Replays `table` under `setting` and freezes every project's final envelope.
@@ -46,7 +46,13 @@ pub fn freeze_table(
         "unattended_asks": options.unattended.as_str(),
         "leastgrant": env!("CARGO_PKG_VERSION"),
     });
-    freeze(setting, &kept_refs(&kept), provenance)
+    // What the replay decided with, so `export --inspect` says which rules were audited.
+    let rules = options
+        .answers
+        .as_ref()
+        .map(|a| vec![a.describe()])
+        .unwrap_or_default();
+    freeze(setting, &kept_refs(&kept), rules, provenance)
 }
 
 fn take(run: &ProjectRun) -> (String, String, Envelope, u64, Option<i64>) {
@@ -78,9 +84,10 @@ fn kept_refs(kept: &[(String, String, Envelope, u64, Option<i64>)]) -> Vec<Proje
 pub fn freeze(
     setting: &Setting,
     projects: &[ProjectEnvelope<'_>],
+    rules: Vec<String>,
     provenance: serde_json::Value,
 ) -> Result<Vec<u8>, ReplayError> {
-    let Policy::Engine(settings) = &setting.policy else {
+    let Method::Engine(settings) = &setting.method else {
         return Err(ReplayError(format!(
             "`{}` is a baseline; only engine settings can be exported",
             setting.id
@@ -89,7 +96,7 @@ pub fn freeze(
     let meta = FrozenMeta {
         setting_id: setting.id.clone(),
         settings: *settings,
-        rules: Vec::new(),
+        rules,
         provenance,
     };
     Ok(encode(&meta, projects))

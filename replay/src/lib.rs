@@ -20,7 +20,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-pub use replay::{Options, ProjectRun, Unattended, replay_project};
+pub use replay::{AdvanceAnswers, Options, ProjectRun, Unattended, replay_project};
 pub use settings::{Grid, GridFile, Setting};
 pub use summary::Summary;
 
@@ -47,13 +47,7 @@ pub fn run(
     each: &mut dyn FnMut(&[ProjectRun]) -> Result<(), ReplayError>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Summary, ReplayError> {
-    let mut summary = Summary::new(
-        settings,
-        options.unattended,
-        options.window,
-        miss_budget,
-        options.split_at_us,
-    );
+    let mut summary = Summary::new(settings, options, miss_budget);
     // A few projects per thread at a time: each finished project carries its curves for every
     // setting, so holding a whole bucket's results would grow with the history.
     let batch = rayon::current_num_threads().max(1) * 2;

@@ -6,18 +6,21 @@
 //! classified once; the settings share that work and differ only in their learned state.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use leastgrant_engine::decide::{
     Context, Judgement, NoRules, PreparedAction, Situation, Stage, decide_prepared, judge, prepare,
 };
 use leastgrant_engine::envelope::{DAY_US, DecayTable, Tabled};
+use leastgrant_engine::grants::{Answers, Grant};
+use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{
     Analysis, Decision, Envelope, Evidence, Roots, SessionState, ToolCall, analyze,
 };
 use leastgrant_ingest::schema::Outcome;
 
 use crate::events::ReplayEvent;
-use crate::settings::{Policy, Setting};
+use crate::settings::{Method, Setting};
 
 /// What the history says the person wanted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -278,6 +281,17 @@ pub struct Options {
     pub keep_verdicts: bool,
     /// Keep each setting's final envelope (export).
     pub keep_envelopes: bool,
+    /// The rules and grants in force per project, as the hook will apply them; `None`: none.
+    pub answers: Option<Arc<dyn AdvanceAnswers>>,
+}
+
+/// Where the replay gets each project's rules and grants: the CLI reads the same files the hook
+/// reads, so what is audited is what will run.
+pub trait AdvanceAnswers: Send + Sync + std::fmt::Debug {
+    /// The policy and grants in force for a project.
+    fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String>;
+    /// What the summary says about them (the files read, or "none").
+    fn describe(&self) -> String;
 }
 
 impl Default for Options {
@@ -291,6 +305,7 @@ impl Default for Options {
             home: None,
             keep_verdicts: false,
             keep_envelopes: false,
+            answers: None,
         }
     }
 }
@@ -464,6 +479,17 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         .clone()
         .unwrap_or_else(|| home_of(&project_root));
     let roots = Roots::new(&project_root, &home);
+    // Rules that cannot be read leave the project without them, and say so once.
+    let answers = options
+        .answers
+        .as_ref()
+        .and_then(|source| match source.for_project(&roots) {
+            Ok(answers) => Some(answers),
+            Err(e) => {
+                eprintln!("leastgrant: {project_key}: replayed without its rules: {e}");
+                None
+            }
+        });
 
     let mut signature_ids: HashMap<String, u32> = HashMap::new();
     let mut intern = |text: &str| -> u32 {
@@ -494,7 +520,10 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
                 descriptor: None,
             };
             let analysis = analyze(&call, &roots);
-            let prepared = prepare(&analysis, &NoRules);
+            let prepared = match &answers {
+                Some((policy, grants)) => prepare(&analysis, &Answers { policy, grants }),
+                None => prepare(&analysis, &NoRules),
+            };
             let action_signatures: Vec<u32> = analysis
                 .actions
                 .iter()
@@ -571,8 +600,8 @@ impl<'a> Plan<'a> {
             settings,
             tables: settings
                 .iter()
-                .map(|setting| match &setting.policy {
-                    Policy::Engine(s) => Some(DecayTable::new(s.thresholds.half_life_days)),
+                .map(|setting| match &setting.method {
+                    Method::Engine(s) => Some(DecayTable::new(s.thresholds.half_life_days)),
                     _ => None,
                 })
                 .collect(),
@@ -628,8 +657,8 @@ fn replay_classified(
         .iter()
         .zip(tables)
         .map(|(setting, decay)| State {
-            envelope: match &setting.policy {
-                Policy::Engine(s) => Envelope::tracking(s.thresholds.half_life_days),
+            envelope: match &setting.method {
+                Method::Engine(s) => Envelope::tracking(s.thresholds.half_life_days),
                 _ => Envelope::default(),
             },
             decay: decay.as_ref(),
@@ -655,8 +684,8 @@ fn replay_classified(
         let day = u32::try_from((now - first_ts).max(0) / DAY_US).unwrap_or(u32::MAX);
         for (setting, state) in settings.iter().zip(states.iter_mut()) {
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
-            let decision = match &setting.policy {
-                Policy::Engine(engine_settings) => {
+            let decision = match &setting.method {
+                Method::Engine(engine_settings) => {
                     let Some(decay) = state.decay else {
                         continue;
                     };
@@ -672,15 +701,15 @@ fn replay_classified(
                     };
                     judge(&call.analysis, &call.prepared, &situation, &mut judgements).0
                 }
-                Policy::AlwaysAsk => Decision::Ask,
-                Policy::AgentDefaults => {
+                Method::AlwaysAsk => Decision::Ask,
+                Method::AgentDefaults => {
                     if call.agent_allows {
                         Decision::Allow
                     } else {
                         Decision::Ask
                     }
                 }
-                Policy::FirstApproval => {
+                Method::FirstApproval => {
                     if state.approved_once.contains(&call.joint) {
                         Decision::Allow
                     } else {
@@ -700,7 +729,7 @@ fn replay_classified(
             if options.keep_verdicts {
                 run.verdicts.push(decision);
             }
-            let engine = matches!(setting.policy, Policy::Engine(_));
+            let engine = matches!(setting.method, Method::Engine(_));
             if class == Class::Friction {
                 let code = if engine {
                     judgements
@@ -749,8 +778,8 @@ fn replay_classified(
                 }
             }
             let (evidence, ran) = counterfactual(decision, label, options.unattended);
-            match &setting.policy {
-                Policy::Engine(_) => {
+            match &setting.method {
+                Method::Engine(_) => {
                     if let Some(evidence) = evidence {
                         state.envelope.learn_event(
                             &call.analysis,
@@ -761,7 +790,7 @@ fn replay_classified(
                         );
                     }
                 }
-                Policy::FirstApproval if evidence == Some(Evidence::Confirmed) => {
+                Method::FirstApproval if evidence == Some(Evidence::Confirmed) => {
                     state.approved_once.insert(call.joint);
                 }
                 _ => {}
@@ -799,8 +828,8 @@ fn miss_record(
     now: i64,
     judgements: &[Judgement],
 ) -> MissRecord {
-    match (&setting.policy, decay) {
-        (Policy::Engine(engine_settings), Some(decay)) => {
+    match (&setting.method, decay) {
+        (Method::Engine(engine_settings), Some(decay)) => {
             let learned = Tabled { envelope, decay };
             let ctx = Context {
                 envelope: &learned,

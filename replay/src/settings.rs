@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 /// How a setting decides.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Policy {
+pub enum Method {
     /// The engine's `decide` with this posture and these thresholds.
     Engine(Settings),
     /// Baseline: every call asks.
@@ -25,7 +25,7 @@ pub struct Setting {
     /// Stable and readable: the posture, then what differs from the defaults.
     pub id: String,
     /// How it decides.
-    pub policy: Policy,
+    pub method: Method,
 }
 
 impl Setting {
@@ -33,32 +33,32 @@ impl Setting {
     pub fn engine(settings: Settings) -> Setting {
         Setting {
             id: engine_id(&settings),
-            policy: Policy::Engine(settings),
+            method: Method::Engine(settings),
         }
     }
 
     /// The posture's name, or `baseline`.
     pub fn posture(&self) -> &'static str {
-        match &self.policy {
-            Policy::Engine(s) => s.posture.as_str(),
+        match &self.method {
+            Method::Engine(s) => s.posture.as_str(),
             _ => "baseline",
         }
     }
 
     /// A baseline, not something to recommend.
     pub fn is_baseline(&self) -> bool {
-        !matches!(self.policy, Policy::Engine(_))
+        !matches!(self.method, Method::Engine(_))
     }
 
     /// The parameters, as JSON.
     pub fn params(&self) -> Value {
-        match &self.policy {
-            Policy::Engine(s) => leastgrant_engine::frozen::thresholds_json(&s.thresholds),
-            Policy::AlwaysAsk => json!({"baseline": "always ask"}),
-            Policy::AgentDefaults => {
+        match &self.method {
+            Method::Engine(s) => leastgrant_engine::frozen::thresholds_json(&s.thresholds),
+            Method::AlwaysAsk => json!({"baseline": "always ask"}),
+            Method::AgentDefaults => {
                 json!({"baseline": "the agent's defaults: read-only tools run, the rest asks"})
             }
-            Policy::FirstApproval => json!({"baseline": "allow after the first approval"}),
+            Method::FirstApproval => json!({"baseline": "allow after the first approval"}),
         }
     }
 }
@@ -66,14 +66,14 @@ impl Setting {
 /// The baselines every run includes, after the settings.
 pub fn baselines() -> Vec<Setting> {
     [
-        ("baseline.always-ask", Policy::AlwaysAsk),
-        ("baseline.agent-defaults", Policy::AgentDefaults),
-        ("baseline.first-approval", Policy::FirstApproval),
+        ("baseline.always-ask", Method::AlwaysAsk),
+        ("baseline.agent-defaults", Method::AgentDefaults),
+        ("baseline.first-approval", Method::FirstApproval),
     ]
     .into_iter()
-    .map(|(id, policy)| Setting {
+    .map(|(id, method)| Setting {
         id: id.to_string(),
-        policy,
+        method,
     })
     .collect()
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::replay::{Counts, CurvePoint, ProjectRun, Unattended};
+use crate::replay::{Counts, CurvePoint, Options, ProjectRun, Unattended};
 use crate::settings::Setting;
 
 /// The share of the person's refusals a recommended setting may let through, unless told
@@ -122,17 +122,13 @@ pub struct Summary {
     pub miss_budget: f64,
     /// The split time (µs), if tuned on the earlier part.
     pub split_at_us: Option<i64>,
+    /// The rules and grants the replay decided with.
+    pub rules: String,
 }
 
 impl Summary {
     /// An empty summary for these settings.
-    pub fn new(
-        settings: &[Setting],
-        unattended: Unattended,
-        window: u32,
-        miss_budget: f64,
-        split_at_us: Option<i64>,
-    ) -> Summary {
+    pub fn new(settings: &[Setting], options: &Options, miss_budget: f64) -> Summary {
         Summary {
             settings: settings
                 .iter()
@@ -148,10 +144,14 @@ impl Summary {
             projects: 0,
             understood: (0, 0),
             capabilities: BTreeMap::new(),
-            unattended,
-            window,
+            unattended: options.unattended,
+            window: options.window,
             miss_budget,
-            split_at_us,
+            split_at_us: options.split_at_us,
+            rules: options
+                .answers
+                .as_ref()
+                .map_or_else(|| "none".to_string(), |a| a.describe()),
         }
     }
 
@@ -299,7 +299,7 @@ impl Summary {
                 },
                 "miss_budget": self.miss_budget,
                 "miss_rate": "misses / refused events; upper bound: Wilson, one-sided 95%",
-                "rules": "none (the replay decides with learning and floors only)",
+                "rules": self.rules,
                 "window_events": self.window,
             },
             "projects": self.projects,

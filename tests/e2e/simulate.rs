@@ -207,6 +207,66 @@ fn ingest_simulate_export_inspect_and_decide_with_the_export() {
         Some(1)
     );
 
+    // The rules in force are replayed too: a deny rule turns every `npm test` into a deny, and
+    // the summary and the export say which rules were audited.
+    let rules = home.join("rules.json");
+    std::fs::write(
+        &rules,
+        r#"{"deny": ["Bash(npm test)"], "defaultMode": "ask"}"#,
+    )
+    .unwrap();
+    let ruled = json_of(&leastgrant(
+        &home,
+        &["simulate", "--json", "--rules", rules.to_str().unwrap()],
+    ));
+    let assist = ruled["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "assist")
+        .unwrap();
+    assert_eq!(
+        (assist["deny"].as_u64(), assist["allow"].as_u64()),
+        (Some(7), Some(0))
+    );
+    assert!(
+        ruled["assumptions"]["rules"]
+            .as_str()
+            .unwrap()
+            .contains("rules.json")
+    );
+    let ruled_envelope = home.join("ruled.lgenv");
+    json_of(&leastgrant(
+        &home,
+        &[
+            "export",
+            "--setting",
+            "assist",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--out",
+            ruled_envelope.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    let inspected = json_of(&leastgrant(
+        &home,
+        &[
+            "export",
+            "--inspect",
+            ruled_envelope.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    assert!(
+        inspected["rules"][0]
+            .as_str()
+            .unwrap()
+            .contains("rules.json"),
+        "{}",
+        inspected["rules"]
+    );
+
     // A changed byte is refused with the reason, never decided with.
     let mut bytes = std::fs::read(&envelope).unwrap();
     let middle = bytes.len() / 2;

@@ -12,7 +12,7 @@ use leastgrant_ingest::schema::Outcome;
 use leastgrant_replay::export::freeze;
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::replay::{Options, home_of, replay_project};
-use leastgrant_replay::settings::{Grid, Policy, Setting, baselines};
+use leastgrant_replay::settings::{Grid, Method, Setting, baselines};
 
 use crate::support::{DAY_US, as_replay, event, synthetic, write_table};
 
@@ -189,11 +189,12 @@ fn the_export_of_a_history_without_its_last_event_decides_that_event_as_the_repl
                     root: &root,
                     envelope,
                 }],
+                Vec::new(),
                 serde_json::json!({}),
             )
             .unwrap();
             let frozen = Frozen::parse(&bytes).unwrap();
-            let Policy::Engine(expected_settings) = &setting.policy else {
+            let Method::Engine(expected_settings) = &setting.method else {
                 unreachable!()
             };
             assert_eq!(frozen.settings(), expected_settings);
@@ -361,4 +362,102 @@ fn a_time_split_tunes_on_the_earlier_part_and_scores_on_the_later() {
         ),
         summary.recommend(Some(0))
     );
+}
+
+/// Fixed rules for every project, as a CLI would load them from files.
+#[derive(Debug)]
+struct FixedRules(serde_json::Value);
+
+impl leastgrant_replay::AdvanceAnswers for FixedRules {
+    fn for_project(
+        &self,
+        roots: &Roots,
+    ) -> Result<
+        (
+            leastgrant_engine::rules::Policy,
+            Vec<leastgrant_engine::grants::Grant>,
+        ),
+        String,
+    > {
+        let policy = leastgrant_engine::rules::Policy::from_json(&self.0, roots)
+            .map_err(|e| e.to_string())?;
+        Ok((policy, Vec::new()))
+    }
+
+    fn describe(&self) -> String {
+        format!("fixed: {}", self.0)
+    }
+}
+
+#[test]
+fn the_rules_in_force_decide_in_the_replay_as_in_the_hook() {
+    let project = "/home/dev/p";
+    let events: Vec<_> = (0..3)
+        .flat_map(|day| {
+            let at = crate::support::T0 + day * DAY_US;
+            [
+                event(
+                    project,
+                    2 * day as usize,
+                    at,
+                    &format!("s{day}"),
+                    "Bash",
+                    json_command("cat .env"),
+                    Outcome::Ran,
+                    Some(true),
+                ),
+                event(
+                    project,
+                    2 * day as usize + 1,
+                    at + 60_000_000,
+                    &format!("s{day}"),
+                    "Bash",
+                    json_command("npm test"),
+                    Outcome::Ran,
+                    Some(true),
+                ),
+            ]
+        })
+        .collect();
+    let setting = Setting::engine(leastgrant_engine::Settings::default());
+    let plain = Options {
+        keep_verdicts: true,
+        home: Some("/home/dev".into()),
+        ..Options::default()
+    };
+    let without = replay_project(events.clone(), std::slice::from_ref(&setting), &plain);
+    let with_rules = Options {
+        answers: Some(std::sync::Arc::new(FixedRules(serde_json::json!({
+            "allow": ["Bash(cat .env)"], "deny": ["Bash(npm test)"], "defaultMode": "ask"
+        })))),
+        ..plain.clone()
+    };
+    let with = replay_project(events, std::slice::from_ref(&setting), &with_rules);
+    let names = |run: &leastgrant_replay::ProjectRun| -> Vec<&str> {
+        run.settings[0]
+            .verdicts
+            .iter()
+            .map(|d| d.as_str())
+            .collect()
+    };
+    // Without rules: the credential read is a floor (asks), `npm test` asks until learned.
+    assert_eq!(names(&without), ["ask", "ask", "ask", "ask", "ask", "ask"]);
+    // With them: the allow rule lets the read through past its floor; the deny rule denies.
+    assert_eq!(
+        names(&with),
+        ["allow", "deny", "allow", "deny", "allow", "deny"]
+    );
+    let total = with.settings[0].total();
+    assert_eq!((total.saved, total.false_block), (3, 3));
+    let summary = leastgrant_replay::Summary::new(&[setting], &with_rules, 0.1);
+    assert!(
+        summary.to_json()["assumptions"]["rules"]
+            .as_str()
+            .unwrap()
+            .starts_with("fixed: ")
+    );
+}
+
+fn json_command(command: &str) -> serde_json::Value {
+    serde_json::json!({ "command": command })
 }
