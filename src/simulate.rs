@@ -392,6 +392,9 @@ pub fn table_text(summary: &Summary) -> String {
             .as_str()
             .unwrap_or("")
     ));
+    for note in &summary.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
     out
 }
 

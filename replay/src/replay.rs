@@ -355,6 +355,8 @@ pub struct ProjectRun {
     pub understood: (u64, u64),
     /// Actions by capability (the project's capability mix; no setting changes it).
     pub capabilities: BTreeMap<&'static str, u64>,
+    /// What a person should know about how this project was replayed.
+    pub notes: Vec<String>,
 }
 
 /// The home directory a project root implies (`/home/u`, `/Users/u`, `C:/Users/u`), so `~`
@@ -444,6 +446,7 @@ pub struct ClassifiedProject {
     signature_count: usize,
     understood: (u64, u64),
     capabilities: BTreeMap<&'static str, u64>,
+    notes: Vec<String>,
 }
 
 impl ClassifiedProject {
@@ -479,14 +482,15 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         .clone()
         .unwrap_or_else(|| home_of(&project_root));
     let roots = Roots::new(&project_root, &home);
-    // Rules that cannot be read leave the project without them, and say so once.
+    // Rules that cannot be read leave the project without them; the summary says so.
+    let mut notes = Vec::new();
     let answers = options
         .answers
         .as_ref()
         .and_then(|source| match source.for_project(&roots) {
             Ok(answers) => Some(answers),
             Err(e) => {
-                eprintln!("leastgrant: {project_key}: replayed without its rules: {e}");
+                notes.push(format!("{project_key}: replayed without its rules: {e}"));
                 None
             }
         });
@@ -583,6 +587,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         signature_count,
         understood,
         capabilities,
+        notes,
     }
 }
 
@@ -619,6 +624,7 @@ impl<'a> Plan<'a> {
             settings: settings_runs,
             understood: classified.understood,
             capabilities: classified.capabilities,
+            notes: classified.notes,
         }
     }
 

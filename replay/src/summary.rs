@@ -124,6 +124,8 @@ pub struct Summary {
     pub split_at_us: Option<i64>,
     /// The rules and grants the replay decided with.
     pub rules: String,
+    /// What a person should know about the run (projects replayed without their rules, …).
+    pub notes: Vec<String>,
 }
 
 impl Summary {
@@ -152,6 +154,7 @@ impl Summary {
                 .answers
                 .as_ref()
                 .map_or_else(|| "none".to_string(), |a| a.describe()),
+            notes: Vec::new(),
         }
     }
 
@@ -160,6 +163,7 @@ impl Summary {
         self.projects += 1;
         self.understood.0 += run.understood.0;
         self.understood.1 += run.understood.1;
+        self.notes.extend(run.notes.iter().cloned());
         for (capability, count) in &run.capabilities {
             *self
                 .capabilities
@@ -304,6 +308,7 @@ impl Summary {
             },
             "projects": self.projects,
             "capabilities": self.capabilities,
+            "notes": self.notes,
             "actions_understood": if self.understood.1 == 0 { 1.0 } else { self.understood.0 as f64 / self.understood.1 as f64 },
             "recommended": recommended.map(|i| json!({
                 "id": self.settings.get(i).map(|s| s.setting.id.clone()),
