@@ -117,22 +117,7 @@ pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
 }
 
 fn header(out: &mut String, data: &Results) {
-    let events = data.settings.iter().map(|s| s.events).max().unwrap_or(0);
-    let mut lede = format!(
-        "{} calls replayed under {} settings",
-        text::count(events),
-        data.settings.len()
-    );
-    if let Some(p) = data.summary.projects {
-        lede = format!("{} projects, {lede}", text::count(p));
-    }
-    if let Some(u) = data.summary.actions_understood {
-        let _ = write!(
-            lede,
-            "; the engine understood {} of actions",
-            text::percent(u)
-        );
-    }
+    let lede = text::lede(data);
     let _ = writeln!(
         out,
         "<h1>leastgrant report</h1>\n<p class=\"lede\">{}.</p>",

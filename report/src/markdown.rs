@@ -17,22 +17,7 @@ const MISSES_SHOWN: usize = 50;
 pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
     let mut out = String::new();
     out.push_str("# leastgrant report\n\n");
-    let events = data.settings.iter().map(|s| s.events).max().unwrap_or(0);
-    let mut lede = format!(
-        "{} calls replayed under {} settings",
-        text::count(events),
-        data.settings.len()
-    );
-    if let Some(p) = data.summary.projects {
-        lede = format!("{} projects, {lede}", text::count(p));
-    }
-    if let Some(u) = data.summary.actions_understood {
-        let _ = write!(
-            lede,
-            "; the engine understood {} of actions",
-            text::percent(u)
-        );
-    }
+    let lede = text::lede(data);
     let _ = writeln!(out, "{}.\n", cell(&lede));
     for note in notes {
         let _ = writeln!(out, "> **Note:** {}\n", cell(note));

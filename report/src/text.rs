@@ -6,7 +6,25 @@
 
 use serde_json::Value;
 
-use crate::tables::{Miss, Setting, ratio};
+use crate::tables::{Miss, Results, Setting, ratio};
+
+/// The opening sentence of both pages: how much was replayed, and how much was understood.
+pub fn lede(data: &Results) -> String {
+    use std::fmt::Write as _;
+    let events = data.settings.iter().map(|s| s.events).max().unwrap_or(0);
+    let mut lede = format!(
+        "{} calls replayed under {} settings",
+        count(events),
+        data.settings.len()
+    );
+    if let Some(p) = data.summary.projects {
+        lede = format!("{} projects, {lede}", count(p));
+    }
+    if let Some(u) = data.summary.actions_understood {
+        let _ = write!(lede, "; the engine understood {} of actions", percent(u));
+    }
+    lede
+}
 
 /// A share as a percentage with one decimal: `28.4%`.
 pub fn percent(share: f64) -> String {
