@@ -4,5 +4,6 @@
 
 mod conformance;
 mod envelope;
+mod fuzz;
 mod grants;
 mod ledger;
