@@ -248,7 +248,6 @@ pub struct Frozen<'a> {
     header: Value,
     settings: Settings,
     projects: Vec<ProjectEntry>,
-    body_start: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -333,7 +332,6 @@ impl<'a> Frozen<'a> {
             header,
             settings,
             projects,
-            body_start,
         })
     }
 
@@ -387,11 +385,6 @@ impl<'a> Frozen<'a> {
     /// Provenance, as exported.
     pub fn provenance(&self) -> &Value {
         self.header.get("provenance").unwrap_or(&Value::Null)
-    }
-
-    /// The size of the header, for inspection.
-    pub fn header_len(&self) -> usize {
-        self.body_start.saturating_sub(16)
     }
 
     /// Every project, in export order.
@@ -520,11 +513,6 @@ impl<'a> FrozenProject<'a> {
                 buckets: record.bucket_iter().map(|(d, t, c)| ((d, t), c)).collect(),
             })
         })
-    }
-
-    /// Transitions frozen.
-    pub fn transitions(&self) -> &[(Capability, Capability)] {
-        &self.entry.transitions
     }
 }
 

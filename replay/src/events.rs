@@ -116,13 +116,6 @@ impl BucketIndex {
     pub fn projects(&self) -> impl Iterator<Item = &str> {
         self.projects.keys().map(String::as_str)
     }
-
-    /// Events of a project in this bucket.
-    pub fn events_of(&self, project: &str) -> usize {
-        self.projects
-            .get(project)
-            .map_or(0, |runs| runs.iter().map(|r| r.2).sum())
-    }
 }
 
 fn parquet_files(bucket: &Path) -> Result<Vec<PathBuf>, ReplayError> {
