@@ -5,9 +5,10 @@
 //! hook both call [`decide`], so a replayed verdict and a live one are the same verdict.
 
 use crate::analyze::Analysis;
-use crate::envelope::{Familiarity, Learned, Promotion, SessionState, Thresholds, can_promote};
+use crate::envelope::{Familiarity, Learned, Promotion, Thresholds, can_promote};
 use crate::model::{Access, Action, Capability as C, Exposure, Reach, Reversibility, Scale};
 use crate::paths::Zone;
+use crate::session::SessionState;
 
 /// What a setting lets learning do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

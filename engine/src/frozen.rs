@@ -25,8 +25,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::decay::Exact;
 use crate::decide::{Posture, Settings};
-use crate::envelope::{DayCounts, Envelope, Exact, Familiarity, Learned, StoredFacts, Thresholds};
+use crate::envelope::{DayCounts, Envelope, Familiarity, Learned, StoredFacts, Thresholds};
 use crate::model::Capability;
 use crate::paths;
 

@@ -20,6 +20,7 @@
 )]
 
 pub mod analyze;
+pub mod decay;
 pub mod decide;
 pub mod envelope;
 pub mod frozen;
@@ -29,6 +30,7 @@ pub mod knowledge;
 pub mod model;
 pub mod paths;
 pub mod rules;
+pub mod session;
 pub mod shell;
 pub mod signature;
 mod spelling;
@@ -36,5 +38,6 @@ pub mod tools;
 
 pub use analyze::{Analysis, Roots, ToolCall, analyze};
 pub use decide::{Decision, Posture, Reason, Rules, Settings, Verdict, decide};
-pub use envelope::{Envelope, Evidence, SessionState, Thresholds};
+pub use envelope::{Envelope, Evidence, Thresholds};
 pub use model::{Action, Blast, Capability, Exposure, Reach, Reversibility, Scale, Target};
+pub use session::SessionState;

@@ -8,10 +8,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
+use leastgrant_engine::decay::DecayTable;
 use leastgrant_engine::decide::{
     Context, Judgement, NoRules, PreparedAction, Situation, Stage, decide_prepared, judge, prepare,
 };
-use leastgrant_engine::envelope::{DAY_US, DecayTable, Tabled};
+use leastgrant_engine::envelope::{DAY_US, Tabled};
 use leastgrant_engine::grants::{Answers, Grant};
 use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{

@@ -1,8 +1,9 @@
 //! The frozen envelope: it answers exactly what the envelope it froze answers, names its
 //! digest, notices tampering, and never panics on damaged bytes.
 
+use leastgrant_engine::decay::DecayTable;
 use leastgrant_engine::decide::{Posture, Settings};
-use leastgrant_engine::envelope::{DecayTable, Learned, Tabled};
+use leastgrant_engine::envelope::{Learned, Tabled};
 use leastgrant_engine::frozen::{Frozen, FrozenMeta, ProjectEnvelope, encode};
 use leastgrant_engine::model::Capability;
 use leastgrant_engine::{Envelope, Evidence, Thresholds};
