@@ -10,6 +10,7 @@ mod demo;
 mod doctor;
 mod ingest;
 mod install;
+mod ordered_json;
 mod policy;
 mod report;
 mod run;
