@@ -10,32 +10,15 @@ use serde_json::{Value, json};
 
 use crate::support::json_of;
 
+/// A Unix time in seconds as a transcript timestamp.
+fn iso_seconds(secs: u64) -> String {
+    leastgrant_ingest::common::iso_millis(secs as i64 * 1000)
+}
+
 const DAY: u64 = 86_400;
 
 fn leastgrant(home: &Path, args: &[&str]) -> Output {
     crate::support::leastgrant(home, home, args)
-}
-
-/// UTC `YYYY-MM-DDTHH:MM:SSZ` of a Unix time.
-fn iso(secs: u64) -> String {
-    let days = (secs / DAY) as i64;
-    let rest = secs % DAY;
-    // Civil date from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
 }
 
 /// Seven attended sessions over the last ten days, each approving `npm test`.
@@ -48,7 +31,7 @@ fn write_history(home: &Path) {
     std::fs::create_dir_all(&dir).unwrap();
     for n in 0..7u64 {
         let session = format!("past-{n}");
-        let ts = iso(now - (10 - n) * DAY);
+        let ts = iso_seconds(now - (10 - n) * DAY);
         let id = format!("toolu_past_{n}");
         let lines = [
             json!({"type": "assistant", "uuid": format!("a-{id}"), "sessionId": session, "timestamp": ts,
