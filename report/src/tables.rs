@@ -432,11 +432,7 @@ fn read_settings(path: &Path) -> Result<Vec<Setting>, ReportError> {
 
 fn read_projects(path: &Path) -> Result<Vec<Project>, ReportError> {
     use col::projects as c;
-    let mut out = Vec::new();
-    if !path.is_file() {
-        return Ok(out);
-    }
-    scan(
+    optional(
         path,
         &[
             c::SETTING_ID,
@@ -446,7 +442,7 @@ fn read_projects(path: &Path) -> Result<Vec<Project>, ReportError> {
             c::MISSES,
             c::REFUSED,
         ],
-        |b| {
+        |b, out| {
             let (setting, project) = (texts(b, c::SETTING_ID)?, texts(b, c::PROJECT_KEY)?);
             let (events, ask, misses, refused) = (
                 counts(b, c::EVENTS)?,
@@ -466,8 +462,7 @@ fn read_projects(path: &Path) -> Result<Vec<Project>, ReportError> {
             }
             Ok(())
         },
-    )?;
-    Ok(out)
+    )
 }
 
 /// The window curves and bands of the settings the report plots (the curves table has a row
@@ -557,11 +552,7 @@ fn read_curves(
 
 fn read_misses(path: &Path) -> Result<Vec<Miss>, ReportError> {
     use col::misses as c;
-    let mut out = Vec::new();
-    if !path.is_file() {
-        return Ok(out);
-    }
-    scan(
+    optional(
         path,
         &[
             c::SETTING_ID,
@@ -572,7 +563,7 @@ fn read_misses(path: &Path) -> Result<Vec<Miss>, ReportError> {
             c::REASON_CODES,
             c::REASONS,
         ],
-        |b| {
+        |b, out| {
             let (setting, project, tool, input) = (
                 texts(b, c::SETTING_ID)?,
                 texts(b, c::PROJECT_KEY)?,
@@ -597,17 +588,12 @@ fn read_misses(path: &Path) -> Result<Vec<Miss>, ReportError> {
             }
             Ok(())
         },
-    )?;
-    Ok(out)
+    )
 }
 
 fn read_promotions(path: &Path) -> Result<Vec<Promotion>, ReportError> {
     use col::promotions as c;
-    let mut out = Vec::new();
-    if !path.is_file() {
-        return Ok(out);
-    }
-    scan(path, &[c::SETTING_ID, c::DAYS_TO_PROMOTION], |b| {
+    optional(path, &[c::SETTING_ID, c::DAYS_TO_PROMOTION], |b, out| {
         let (setting, days) = (texts(b, c::SETTING_ID)?, reals(b, c::DAYS_TO_PROMOTION)?);
         for i in 0..b.num_rows() {
             out.push(Promotion {
@@ -616,60 +602,70 @@ fn read_promotions(path: &Path) -> Result<Vec<Promotion>, ReportError> {
             });
         }
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
 fn read_friction(path: &Path) -> Result<Vec<Friction>, ReportError> {
     use col::friction as c;
-    let mut out = Vec::new();
-    if !path.is_file() {
-        return Ok(out);
-    }
-    scan(path, &[c::SETTING_ID, c::REASON_CODE, c::COUNT], |b| {
-        let (setting, code, count) = (
-            texts(b, c::SETTING_ID)?,
-            texts(b, c::REASON_CODE)?,
-            counts(b, c::COUNT)?,
-        );
-        for i in 0..b.num_rows() {
-            out.push(Friction {
-                setting_id: setting[i].clone(),
-                reason_code: code[i].clone(),
-                count: count[i],
-            });
-        }
-        Ok(())
-    })?;
-    Ok(out)
+    optional(
+        path,
+        &[c::SETTING_ID, c::REASON_CODE, c::COUNT],
+        |b, out| {
+            let (setting, code, count) = (
+                texts(b, c::SETTING_ID)?,
+                texts(b, c::REASON_CODE)?,
+                counts(b, c::COUNT)?,
+            );
+            for i in 0..b.num_rows() {
+                out.push(Friction {
+                    setting_id: setting[i].clone(),
+                    reason_code: code[i].clone(),
+                    count: count[i],
+                });
+            }
+            Ok(())
+        },
+    )
 }
 
 fn read_capabilities(path: &Path) -> Result<Vec<Capability>, ReportError> {
     use col::capabilities as c;
-    let mut out = Vec::new();
-    if !path.is_file() {
-        return Ok(out);
-    }
-    scan(path, &[c::PROJECT_KEY, c::CAPABILITY, c::ACTIONS], |b| {
-        let (project, capability, actions) = (
-            texts(b, c::PROJECT_KEY)?,
-            texts(b, c::CAPABILITY)?,
-            counts(b, c::ACTIONS)?,
-        );
-        for i in 0..b.num_rows() {
-            out.push(Capability {
-                project_key: project[i].clone(),
-                capability: capability[i].clone(),
-                actions: actions[i],
-            });
-        }
-        Ok(())
-    })?;
-    Ok(out)
+    optional(
+        path,
+        &[c::PROJECT_KEY, c::CAPABILITY, c::ACTIONS],
+        |b, out| {
+            let (project, capability, actions) = (
+                texts(b, c::PROJECT_KEY)?,
+                texts(b, c::CAPABILITY)?,
+                counts(b, c::ACTIONS)?,
+            );
+            for i in 0..b.num_rows() {
+                out.push(Capability {
+                    project_key: project[i].clone(),
+                    capability: capability[i].clone(),
+                    actions: actions[i],
+                });
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Reads a Parquet file batch by batch, only the named columns; a missing column is an error
 /// that names it.
+/// The rows of a table the replay writes only when it has rows: none when the file is absent.
+fn optional<T>(
+    path: &Path,
+    columns: &[&str],
+    mut decode: impl FnMut(&RecordBatch, &mut Vec<T>) -> Result<(), String>,
+) -> Result<Vec<T>, ReportError> {
+    let mut out = Vec::new();
+    if path.is_file() {
+        scan(path, columns, |b| decode(b, &mut out))?;
+    }
+    Ok(out)
+}
+
 fn scan(
     path: &Path,
     columns: &[&str],
