@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{BLUE_, Drawn, GREY, GRID, INK, MUTED, anchored, empty, font, header, nice_max};
+use super::{BLUE_, BarFrame, Drawn, GREY, INK, MUTED, anchored, empty, font, header, nice_max};
 use crate::tables::{Results, ratio};
 
 /// Rows shown at most; past that the last row is `other`, the sum of the rest.
@@ -116,27 +116,16 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
     let max = mix.rows.iter().map(|(_, n)| share(*n)).fold(0.0, f64::max);
     let x_end = nice_max(max * 1.15).min(100.0);
     let n = mix.rows.len();
-    let mut chart = ChartBuilder::on(&body)
-        .margin_top(8)
-        .margin_left(12)
-        .margin_right(140)
-        .margin_bottom(10)
-        .x_label_area_size(60)
-        .y_label_area_size(label_width as u32)
-        .build_cartesian_2d(0f64..x_end, 0f64..n as f64)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .disable_y_mesh()
-        .axis_style(MUTED)
-        .label_style(font(15.0, MUTED))
-        .axis_desc_style(font(16.0, INK))
-        .x_desc("share of actions (%)")
-        .x_labels(8)
-        .y_labels(0)
-        .x_label_formatter(&percent_tick)
-        .draw()?;
+    let mut chart = BarFrame {
+        margin_right: 140,
+        label_width: label_width as u32,
+        x_end,
+        rows: n,
+        x_desc: "share of actions (%)",
+        x_labels: 8,
+        x_format: &percent_tick,
+    }
+    .draw(&body)?;
     let value_style = anchored(font(13.0, MUTED), HPos::Left, VPos::Center);
     for (i, (name, count)) in mix.rows.iter().enumerate() {
         // The most actions at the top.

@@ -8,7 +8,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::{
-    Drawn, FOCUS, GRID, INK, MUTED, Swatch, anchored, empty, font, header, legend, nice_max, whole,
+    BarFrame, Drawn, FOCUS, INK, MUTED, Swatch, anchored, empty, font, header, legend, nice_max,
+    whole,
 };
 use crate::tables::{Results, Setting};
 
@@ -100,27 +101,16 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
         .unwrap_or(0) as f64;
     let x_end = nice_max(max * 1.12);
     let n = rows.len();
-    let mut chart = ChartBuilder::on(&body)
-        .margin_top(8)
-        .margin_left(12)
-        .margin_right(40)
-        .margin_bottom(10)
-        .x_label_area_size(60)
-        .y_label_area_size(label_width as u32)
-        .build_cartesian_2d(0f64..x_end, 0f64..n as f64)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .disable_y_mesh()
-        .axis_style(MUTED)
-        .label_style(font(15.0, MUTED))
-        .axis_desc_style(font(16.0, INK))
-        .x_desc("prompts (calls asked)")
-        .x_labels(8)
-        .y_labels(0)
-        .x_label_formatter(&whole)
-        .draw()?;
+    let mut chart = BarFrame {
+        margin_right: 40,
+        label_width: label_width as u32,
+        x_end,
+        rows: n,
+        x_desc: "prompts (calls asked)",
+        x_labels: 8,
+        x_format: &whole,
+    }
+    .draw(&body)?;
     let k = focus.len().max(1) as f64;
     let value_style = anchored(font(13.0, MUTED), HPos::Left, VPos::Center);
     for (i, (code, counts)) in rows.iter().enumerate() {

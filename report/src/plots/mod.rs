@@ -16,6 +16,7 @@ mod outcomes;
 mod promotion;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -194,6 +195,57 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawE
 
 /// The result of drawing.
 pub type Drawn = Result<(), DrawError>;
+
+/// The frame of a horizontal bar chart: `rows` bands over `0..x_end`, the value axis at the
+/// bottom with gridlines, no horizontal grid, room on the left for the row labels and on the
+/// right for the values the caller writes there.
+pub struct BarFrame<'a> {
+    /// Room on the right, in pixels.
+    pub margin_right: u32,
+    /// Room on the left for the row labels, in pixels.
+    pub label_width: u32,
+    /// The value axis's end.
+    pub x_end: f64,
+    /// Bands, top to bottom.
+    pub rows: usize,
+    /// The value axis's label, with its unit.
+    pub x_desc: &'a str,
+    /// Ticks on the value axis.
+    pub x_labels: usize,
+    /// How a tick reads.
+    pub x_format: &'a dyn Fn(&f64) -> String,
+}
+
+impl BarFrame<'_> {
+    /// Draws the frame; the bars and their labels are the caller's.
+    pub fn draw<'b, DB: DrawingBackend>(
+        &self,
+        body: &'b DrawingArea<DB, Shift>,
+    ) -> Result<ChartContext<'b, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, DrawError> {
+        let mut chart = ChartBuilder::on(body)
+            .margin_top(8)
+            .margin_left(12)
+            .margin_right(self.margin_right)
+            .margin_bottom(10)
+            .x_label_area_size(60)
+            .y_label_area_size(self.label_width)
+            .build_cartesian_2d(0f64..self.x_end, 0f64..self.rows as f64)?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .bold_line_style(GRID)
+            .disable_y_mesh()
+            .axis_style(MUTED)
+            .label_style(font(15.0, MUTED))
+            .axis_desc_style(font(16.0, INK))
+            .x_desc(self.x_desc)
+            .x_labels(self.x_labels)
+            .y_labels(0)
+            .x_label_formatter(self.x_format)
+            .draw()?;
+        Ok(chart)
+    }
+}
 
 // The palette: Okabe–Ito, distinguishable with the common colour-vision deficiencies.
 /// Text.

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::{
-    BLUE_, Drawn, GREEN_, GREY, GRID, INK, MUTED, ORANGE, PURPLE, Swatch, VERMILLION, anchored,
+    BLUE_, BarFrame, Drawn, GREEN_, GREY, INK, MUTED, ORANGE, PURPLE, Swatch, VERMILLION, anchored,
     empty, font, header, legend,
 };
 use crate::tables::{Results, Setting, ratio};
@@ -69,27 +69,16 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
         .unwrap_or(100)
         + 24;
     let n = results.settings.len();
-    let mut chart = ChartBuilder::on(&body)
-        .margin_top(8)
-        .margin_left(12)
-        .margin_right(200)
-        .margin_bottom(10)
-        .x_label_area_size(60)
-        .y_label_area_size(label_width as u32)
-        .build_cartesian_2d(0f64..100f64, 0f64..n as f64)?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID)
-        .disable_y_mesh()
-        .axis_style(MUTED)
-        .label_style(font(15.0, MUTED))
-        .axis_desc_style(font(16.0, INK))
-        .x_desc("share of calls (%)")
-        .x_labels(11)
-        .y_labels(0)
-        .x_label_formatter(&|v| format!("{v:.0}%"))
-        .draw()?;
+    let mut chart = BarFrame {
+        margin_right: 200,
+        label_width: label_width as u32,
+        x_end: 100f64,
+        rows: n,
+        x_desc: "share of calls (%)",
+        x_labels: 11,
+        x_format: &|v| format!("{v:.0}%"),
+    }
+    .draw(&body)?;
     let side = anchored(font(15.0, MUTED), HPos::Left, VPos::Center);
     for (i, s) in results.settings.iter().enumerate() {
         // The first setting at the top.
