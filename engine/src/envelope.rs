@@ -9,6 +9,7 @@
 //! How evidence of an age weighs, and the sums that make asking cheap, are in [`crate::decay`].
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::analyze::Analysis;
 use crate::decay::{DecayTable, DecayedSums, Exact, SumsCache, Weights};
@@ -385,37 +386,6 @@ impl Learned for Envelope {
     }
 }
 
-/// An envelope whose decay weights come from a table: the replay's view, same answers.
-pub struct Tabled<'a> {
-    /// The envelope.
-    pub envelope: &'a Envelope,
-    /// The setting's table.
-    pub decay: &'a DecayTable,
-}
-
-impl Learned for Tabled<'_> {
-    fn familiarity(
-        &self,
-        signature: &str,
-        tier: u8,
-        now_us: i64,
-        thresholds: &Thresholds,
-    ) -> Familiarity {
-        self.envelope
-            .familiarity_weighted(signature, tier, now_us, thresholds, self.decay)
-    }
-
-    fn transition_seen(&self, previous: Capability, capability: Capability) -> bool {
-        self.envelope
-            .transitions
-            .contains_key(&(previous, capability))
-    }
-
-    fn events(&self) -> u64 {
-        self.envelope.events
-    }
-}
-
 /// Why learning did or did not promote.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Promotion {
@@ -467,16 +437,17 @@ pub struct Envelope {
     pub transitions: BTreeMap<(Capability, Capability), u64>,
     /// Actions folded in.
     pub events: u64,
-    /// Keep each signature's [`DecayedSums`] current for this half-life (the replay, which
-    /// asks after every fold); `None` recomputes from the buckets on every question.
-    pub track_half_life: Option<f64>,
+    /// The decay of one half-life, tabled: with it each signature's [`DecayedSums`] are kept
+    /// current and questions read the table (the replay, which asks after every fold); `None`
+    /// recomputes from the buckets with computed weights (the same values).
+    pub tracking: Option<Arc<DecayTable>>,
 }
 
 impl Envelope {
-    /// An envelope that keeps its decayed sums current for one half-life.
-    pub fn tracking(half_life_days: f64) -> Envelope {
+    /// An envelope that keeps its decayed sums current for the table's half-life.
+    pub fn tracking(decay: Arc<DecayTable>) -> Envelope {
         Envelope {
-            track_half_life: Some(half_life_days),
+            tracking: Some(decay),
             ..Envelope::default()
         }
     }
@@ -590,7 +561,7 @@ impl Envelope {
                             observed: 1,
                         }
                     };
-                    if let Some(h) = self.track_half_life {
+                    if let Some(h) = self.tracking.as_ref().map(|t| t.half_life_days()) {
                         match &mut stats.sums.0 {
                             // In time order: fold forward, the same operations a
                             // recomputation from the buckets performs.
@@ -606,7 +577,7 @@ impl Envelope {
                 }
             }
         }
-        if rebuild && let Some(h) = self.track_half_life {
+        if rebuild && let Some(h) = self.tracking.as_ref().map(|t| t.half_life_days()) {
             stats.sums = SumsCache(DecayedSums::rebuild(h, &stats.by_day_tier));
         }
     }
@@ -619,13 +590,20 @@ impl Envelope {
         now_us: i64,
         thresholds: &Thresholds,
     ) -> Familiarity {
-        self.familiarity_weighted(
-            signature,
-            tier,
-            now_us,
-            thresholds,
-            &Exact(thresholds.half_life_days),
-        )
+        match self
+            .tracking
+            .as_deref()
+            .filter(|t| t.half_life_days() == thresholds.half_life_days)
+        {
+            Some(table) => self.familiarity_weighted(signature, tier, now_us, thresholds, table),
+            None => self.familiarity_weighted(
+                signature,
+                tier,
+                now_us,
+                thresholds,
+                &Exact(thresholds.half_life_days),
+            ),
+        }
     }
 
     /// [`Envelope::familiarity`] with the weights from `weights` (a table or computed; the

@@ -12,7 +12,7 @@ use leastgrant_engine::decay::DecayTable;
 use leastgrant_engine::decide::{
     Context, Judgement, NoRules, PreparedAction, Situation, Stage, decide_prepared, judge, prepare,
 };
-use leastgrant_engine::envelope::{DAY_US, Tabled};
+use leastgrant_engine::envelope::DAY_US;
 use leastgrant_engine::grants::{Answers, Grant};
 use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{
@@ -422,9 +422,8 @@ struct Call {
 }
 
 /// Per setting, the state the simulated system has reached.
-struct State<'a> {
+struct State {
     envelope: Envelope,
-    decay: Option<&'a DecayTable>,
     sessions: Vec<SessionState>,
     approved_once: HashSet<u32>,
     promoted: HashSet<u32>,
@@ -596,7 +595,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
 /// not once per project.
 pub struct Plan<'a> {
     settings: &'a [Setting],
-    tables: Vec<Option<DecayTable>>,
+    tables: Vec<Option<Arc<DecayTable>>>,
 }
 
 impl<'a> Plan<'a> {
@@ -607,7 +606,9 @@ impl<'a> Plan<'a> {
             tables: settings
                 .iter()
                 .map(|setting| match &setting.method {
-                    Method::Engine(s) => Some(DecayTable::new(s.thresholds.half_life_days)),
+                    Method::Engine(s) => {
+                        Some(Arc::new(DecayTable::new(s.thresholds.half_life_days)))
+                    }
                     _ => None,
                 })
                 .collect(),
@@ -647,7 +648,7 @@ pub fn replay_project(
 fn replay_classified(
     project: &ClassifiedProject,
     settings: &[Setting],
-    tables: &[Option<DecayTable>],
+    tables: &[Option<Arc<DecayTable>>],
     options: &Options,
 ) -> Vec<SettingRun> {
     let ClassifiedProject {
@@ -660,15 +661,13 @@ fn replay_classified(
         ..
     } = project;
     let session_count = *session_count;
-    let mut states: Vec<State<'_>> = settings
+    let mut states: Vec<State> = tables
         .iter()
-        .zip(tables)
-        .map(|(setting, decay)| State {
-            envelope: match &setting.method {
-                Method::Engine(s) => Envelope::tracking(s.thresholds.half_life_days),
-                _ => Envelope::default(),
+        .map(|decay| State {
+            envelope: match decay {
+                Some(table) => Envelope::tracking(Arc::clone(table)),
+                None => Envelope::default(),
             },
-            decay: decay.as_ref(),
             sessions: vec![SessionState::default(); session_count],
             approved_once: HashSet::new(),
             promoted: HashSet::new(),
@@ -693,15 +692,8 @@ fn replay_classified(
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
             let decision = match &setting.method {
                 Method::Engine(engine_settings) => {
-                    let Some(decay) = state.decay else {
-                        continue;
-                    };
-                    let learned = Tabled {
-                        envelope: &state.envelope,
-                        decay,
-                    };
                     let situation = Situation {
-                        learned: &learned,
+                        learned: &state.envelope,
                         session: &session_state,
                         settings: engine_settings,
                         now_us: now,
@@ -753,7 +745,7 @@ fn replay_classified(
                     index,
                     setting,
                     call,
-                    (&state.envelope, state.decay),
+                    &state.envelope,
                     &session_state,
                     now,
                     &judgements,
@@ -830,16 +822,15 @@ fn miss_record(
     index: usize,
     setting: &Setting,
     call: &Call,
-    (envelope, decay): (&Envelope, Option<&DecayTable>),
+    envelope: &Envelope,
     session: &SessionState,
     now: i64,
     judgements: &[Judgement],
 ) -> MissRecord {
-    match (&setting.method, decay) {
-        (Method::Engine(engine_settings), Some(decay)) => {
-            let learned = Tabled { envelope, decay };
+    match &setting.method {
+        Method::Engine(engine_settings) => {
             let ctx = Context {
-                envelope: &learned,
+                envelope,
                 session,
                 rules: &NoRules,
                 settings: engine_settings,

@@ -3,7 +3,7 @@
 
 use leastgrant_engine::decay::DecayTable;
 use leastgrant_engine::decide::{Posture, Settings};
-use leastgrant_engine::envelope::{Learned, Tabled};
+use leastgrant_engine::envelope::Learned;
 use leastgrant_engine::frozen::{Frozen, FrozenMeta, ProjectEnvelope, encode};
 use leastgrant_engine::model::Capability;
 use leastgrant_engine::{Envelope, Evidence, Thresholds};
@@ -43,7 +43,7 @@ fn envelope_from(events: &[(usize, u8, usize, i64, usize)]) -> Envelope {
 }
 
 fn tracked_envelope(events: &[(usize, u8, usize, i64, usize)], half_life: f64) -> Envelope {
-    let mut tracked = Envelope::tracking(half_life);
+    let mut tracked = Envelope::tracking(std::sync::Arc::new(DecayTable::new(half_life)));
     let built = envelope_from(events);
     // The same folds, into an envelope that keeps its sums.
     let kinds = [
@@ -113,13 +113,12 @@ proptest! {
         prop_assert_eq!(project.key(), "/home/dev/proj");
         let thresholds = frozen.settings().thresholds;
         let table = DecayTable::new(thresholds.half_life_days);
-        let tabled = Tabled { envelope: &envelope, decay: &table };
         for signature in SIGNATURES.iter().chain(&["never seen"]) {
             for tier in 0..4 {
                 let now = T0 + now_day * DAY_US;
                 let live = envelope.familiarity(signature, tier, now, &thresholds);
                 prop_assert_eq!(project.familiarity(signature, tier, now, &thresholds), live);
-                prop_assert_eq!(Learned::familiarity(&tabled, signature, tier, now, &thresholds), live);
+                prop_assert_eq!(envelope.familiarity_weighted(signature, tier, now, &thresholds, &table), live);
             }
         }
         // An envelope that keeps its sums current answers bit for bit the same, whether its
