@@ -34,6 +34,7 @@ pub mod session;
 pub mod shell;
 pub mod signature;
 mod spelling;
+mod static_index;
 pub mod tools;
 
 pub use analyze::{Analysis, Roots, ToolCall, analyze};

@@ -6,9 +6,9 @@
 //! which makes the action not understood. The lists below are a floor: callers may add to them.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
 use crate::shell::UNRESOLVED;
+use crate::static_index::NameIndex;
 
 /// The directories a decision is made relative to. Inputs, never read from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -475,29 +475,63 @@ enum ListKind {
     Control,
 }
 
-type SegmentIndex = crate::knowledge::NameMap<Vec<(Vec<&'static str>, ListKind)>>;
+/// The lists placed segment by segment, in the order [`ListKind`] names them.
+const SEGMENT_LISTS: [(&[&str], ListKind); 3] = [
+    (SECRET_DIRS, ListKind::Secret),
+    (PERSISTENCE_DIRS, ListKind::Persistence),
+    (CONTROL_SUFFIXES, ListKind::Control),
+];
 
-/// First segment → (whole needle split into segments, which list). Built once, so placing a
-/// path costs one hash lookup per segment instead of a substring search per list entry.
-fn segment_index() -> &'static SegmentIndex {
-    static INDEX: OnceLock<SegmentIndex> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut map = SegmentIndex::default();
-        let lists: [(&[&'static str], ListKind); 3] = [
-            (SECRET_DIRS, ListKind::Secret),
-            (PERSISTENCE_DIRS, ListKind::Persistence),
-            (CONTROL_SUFFIXES, ListKind::Control),
-        ];
-        for (list, kind) in lists {
-            for needle in list {
-                let parts: Vec<&'static str> = needle.split('/').collect();
-                if let Some(first) = parts.first() {
-                    map.entry(*first).or_default().push((parts.clone(), kind));
-                }
+const NEEDLE_COUNT: usize = SECRET_DIRS.len() + PERSISTENCE_DIRS.len() + CONTROL_SUFFIXES.len();
+
+/// Where a needle sits in [`SEGMENT_LISTS`]: (list, entry, length of its first segment).
+type NeedleSlot = (u8, u16, u8);
+
+/// Each needle's first segment and its slot; exists only while compiling.
+#[allow(clippy::indexing_slicing)] // compile time only
+const FIRST_SEGMENTS: ([&str; NEEDLE_COUNT], [NeedleSlot; NEEDLE_COUNT]) = {
+    let mut firsts = [""; NEEDLE_COUNT];
+    let mut slots = [(0u8, 0u16, 0u8); NEEDLE_COUNT];
+    let (mut at, mut l) = (0, 0);
+    while l < SEGMENT_LISTS.len() {
+        let list = SEGMENT_LISTS[l].0;
+        let mut e = 0;
+        while e < list.len() {
+            let bytes = list[e].as_bytes();
+            let mut end = 0;
+            while end < bytes.len() && bytes[end] != b'/' {
+                end += 1;
             }
+            firsts[at] = match std::str::from_utf8(bytes.split_at(end).0) {
+                Ok(first) => first,
+                Err(_) => "",
+            };
+            slots[at] = (l as u8, e as u16, end as u8);
+            at += 1;
+            e += 1;
         }
-        map
-    })
+        l += 1;
+    }
+    (firsts, slots)
+};
+
+/// Every needle's slot, in list order.
+static NEEDLE_SLOTS: [NeedleSlot; NEEDLE_COUNT] = FIRST_SEGMENTS.1;
+
+/// Needles by first segment, hashed at compile time (`static_index`): placing a path costs a
+/// hash per segment instead of a substring search per list entry, and nothing is built when a
+/// process starts.
+static BY_FIRST_SEGMENT: NameIndex<{ crate::static_index::slots_for(NEEDLE_COUNT) }> =
+    NameIndex::of(&FIRST_SEGMENTS.0);
+
+fn needle_at(slot: &NeedleSlot) -> Option<(&'static str, ListKind)> {
+    let (list, kind) = SEGMENT_LISTS.get(usize::from(slot.0))?;
+    Some((list.get(usize::from(slot.1))?, *kind))
+}
+
+fn first_segment_at(slot: &NeedleSlot) -> Option<&'static str> {
+    let (needle, _) = needle_at(slot)?;
+    needle.get(..usize::from(slot.2))
 }
 
 /// Which lists match some run of whole segments of `lower`.
@@ -532,16 +566,14 @@ fn list_hits(lower: &str) -> ListHits {
     } else {
         &heap
     };
-    let index = segment_index();
     let mut hits = ListHits::default();
     for (i, segment) in segments.iter().enumerate() {
-        let Some(candidates) = index.get(segment) else {
-            continue;
-        };
+        let candidates = BY_FIRST_SEGMENT
+            .positions(segment, |p| NEEDLE_SLOTS.get(p).and_then(first_segment_at))
+            .filter_map(|p| NEEDLE_SLOTS.get(p).and_then(needle_at));
         for (needle, kind) in candidates {
-            let matches = segments
-                .get(i..i + needle.len())
-                .is_some_and(|window| window == needle.as_slice());
+            let mut rest = segments.get(i..).unwrap_or(&[]).iter();
+            let matches = needle.split('/').all(|part| rest.next() == Some(&part));
             if matches {
                 match kind {
                     ListKind::Secret => hits.secret = true,

@@ -13,11 +13,9 @@ mod packages;
 mod runtime;
 mod vcs;
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use crate::model::{Access, Blast, Capability, Exposure, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
+use crate::static_index::{self, NameIndex};
 
 /// One program invocation, wrappers already peeled.
 #[derive(Debug, Clone, Copy)]
@@ -208,62 +206,77 @@ impl<'a> Invocation<'a> {
 type Judge = fn(&Invocation<'_>) -> Judgement;
 
 /// All tables, later families winning a name clash.
-fn tables() -> [&'static [(&'static [&'static str], Judge)]; 6] {
-    [
-        files::TABLE,
-        vcs::TABLE,
-        packages::TABLE,
-        cloud::TABLE,
-        runtime::TABLE,
-        network::TABLE,
-    ]
-}
+const TABLES: [&[(&[&str], Judge)]; 6] = [
+    files::TABLE,
+    vcs::TABLE,
+    packages::TABLE,
+    cloud::TABLE,
+    runtime::TABLE,
+    network::TABLE,
+];
 
-/// FNV-1a for the indexes built at start-up: the keys are short, fixed program names, so a
-/// keyed (SipHash) hasher buys nothing and costs the hook a visible part of its start.
-#[derive(Default)]
-pub(crate) struct Fnv(u64);
+/// Where a program name sits in [`TABLES`]: (table, entry, name).
+type Slot = (u8, u16, u8);
 
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for byte in bytes {
-            hash ^= u64::from(*byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+const NAME_COUNT: usize = {
+    let mut count = 0;
+    let mut t = 0;
+    while t < TABLES.len() {
+        let mut e = 0;
+        #[allow(clippy::indexing_slicing)] // compile time only
+        while e < TABLES[t].len() {
+            count += TABLES[t][e].0.len();
+            e += 1;
         }
-        self.0 = hash;
+        t += 1;
     }
-}
+    count
+};
 
-/// A map keyed by static names, hashed with [`Fnv`].
-pub(crate) type NameMap<V> = HashMap<&'static str, V, std::hash::BuildHasherDefault<Fnv>>;
-
-/// Program name → judge, built once from the tables (later tables win a clash).
-fn index() -> &'static NameMap<Judge> {
-    static INDEX: OnceLock<NameMap<Judge>> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let names: usize = tables()
-            .iter()
-            .flat_map(|t| t.iter().map(|(names, _)| names.len()))
-            .sum();
-        let mut map = NameMap::with_capacity_and_hasher(names, Default::default());
-        for table in tables() {
-            for (names, judge) in table {
-                for name in *names {
-                    map.insert(*name, *judge);
-                }
+/// Every name and its slot, in table order; exists only while compiling.
+#[allow(clippy::indexing_slicing)] // compile time only
+const NAMES: ([&str; NAME_COUNT], [Slot; NAME_COUNT]) = {
+    let mut names = [""; NAME_COUNT];
+    let mut slots = [(0u8, 0u16, 0u8); NAME_COUNT];
+    let (mut at, mut t) = (0, 0);
+    while t < TABLES.len() {
+        let mut e = 0;
+        while e < TABLES[t].len() {
+            let mut n = 0;
+            while n < TABLES[t][e].0.len() {
+                names[at] = TABLES[t][e].0[n];
+                slots[at] = (t as u8, e as u16, n as u8);
+                at += 1;
+                n += 1;
             }
+            e += 1;
         }
-        map
-    })
+        t += 1;
+    }
+    (names, slots)
+};
+
+/// Every name's slot, in table order.
+static SLOTS: [Slot; NAME_COUNT] = NAMES.1;
+
+/// Program names hashed at compile time into positions of [`SLOTS`]; a name in several entries
+/// keeps them in table order, so the last is the one that wins.
+static BY_NAME: NameIndex<{ static_index::slots_for(NAME_COUNT) }> = NameIndex::of(&NAMES.0);
+
+fn entry_at(slot: &Slot) -> Option<&'static (&'static [&'static str], Judge)> {
+    TABLES.get(usize::from(slot.0))?.get(usize::from(slot.1))
+}
+
+fn name_at(slot: &Slot) -> Option<&'static str> {
+    entry_at(slot)?.0.get(usize::from(slot.2)).copied()
+}
+
+/// Where a program name's judge sits, the later table winning a clash.
+fn slot_of(program: &str) -> Option<&'static Slot> {
+    let position = BY_NAME
+        .positions(program, |p| SLOTS.get(p).and_then(name_at))
+        .last()?;
+    SLOTS.get(position)
 }
 
 /// Judges an invocation; `None` when no table knows the program.
@@ -275,16 +288,44 @@ pub fn judge(invocation: &Invocation<'_>) -> Option<Judgement> {
         program = &lowered;
     }
     let program = program.strip_suffix(".exe").unwrap_or(program);
-    index().get(program).map(|judge| judge(invocation))
+    let (_, judge) = entry_at(slot_of(program)?)?;
+    Some(judge(invocation))
 }
 
 /// Every program some table knows, for coverage reports.
 pub fn known_programs() -> Vec<&'static str> {
-    let mut all: Vec<&'static str> = tables()
+    let mut all: Vec<&'static str> = TABLES
         .iter()
         .flat_map(|t| t.iter().flat_map(|(names, _)| names.iter().copied()))
         .collect();
     all.sort_unstable();
     all.dedup();
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compile-time index answers what a map filled in table order would: every name is
+    /// found, at its last entry, and nothing else is.
+    #[test]
+    fn the_name_index_finds_the_last_entry_of_every_name() {
+        let mut expected: std::collections::HashMap<&str, Slot> = Default::default();
+        for (t, table) in TABLES.iter().enumerate() {
+            for (e, (names, _)) in table.iter().enumerate() {
+                for (n, name) in names.iter().enumerate() {
+                    let slot = (t as u8, e as u16, n as u8);
+                    expected.insert(name, slot);
+                }
+            }
+        }
+        assert_eq!(expected.len(), known_programs().len());
+        for (name, slot) in &expected {
+            assert_eq!(slot_of(name), Some(slot), "{name}");
+        }
+        for absent in ["", "gitx", "gi", "zzzz", "npm ", "Git"] {
+            assert_eq!(slot_of(absent), None, "{absent}");
+        }
+    }
 }

@@ -176,3 +176,92 @@ fn conformance_cases() {
         failures.join("\n")
     );
 }
+
+/// Starts the hook and writes `first` to it without closing its input; `rest`, if any, follows
+/// after `pause` and then the input closes. Returns stdout and how long the hook took.
+fn run_hook_held_open(
+    home: &Path,
+    agent: &str,
+    first: &[u8],
+    rest: Option<(Vec<u8>, std::time::Duration)>,
+) -> (String, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let mut child = Command::new(hook_binary())
+        .args(["--agent", agent])
+        .env("HOME", home)
+        .env("LEASTGRANT_HOME", home.join("state"))
+        .current_dir(home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first).unwrap();
+    stdin.flush().unwrap();
+    let writer = std::thread::spawn(move || {
+        match rest {
+            Some((bytes, pause)) => {
+                std::thread::sleep(pause);
+                let _ = stdin.write_all(&bytes);
+                drop(stdin);
+            }
+            // Hold the input open well past the hook's limit.
+            None => {
+                std::thread::sleep(std::time::Duration::from_secs(8));
+                drop(stdin);
+            }
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    let took = start.elapsed();
+    // The writer of a held-open input is left to finish on its own.
+    drop(writer);
+    (String::from_utf8(out.stdout).unwrap(), took)
+}
+
+#[test]
+fn a_writer_that_never_closes_the_input_gets_a_refusal_not_silence() {
+    let payload = br#"{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"}"#;
+    for (agent, field) in [
+        ("claude-code", "/hookSpecificOutput/permissionDecision"),
+        ("cursor", "/permission"),
+    ] {
+        let home = scratch(&format!("held-open-{agent}"));
+        let (stdout, took) = run_hook_held_open(&home, agent, payload, None);
+        let answer: Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(
+            answer.pointer(field),
+            Some(&Value::from("deny")),
+            "{agent}: {stdout}"
+        );
+        assert!(stdout.contains("no complete input"), "{agent}: {stdout}");
+        // It answered at its own limit, not when the writer finally closed (8 s).
+        assert!(
+            took.as_secs() < 8,
+            "{agent} waited for the writer: {took:?}"
+        );
+        let _ = std::fs::remove_dir_all(&home);
+    }
+}
+
+#[test]
+fn a_payload_written_in_pieces_is_read_whole() {
+    let home = scratch("pieces");
+    let payload = br#"{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"cat ~/.ssh/id_rsa"}}"#;
+    let (head, tail) = payload.split_at(40);
+    let (stdout, _) = run_hook_held_open(
+        &home,
+        "claude-code",
+        head,
+        Some((tail.to_vec(), std::time::Duration::from_millis(300))),
+    );
+    let answer: Value = serde_json::from_str(stdout.trim()).unwrap();
+    // The whole call was read: a credential read reaches a person, not an unreadable-input deny.
+    assert_eq!(
+        answer.pointer("/hookSpecificOutput/permissionDecision"),
+        Some(&Value::from("ask")),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -1,0 +1,111 @@
+//! Hash indexes over the engine's static name tables, built at compile time.
+//!
+//! The hook is a process that lives under a millisecond, so an index built on first use (a hash
+//! map of the 720 program names, another of the path lists) was a visible share of every call:
+//! allocations, hashing and the first touch of each table page. Here the table is filled in
+//! `const` evaluation: an open-addressing array of positions (plain integers, not pointers), so
+//! it sits in read-only data with nothing to relocate at start-up and nothing to build, and a
+//! lookup costs what a hash map's does (one FNV-1a hash, a probe or two). Indexing inside the
+//! `const fn`s below runs only in the compiler: an out-of-range index there fails the build,
+//! never a decision.
+
+/// FNV-1a: the keys are short, fixed names, so a keyed hasher would buy nothing.
+pub(crate) const fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        #[allow(clippy::indexing_slicing)] // bounded by the loop condition
+        {
+            hash ^= bytes[i] as u64;
+        }
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
+/// The number of slots for `keys` keys: a power of two at least twice as many, so a probe
+/// chain stays short and always ends at an empty slot.
+pub(crate) const fn slots_for(keys: usize) -> usize {
+    (2 * keys + 1).next_power_of_two()
+}
+
+/// An open-addressing table of key positions (`position + 1`; 0 is empty), `S` slots.
+pub(crate) struct NameIndex<const S: usize> {
+    slots: [u16; S],
+}
+
+impl<const S: usize> NameIndex<S> {
+    /// Every key's position, inserted in order: equal keys share a probe chain, earlier first.
+    #[allow(clippy::indexing_slicing)] // compile time only: an out-of-range index fails the build
+    pub(crate) const fn of<const N: usize>(keys: &[&str; N]) -> NameIndex<S> {
+        assert!(
+            N < u16::MAX as usize,
+            "a static index holds fewer than 65,535 names"
+        );
+        assert!(
+            S.is_power_of_two() && S > N,
+            "slots_for(N) slots are needed"
+        );
+        let mut slots = [0u16; S];
+        let mut i = 0;
+        while i < N {
+            let mut at = (fnv1a(keys[i].as_bytes()) as usize) & (S - 1);
+            while slots[at] != 0 {
+                at = (at + 1) & (S - 1);
+            }
+            slots[at] = (i + 1) as u16;
+            i += 1;
+        }
+        NameIndex { slots }
+    }
+
+    /// The positions of every key equal to `key`, in the order they were inserted. `key_at`
+    /// reads a position's key back from the tables.
+    pub(crate) fn positions<'a>(
+        &'a self,
+        key: &'a str,
+        key_at: impl Fn(usize) -> Option<&'static str> + 'a,
+    ) -> impl Iterator<Item = usize> + 'a {
+        let mask = S - 1;
+        let start = (fnv1a(key.as_bytes()) as usize) & mask;
+        // A chain ends at an empty slot; at most every slot is visited.
+        (0..S)
+            .map(move |step| self.slots.get((start + step) & mask).copied().unwrap_or(0))
+            .take_while(|slot| *slot != 0)
+            .map(|slot| usize::from(slot) - 1)
+            .filter(move |position| key_at(*position) == Some(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEYS: [&str; 9] = ["npm", "git", "", "a/b", "git", "Git", "gi", "npm", "a"];
+    const INDEX: NameIndex<{ slots_for(9) }> = NameIndex::of(&KEYS);
+
+    fn found(key: &str) -> Vec<usize> {
+        INDEX.positions(key, |p| KEYS.get(p).copied()).collect()
+    }
+
+    #[test]
+    fn every_key_is_found_at_each_of_its_positions_in_order() {
+        assert_eq!(found("git"), [1, 4]);
+        assert_eq!(found("npm"), [0, 7]);
+        assert_eq!(found(""), [2]);
+        assert_eq!(found("a/b"), [3]);
+        assert_eq!(found("Git"), [5]);
+        assert!(found("gitx").is_empty());
+        assert!(found("g").is_empty());
+        assert!(found("A").is_empty());
+    }
+
+    #[test]
+    fn the_compile_time_hash_is_fnv1a() {
+        // Published FNV-1a 64 test vectors.
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+}
