@@ -25,8 +25,15 @@ impl Roots {
     /// leastgrant's own state: the state directory and the project's `.leastgrant` directory
     /// (its rules), compared without case (a case-insensitive file system is one directory).
     pub fn holds_own_state(&self, path: &str) -> bool {
+        // `<project>/.leastgrant`, compared in two parts rather than built for every path.
+        let project = self.project.trim_end_matches('/');
         is_within_ignore_case(path, &self.state_dir)
-            || is_within_ignore_case(path, &join(&self.project, ".leastgrant"))
+            || path
+                .get(..project.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(project))
+                && path
+                    .get(project.len()..)
+                    .is_some_and(|rest| is_within_ignore_case(rest, "/.leastgrant"))
     }
 
     /// `path` is an ancestor of the state directory (deleting or overwriting it recursively
@@ -245,12 +252,13 @@ pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
         return UNRESOLVED_PLACEMENT;
     };
     let lower = path.to_ascii_lowercase();
+    let home = home_key(roots);
     let own_state = roots.holds_own_state(path);
-    let zone = zone_of(path, &lower, roots);
+    let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &home));
     let hits = list_hits(&lower);
     // `~/bin` is on many users' PATH: what lands there runs in place of a familiar command.
     let home_bin = lower
-        .strip_prefix(home_key(roots).as_ref())
+        .strip_prefix(home.as_ref())
         .and_then(|rest| rest.strip_prefix("/bin"))
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     Placement {
@@ -262,11 +270,11 @@ pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
     }
 }
 
-fn zone_of(path: &str, lower: &str, roots: &Roots) -> Zone {
-    if is_within(path, &roots.project) && !is_credential_tree(lower, roots) {
+fn zone_of(path: &str, lower: &str, roots: &Roots, credential_tree: bool) -> Zone {
+    if is_within(path, &roots.project) && !credential_tree {
         return Zone::Workspace;
     }
-    if is_credential_tree(lower, roots) {
+    if credential_tree {
         return Zone::CredentialTree;
     }
     if is_within(lower, "/etc") || is_within(lower, "/private/etc") {
@@ -320,8 +328,8 @@ fn home_key(roots: &Roots) -> Cow<'_, str> {
 
 /// Directories that hold credential stores somewhere below them: a recursive read of one sweeps
 /// secrets.
-fn is_credential_tree(lower: &str, roots: &Roots) -> bool {
-    let home = home_key(roots);
+/// `lower` is a directory whose recursive read sweeps credentials; `home` is [`home_key`].
+fn is_credential_tree(lower: &str, home: &str) -> bool {
     let exact = [
         "/",
         "/home",
@@ -335,7 +343,7 @@ fn is_credential_tree(lower: &str, roots: &Roots) -> bool {
     ];
     exact.contains(&lower)
         || lower
-            .strip_prefix(home.as_ref())
+            .strip_prefix(home)
             .is_some_and(|rest| matches!(rest, "" | "/" | "/.config" | "/.local" | "/.local/share"))
 }
 
@@ -627,7 +635,7 @@ fn is_secret(lower: &str, hits: &ListHits) -> bool {
 /// Placement of a credential tree, for the readers that sweep directories recursively.
 pub fn is_sweep_of_secrets(resolved: &str, roots: &Roots) -> bool {
     let lower = resolved.to_ascii_lowercase();
-    is_credential_tree(&lower, roots)
+    is_credential_tree(&lower, &home_key(roots))
         || [
             ".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure",
         ]

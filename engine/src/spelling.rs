@@ -2,6 +2,8 @@
 //! (the words as written, quoted), what a grant remembers (the spelling, flags sorted and paths
 //! resolved) and what learning is keyed on (the signature, arguments as placeholders).
 
+use std::borrow::Cow;
+
 use crate::shell::lex::Word;
 use crate::shell::unwrap::{Effective, Wrapper, trusted_program_path};
 use crate::signature::Normalizer;
@@ -19,36 +21,40 @@ pub(crate) fn spell(
     } else {
         &effective.program_path
     };
-    let mut flags: Vec<String> = Vec::new();
-    let mut positionals: Vec<String> = Vec::new();
+    let mut flags: Vec<&str> = Vec::new();
+    // Both spellings share the positionals: built once, appended to each.
+    let mut positionals = String::new();
     for word in &effective.args {
         let text = word.text.as_str();
         if text.starts_with('-') && text.len() > 1 && word.is_literal() {
             if is_letter_cluster(text) {
-                flags.extend(text.chars().skip(1).map(short_flag));
+                flags.extend(text.chars().skip(1).map(|c| -> &str { short_flag(c) }));
             } else {
-                flags.push(text.to_string());
+                flags.push(text);
             }
-        } else if word.is_literal() && target_words.iter().any(|t| t == text) {
-            let resolved = normalizer.place(text).0.unwrap_or_else(|| text.to_string());
-            positionals.push(resolved);
         } else {
-            let mut out = String::new();
-            push_word(&mut out, word);
-            positionals.push(out);
+            positionals.push(' ');
+            if word.is_literal() && target_words.iter().any(|t| t == text) {
+                match normalizer.place(text).0 {
+                    Some(resolved) => positionals.push_str(&resolved),
+                    None => positionals.push_str(text),
+                }
+            } else {
+                push_word(&mut positionals, word);
+            }
         }
     }
-    flags.sort();
+    flags.sort_unstable();
     flags.dedup();
-    let without = std::iter::once(program.clone())
-        .chain(positionals.iter().cloned())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let with = std::iter::once(program.clone())
-        .chain(flags)
-        .chain(positionals)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let mut without = String::with_capacity(program.len() + positionals.len());
+    without.push_str(program);
+    without.push_str(&positionals);
+    let mut with = program.clone();
+    for flag in flags {
+        with.push(' ');
+        with.push_str(flag);
+    }
+    with.push_str(&positionals);
     (with, without)
 }
 
@@ -136,12 +142,17 @@ pub(crate) fn effective_text(effective: &Effective) -> String {
     text
 }
 
-/// `-c`, without the formatting machinery (it runs for every letter of every flag cluster).
-fn short_flag(letter: char) -> String {
-    let mut flag = String::with_capacity(1 + letter.len_utf8());
-    flag.push('-');
-    flag.push(letter);
-    flag
+/// `-c` for a letter of a flag cluster, without allocating (it runs for every letter of every
+/// cluster; [`is_letter_cluster`] admits only ASCII letters).
+fn short_flag(letter: char) -> &'static str {
+    const FLAGS: &str = "-a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z\
+                         -A-B-C-D-E-F-G-H-I-J-K-L-M-N-O-P-Q-R-S-T-U-V-W-X-Y-Z";
+    let at = match letter {
+        'a'..='z' => letter as usize - 'a' as usize,
+        'A'..='Z' => 26 + letter as usize - 'A' as usize,
+        _ => return "-?",
+    };
+    FLAGS.get(2 * at..2 * at + 2).unwrap_or("-?")
 }
 
 /// Program, normalised positionals in order, sorted flags, then risk-bearing context.
@@ -190,7 +201,7 @@ pub(crate) fn shell_signature(
     for key in &effective.config_keys {
         parts.push(format!("-c {key}"));
     }
-    let mut flags: Vec<String> = Vec::new();
+    let mut flags: Vec<Cow<'_, str>> = Vec::new();
     let mut after_dashes = false;
     for word in &effective.args {
         let text = word.text.as_str();
@@ -200,28 +211,42 @@ pub(crate) fn shell_signature(
         }
         if !after_dashes && text.starts_with('-') && text.len() > 1 {
             match text.split_once('=') {
-                Some((flag, value)) => flags.push(format!("{flag}={}", normalizer.arg(value))),
+                Some((flag, value)) => {
+                    flags.push(Cow::Owned(format!("{flag}={}", normalizer.arg(value))))
+                }
                 None if is_letter_cluster(text) => {
                     // `-la` and `-al` and `-a -l` are one spelling.
-                    flags.extend(text.chars().skip(1).map(short_flag));
+                    flags.extend(text.chars().skip(1).map(|c| Cow::Borrowed(short_flag(c))));
                 }
-                None => flags.push(match crate::signature::redact_token(text) {
-                    Some(marker) => marker.to_string(),
-                    None if text.contains(crate::shell::UNRESOLVED) => "<dynamic>".to_string(),
-                    None => text.to_string(),
-                }),
+                None => flags.push(Cow::Borrowed(match crate::signature::redact_token(text) {
+                    Some(marker) => marker,
+                    None if text.contains(crate::shell::UNRESOLVED) => "<dynamic>",
+                    None => text,
+                })),
             }
         } else {
             parts.push(normalizer.arg(text));
         }
     }
-    flags.sort();
+    flags.sort_unstable();
     flags.dedup();
-    parts.extend(flags);
-    let mut redirects = redirects.to_vec();
-    redirects.sort();
-    parts.extend(redirects);
-    parts.join(" ")
+    let mut redirects: Vec<&String> = redirects.iter().collect();
+    redirects.sort_unstable();
+    // The same text as joining every part with spaces, without copying flags and redirects.
+    let mut signature = parts.join(" ");
+    let mut first = parts.is_empty();
+    for part in flags
+        .iter()
+        .map(|f| f.as_ref())
+        .chain(redirects.iter().map(|r| r.as_str()))
+    {
+        if !first {
+            signature.push(' ');
+        }
+        first = false;
+        signature.push_str(part);
+    }
+    signature
 }
 
 /// A cluster of short flags (`-la`, `-rf`, `-xzf`). Longer single-dash words are options of

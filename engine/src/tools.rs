@@ -58,27 +58,33 @@ pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
     ) {
         return None;
     }
-    let command = match call.input.get("command") {
-        Some(Value::String(s)) => s.clone(),
-        // Codex sends argv arrays; they are already split, so quote each word.
-        Some(Value::Array(words)) => words
-            .iter()
-            .map(|w| shell_quote(w.as_str().unwrap_or("\u{E000}")))
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
+    // One pass over the input: this runs for every shell call a replay classifies.
+    let mut shell = ShellCall {
+        command: String::new(),
+        unsandboxed: false,
+        background: false,
     };
-    let truthy = |name: &str| {
-        call.input
-            .get(name)
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    };
-    Some(ShellCall {
-        command,
-        unsandboxed: truthy("dangerouslyDisableSandbox") || truthy("with_escalated_permissions"),
-        background: truthy("run_in_background") || truthy("is_background"),
-    })
+    for (name, value) in call.input.as_object().into_iter().flatten() {
+        let set = value.as_bool() == Some(true);
+        match name.as_str() {
+            "command" => {
+                shell.command = match value {
+                    Value::String(s) => s.clone(),
+                    // Codex sends argv arrays; they are already split, so quote each word.
+                    Value::Array(words) => words
+                        .iter()
+                        .map(|w| shell_quote(w.as_str().unwrap_or("\u{E000}")))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    _ => String::new(),
+                }
+            }
+            "dangerouslyDisableSandbox" | "with_escalated_permissions" => shell.unsandboxed |= set,
+            "run_in_background" | "is_background" => shell.background |= set,
+            _ => {}
+        }
+    }
+    Some(shell)
 }
 
 fn shell_quote(word: &str) -> String {
