@@ -133,8 +133,8 @@ fn runs_code(effective: &Effective) -> bool {
 /// Analyses shell text run in `cwd`. Problems are reported on the actions (`unknowns`); the
 /// caller gathers them.
 pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
-    let script = parse(command, 0);
-    let effectives = unwrap_script(&script, &Effective::default());
+    let mut script = parse(command, 0);
+    let effectives = unwrap_script(std::mem::take(&mut script.commands), &Effective::default());
     let mut piped_from_network = false;
     let mut cwd_now: Option<String> = Some(cwd.to_string());
     let mut actions = Vec::new();

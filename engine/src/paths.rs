@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use crate::shell::UNRESOLVED;
-use crate::static_index::NameIndex;
+use crate::static_index::{NameIndex, NameSet, slots_for};
 
 /// The directories a decision is made relative to. Inputs, never read from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -380,6 +380,9 @@ const SECRET_DIRS: &[&str] = &[
     ".config/claude",
 ];
 
+/// [`SECRET_FILES`] hashed at compile time: every placed path's file name is looked up.
+static SECRET_FILE_NAMES: NameSet<{ slots_for(SECRET_FILES.len()) }> = NameSet::of(SECRET_FILES);
+
 const SECRET_FILES: &[&str] = &[
     ".env",
     ".npmrc",
@@ -529,8 +532,7 @@ static NEEDLE_SLOTS: [NeedleSlot; NEEDLE_COUNT] = FIRST_SEGMENTS.1;
 /// Needles by first segment, hashed at compile time (`static_index`): placing a path costs a
 /// hash per segment instead of a substring search per list entry, and nothing is built when a
 /// process starts.
-static BY_FIRST_SEGMENT: NameIndex<{ crate::static_index::slots_for(NEEDLE_COUNT) }> =
-    NameIndex::of(&FIRST_SEGMENTS.0);
+static BY_FIRST_SEGMENT: NameIndex<{ slots_for(NEEDLE_COUNT) }> = NameIndex::of(&FIRST_SEGMENTS.0);
 
 fn needle_at(slot: &NeedleSlot) -> Option<(&'static str, ListKind)> {
     let (list, kind) = SEGMENT_LISTS.get(usize::from(slot.0))?;
@@ -619,7 +621,7 @@ fn is_secret(lower: &str, hits: &ListHits) -> bool {
     if name.ends_with(".pub") {
         return false;
     }
-    if SECRET_FILES.contains(&name)
+    if SECRET_FILE_NAMES.contains(name)
         || name.starts_with(".env.")
         || (name.starts_with("service-account") && name.ends_with(".json"))
         || name.starts_with("terraform.tfstate")
@@ -642,6 +644,10 @@ pub fn is_sweep_of_secrets(resolved: &str, roots: &Roots) -> bool {
         .iter()
         .any(|d| has_segment_path(&lower, d) && !is_within(resolved, &roots.project))
 }
+
+/// [`PERSISTENCE_FILES`] hashed at compile time, as [`SECRET_FILE_NAMES`].
+static PERSISTENCE_FILE_NAMES: NameSet<{ slots_for(PERSISTENCE_FILES.len()) }> =
+    NameSet::of(PERSISTENCE_FILES);
 
 const PERSISTENCE_FILES: &[&str] = &[
     ".bashrc",
@@ -727,7 +733,7 @@ fn is_persistence(lower: &str, hits: &ListHits) -> bool {
             .any(|s| s == "site-packages" || s == "dist-packages");
     hits.persistence
         || site_pth
-        || PERSISTENCE_FILES.contains(&name)
+        || PERSISTENCE_FILE_NAMES.contains(name)
         || lower == "/etc/profile"
         || lower == "/etc/bash.bashrc"
         || lower == "/etc/crontab"

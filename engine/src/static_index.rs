@@ -38,18 +38,19 @@ pub(crate) struct NameIndex<const S: usize> {
 impl<const S: usize> NameIndex<S> {
     /// Every key's position, inserted in order: equal keys share a probe chain, earlier first.
     #[allow(clippy::indexing_slicing)] // compile time only: an out-of-range index fails the build
-    pub(crate) const fn of<const N: usize>(keys: &[&str; N]) -> NameIndex<S> {
+    pub(crate) const fn of(keys: &[&str]) -> NameIndex<S> {
+        let n = keys.len();
         assert!(
-            N < u16::MAX as usize,
+            n < u16::MAX as usize,
             "a static index holds fewer than 65,535 names"
         );
         assert!(
-            S.is_power_of_two() && S > N,
-            "slots_for(N) slots are needed"
+            S.is_power_of_two() && S > n,
+            "slots_for(keys.len()) slots are needed"
         );
         let mut slots = [0u16; S];
         let mut i = 0;
-        while i < N {
+        while i < n {
             let mut at = (fnv1a(keys[i].as_bytes()) as usize) & (S - 1);
             while slots[at] != 0 {
                 at = (at + 1) & (S - 1);
@@ -78,6 +79,28 @@ impl<const S: usize> NameIndex<S> {
     }
 }
 
+/// A static list of names with its compile-time index: `contains` is a hash probe, not a scan.
+pub(crate) struct NameSet<const S: usize> {
+    names: &'static [&'static str],
+    index: NameIndex<S>,
+}
+
+impl<const S: usize> NameSet<S> {
+    pub(crate) const fn of(names: &'static [&'static str]) -> NameSet<S> {
+        NameSet {
+            names,
+            index: NameIndex::of(names),
+        }
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.index
+            .positions(name, |p| self.names.get(p).copied())
+            .next()
+            .is_some()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +122,18 @@ mod tests {
         assert!(found("gitx").is_empty());
         assert!(found("g").is_empty());
         assert!(found("A").is_empty());
+    }
+
+    #[test]
+    fn a_name_set_holds_its_names_and_nothing_else() {
+        const NAMES: &[&str] = &["id_rsa", ".netrc", "credentials"];
+        const SET: NameSet<{ slots_for(3) }> = NameSet::of(NAMES);
+        for name in NAMES {
+            assert!(SET.contains(name));
+        }
+        for other in ["id_rsa.pub", "", "netrc", "Credentials"] {
+            assert!(!SET.contains(other), "{other}");
+        }
     }
 
     #[test]

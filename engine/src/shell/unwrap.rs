@@ -7,7 +7,7 @@
 //! `LD_PRELOAD=`, `GIT_*`, …) make the command *opaque*: the engine does not know what runs.
 
 use super::lex::{Redirect, Word};
-use super::parse::{Context, Script, SimpleCommand, parse};
+use super::parse::{Context, SimpleCommand, parse};
 use super::{MAX_DEPTH, UNRESOLVED};
 
 /// A wrapper that was peeled, kept because it changes the judgement.
@@ -391,16 +391,16 @@ fn is_peeled(program: &str) -> bool {
 /// `find -exec` give several.
 pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
     let mut out = Vec::new();
-    peel(start_from(&Effective::default(), command), &mut out);
+    peel(start_from(&Effective::default(), command.clone()), &mut out);
     out
 }
 
 /// Peels every command of a script, and marks the commands that read what a network fetch
 /// wrote into their pipeline (directly, or through a decoder such as `base64 -d`).
-pub fn unwrap_script(script: &Script, template: &Effective) -> Vec<Effective> {
-    let groups: Vec<Vec<Effective>> = script
-        .commands
-        .iter()
+pub fn unwrap_script(commands: Vec<SimpleCommand>, template: &Effective) -> Vec<Effective> {
+    let contexts: Vec<Context> = commands.iter().map(|c| c.context).collect();
+    let groups: Vec<Vec<Effective>> = commands
+        .into_iter()
         .map(|command| {
             let mut out = Vec::new();
             peel(start_from(template, command), &mut out);
@@ -408,8 +408,8 @@ pub fn unwrap_script(script: &Script, template: &Effective) -> Vec<Effective> {
         })
         .collect();
     let mut fed = vec![false; groups.len()];
-    for (i, command) in script.commands.iter().enumerate() {
-        let Some((start, end)) = command.context.piped_from else {
+    for (i, context) in contexts.iter().enumerate() {
+        let Some((start, end)) = context.piped_from else {
             continue;
         };
         let upstream = groups.get(start..end).unwrap_or(&[]);
@@ -450,11 +450,11 @@ const DECODERS: &[&str] = &[
 
 /// A command's starting point for peeling: the template's wrappers and environment, then the
 /// command's own words.
-fn start_from(template: &Effective, command: &SimpleCommand) -> Effective {
+fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
     let mut assignments = template.assignments.clone();
-    assignments.extend(command.assignments.iter().cloned());
+    assignments.extend(command.assignments);
     let mut redirects = template.redirects.clone();
-    redirects.extend(command.redirects.iter().cloned());
+    redirects.extend(command.redirects);
     let written = if template.written.is_empty() {
         let mut out = String::new();
         for (i, word) in command.words.iter().enumerate() {
@@ -468,7 +468,7 @@ fn start_from(template: &Effective, command: &SimpleCommand) -> Effective {
         template.written.clone()
     };
     Effective {
-        args: command.words.clone(),
+        args: command.words,
         assignments,
         redirects,
         context: command.context,
@@ -594,7 +594,7 @@ fn shell_text(mut outer: Effective, source: &Word, out: &mut Vec<Effective>) {
         written: outer.written.clone(),
         ..Effective::default()
     };
-    out.extend(unwrap_script(&script, &template));
+    out.extend(unwrap_script(script.commands, &template));
 }
 
 fn peel(mut current: Effective, out: &mut Vec<Effective>) {
