@@ -1,17 +1,18 @@
 //! One ingest run: read the sources that are new or changed since the manifest, in parallel,
-//! write their fragments in path order (so ownership of a cloned event is deterministic), and
-//! report what was read, what was skipped and why.
+//! claim their events in path order (so ownership of a cloned event is deterministic), write
+//! them in batches, and report what was read, what was skipped and why.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 
 use crate::common::{BadCounts, content_digest};
 use crate::schema::Event;
 use crate::table::{
-    Manifest, SourceCounts, SourceEntry, TableError, event_key, remove_stale, write_fragments,
+    Manifest, SourceCounts, SourceEntry, TableError, bucket_of, event_key, fragment_bucket,
+    remove_fragment, remove_rows, remove_unlisted, write_fragments,
 };
 
 /// Which reader a source file needs.
@@ -136,9 +137,88 @@ struct ReadResult {
     bytes: u64,
 }
 
-/// How often the manifest is saved during a run: after this many changed files, or this long.
-const SAVE_EVERY_FILES: usize = 512;
-const SAVE_EVERY: Duration = Duration::from_secs(5);
+/// A batch is written once its sources hold this many transcript bytes or events: large enough
+/// that a run writes few files, small enough to bound memory whatever the history's size.
+const BATCH_BYTES: u64 = 32 * 1024 * 1024;
+const BATCH_EVENTS: usize = 50_000;
+
+/// Sources read and claimed, waiting to be written together.
+#[derive(Default)]
+struct Batch {
+    /// Each source's key, its new manifest entry and the buckets its events fall in.
+    sources: Vec<(String, SourceEntry, BTreeSet<u32>)>,
+    events: Vec<Event>,
+    bytes: u64,
+}
+
+impl Batch {
+    fn full(&self) -> bool {
+        self.bytes >= BATCH_BYTES || self.events.len() >= BATCH_EVENTS
+    }
+}
+
+/// How many manifest entries list each fragment.
+fn fragment_references(manifest: &Manifest) -> HashMap<String, usize> {
+    let mut references = HashMap::new();
+    for entry in manifest.sources.values() {
+        for fragment in &entry.fragments {
+            *references.entry(fragment.clone()).or_insert(0) += 1;
+        }
+    }
+    references
+}
+
+/// Writes a batch: its fragments, then each source's entry, then the old rows of the sources it
+/// replaces are removed from the fragments that held them. The caller saves the manifest.
+fn write_batch(
+    out: &Path,
+    batch: Batch,
+    manifest: &mut Manifest,
+    references: &mut HashMap<String, usize>,
+) -> Result<(), TableError> {
+    if batch.sources.is_empty() {
+        return Ok(());
+    }
+    // Named by what it holds: the same sources with the same contents give the same name.
+    let name = batch
+        .sources
+        .iter()
+        .map(|(key, entry, _)| format!("{key}\0{}", entry.hash))
+        .collect::<Vec<_>>()
+        .join("\0");
+    let fragments = write_fragments(out, &name, batch.events)?;
+    let mut stale: BTreeMap<String, HashSet<u64>> = BTreeMap::new();
+    for (key, mut entry, buckets) in batch.sources {
+        entry.fragments = fragments
+            .iter()
+            .filter(|f| fragment_bucket(f).is_some_and(|b| buckets.contains(&b)))
+            .cloned()
+            .collect();
+        for fragment in &entry.fragments {
+            *references.entry(fragment.clone()).or_insert(0) += 1;
+        }
+        if let Some(old) = manifest.sources.insert(key, entry) {
+            for fragment in old.fragments {
+                if let Some(count) = references.get_mut(&fragment) {
+                    *count = count.saturating_sub(1);
+                }
+                stale
+                    .entry(fragment)
+                    .or_default()
+                    .extend(old.event_ids.iter().copied());
+            }
+        }
+    }
+    for (fragment, ids) in stale {
+        if references.get(&fragment).copied().unwrap_or(0) == 0 {
+            references.remove(&fragment);
+            remove_fragment(out, &fragment)?;
+        } else {
+            remove_rows(out, &fragment, &ids)?;
+        }
+    }
+    Ok(())
+}
 
 /// Ingests `sources` into the table at `out`, reading only what changed.
 pub fn run(
@@ -150,6 +230,9 @@ pub fn run(
     sources.sort();
     sources.dedup();
     let mut manifest = Manifest::load(out)?;
+    remove_unlisted(out, &manifest)?;
+    let mut references = fragment_references(&manifest);
+    let mut batch = Batch::default();
     let mut summary = Summary::default();
     // Which source owns each event id, from earlier runs.
     // Which source owns each event id (sources interned: the map holds every id of the table).
@@ -170,7 +253,7 @@ pub fn run(
         total_files,
         ..Progress::default()
     };
-    let (mut unsaved, mut last_save) = (0usize, Instant::now());
+    let mut unsaved = 0usize;
     // Chunks bound memory to a few files' events at a time; order within a chunk is kept.
     let chunk = rayon::current_num_threads().max(1) * 2;
     for group in sources.chunks(chunk) {
@@ -219,23 +302,28 @@ pub fn run(
             summary.new_events += kept.len() as u64;
             entry.event_ids = kept.iter().map(|e| event_key(&e.event_id)).collect();
             entry.counts = Some(SourceCounts::of(&kept));
-            let old_fragments = manifest
-                .sources
-                .get(&key)
-                .map(|e| e.fragments.clone())
-                .unwrap_or_default();
-            entry.fragments = write_fragments(out, &key, kept)?;
-            remove_stale(out, &old_fragments, &entry.fragments)?;
-            manifest.sources.insert(key, entry);
+            let buckets = kept.iter().map(|e| bucket_of(&e.project_key)).collect();
+            batch.sources.push((key, entry, buckets));
+            batch.events.extend(kept);
+            batch.bytes += result.bytes;
             progress(state);
-            unsaved += 1;
+            if batch.full() {
+                write_batch(
+                    out,
+                    std::mem::take(&mut batch),
+                    &mut manifest,
+                    &mut references,
+                )?;
+                // Saved with each batch: a run stopped before this reads the batch's sources
+                // again, and its unlisted fragments are removed when the next run starts.
+                manifest.save(out)?;
+                unsaved = 0;
+            }
         }
-        // Saving rewrites every event id, so it is paced: a crash in between only means the
-        // sources read since are read again (their fragments are replaced, not duplicated).
-        if unsaved >= SAVE_EVERY_FILES || last_save.elapsed() >= SAVE_EVERY {
-            manifest.save(out)?;
-            (unsaved, last_save) = (0, Instant::now());
-        }
+    }
+    if !batch.sources.is_empty() {
+        write_batch(out, batch, &mut manifest, &mut references)?;
+        unsaved += 1;
     }
     // Totals over the whole table, from each source's counts (read back from the fragments of
     // entries written before counts were kept, and remembered from then on).
@@ -243,10 +331,14 @@ pub fn run(
         let counts = match &entry.counts {
             Some(counts) => counts.clone(),
             None => {
+                // Only this source's rows: a fragment may hold a whole batch.
+                let owned: HashSet<u64> = entry.event_ids.iter().copied().collect();
                 let mut counts = SourceCounts::default();
                 for fragment in &entry.fragments {
                     for event in crate::table::read_parquet(&out.join(fragment))? {
-                        counts.add(&event);
+                        if owned.contains(&event_key(&event.event_id)) {
+                            counts.add(&event);
+                        }
                     }
                 }
                 entry.counts = Some(counts.clone());

@@ -1,14 +1,19 @@
-//! The events table on disk: `events/bucket=NN/<source digest>.parquet` files (zstd, sorted by
+//! The events table on disk: `events/bucket=NN/<batch digest>.parquet` files (zstd, sorted by
 //! project, time, sequence) and `manifest.json`, which says what each source file was when it
-//! was read and which events it owns.
+//! was read, which events it owns and which fragments hold them.
 //!
-//! One fragment per source file and bucket, so a grown or changed transcript replaces only its
-//! own fragments. An event id belongs to the first source (in path order) that recorded it: a
-//! call cloned into a resumed session's file is kept once. Every file is written to a temporary
-//! name and renamed into place, so a crash leaves the previous table readable.
+//! The sources read in one run are written in batches: one fragment per batch and bucket, so a
+//! run over thousands of transcripts writes tens of files, not thousands (each file costs a
+//! create, a Parquet writer and its codecs; DuckDB and polars read few large files faster than
+//! many small ones). A changed source's old rows are removed from the fragments that held them
+//! (a fragment no source lists any more is deleted), then its new rows are written with its
+//! batch. An event id belongs to the first source (in path order) that recorded it: a call
+//! cloned into a resumed session's file is kept once. Every file is written to a temporary name
+//! and renamed into place, and fragments the manifest does not list (left by a run that stopped
+//! before saving it) are removed when the next run starts, so an event is never duplicated.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -227,10 +232,11 @@ fn staged_name(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Writes one source's events as its fragments (one per bucket); returns their relative paths.
+/// Writes a batch's events as its fragments (one per bucket, named by `batch`); returns their
+/// relative paths.
 pub fn write_fragments(
     dir: &Path,
-    source: &str,
+    batch: &str,
     mut events: Vec<Event>,
 ) -> Result<Vec<String>, TableError> {
     events.sort_by(|a, b| {
@@ -247,7 +253,7 @@ pub fn write_fragments(
             .or_default()
             .push(event);
     }
-    let name = format!("{}.parquet", stable_id(&[source]));
+    let name = format!("{}.parquet", stable_id(&[batch]));
     let mut written = Vec::new();
     for (bucket, events) in by_bucket {
         let relative = format!("events/bucket={bucket:02}/{name}");
@@ -338,16 +344,79 @@ pub fn read_table(dir: &Path) -> Result<Vec<Event>, TableError> {
     Ok(events)
 }
 
-/// Removes fragments a source no longer has.
-pub fn remove_stale(dir: &Path, old: &[String], new: &[String]) -> Result<(), TableError> {
-    let keep: BTreeSet<&String> = new.iter().collect();
-    for fragment in old.iter().filter(|f| !keep.contains(f)) {
-        let path = dir.join(fragment);
-        match fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(err("remove", &path, e)),
-        }
+/// The bucket a fragment's relative path (`events/bucket=NN/…`) names.
+pub fn fragment_bucket(fragment: &str) -> Option<u32> {
+    fragment
+        .strip_prefix("events/bucket=")?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Removes the rows of `ids` from a fragment other sources still hold rows in; a fragment left
+/// empty is deleted.
+pub fn remove_rows(dir: &Path, fragment: &str, ids: &HashSet<u64>) -> Result<(), TableError> {
+    let path = dir.join(fragment);
+    let events = match read_parquet(&path) {
+        Ok(events) => events,
+        // Already gone (an earlier run removed it before its manifest was saved).
+        Err(_) if !path.exists() => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let before = events.len();
+    let kept: Vec<Event> = events
+        .into_iter()
+        .filter(|e| !ids.contains(&event_key(&e.event_id)))
+        .collect();
+    if kept.is_empty() {
+        return remove_fragment(dir, fragment);
+    }
+    if kept.len() < before {
+        write_parquet(&path, &kept)?;
     }
     Ok(())
+}
+
+/// Deletes a fragment (already gone is fine).
+pub fn remove_fragment(dir: &Path, fragment: &str) -> Result<(), TableError> {
+    let path = dir.join(fragment);
+    match fs::remove_file(&path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(err("remove", &path, e)),
+    }
+}
+
+/// Removes the fragments (and staged leftovers) under `events/` that no manifest entry lists:
+/// what a run wrote before it stopped without saving its manifest. Its sources are read again.
+pub fn remove_unlisted(dir: &Path, manifest: &Manifest) -> Result<usize, TableError> {
+    let listed: HashSet<&str> = manifest
+        .sources
+        .values()
+        .flat_map(|e| e.fragments.iter().map(String::as_str))
+        .collect();
+    let mut removed = 0;
+    let Ok(buckets) = fs::read_dir(dir.join("events")) else {
+        return Ok(0);
+    };
+    for bucket in buckets.filter_map(Result::ok) {
+        let bucket_name = bucket.file_name().to_string_lossy().into_owned();
+        if !bucket_name.starts_with("bucket=") {
+            continue;
+        }
+        let Ok(files) = fs::read_dir(bucket.path()) else {
+            continue;
+        };
+        for file in files.filter_map(Result::ok) {
+            let name = file.file_name().to_string_lossy().into_owned();
+            let ours = name.ends_with(".parquet") || name.ends_with(".parquet.staged");
+            let relative = format!("events/{bucket_name}/{name}");
+            if ours && !listed.contains(relative.as_str()) {
+                remove_fragment(dir, &relative)?;
+                removed += 1;
+            }
+        }
+    }
+    Ok(removed)
 }

@@ -274,3 +274,139 @@ fn an_unreadable_source_is_counted_not_fatal() {
     assert_eq!(summary.events, 1);
     assert_eq!(summary.bad.0.get("unreadable-file"), Some(&1));
 }
+
+fn transcript_in(project: &str, session: &str, calls: &[(&str, &str)]) -> String {
+    transcript(calls)
+        .replace("/home/dev/proj", project)
+        .replace("\"s1\"", &format!("\"{session}\""))
+}
+
+fn parquet_files(out: &Path) -> Vec<std::path::PathBuf> {
+    walk(out)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect()
+}
+
+fn sorted(
+    mut events: Vec<leastgrant_ingest::schema::Event>,
+) -> Vec<leastgrant_ingest::schema::Event> {
+    events.sort_by(|a, b| a.event_id.cmp(&b.event_id));
+    events
+}
+
+/// Many transcripts of one project are written as one fragment, not one each.
+#[test]
+fn the_sources_of_a_run_share_fragments() {
+    let dir = scratch("batched");
+    let files: Vec<_> = (0..20)
+        .map(|i| {
+            let file = dir.join(format!("s{i:02}.jsonl"));
+            let id = format!("t{i}");
+            std::fs::write(
+                &file,
+                transcript_in("/w/app", &format!("s{i}"), &[(&id, "ls")]),
+            )
+            .unwrap();
+            claude(&file)
+        })
+        .collect();
+    let out = dir.join("table");
+    let summary = run(files, &out, &|_| {}).unwrap();
+    assert_eq!(summary.events, 20);
+    assert_eq!(parquet_files(&out).len(), 1);
+}
+
+/// After sources change, grow and shrink, the incremental table holds exactly what a fresh
+/// ingest of the final files holds: the changed sources' old rows are gone from the fragments
+/// they shared, the unchanged sources' rows are intact, and nothing is duplicated.
+#[test]
+fn an_incremental_table_equals_a_fresh_one_after_changes() {
+    let dir = scratch("incremental-equals-fresh");
+    let a = dir.join("a.jsonl");
+    let b = dir.join("b.jsonl");
+    let c = dir.join("c.jsonl");
+    let d = dir.join("d.jsonl");
+    std::fs::write(
+        &a,
+        transcript_in("/w/app", "sa", &[("a1", "ls"), ("a2", "git status")]),
+    )
+    .unwrap();
+    std::fs::write(&b, transcript_in("/w/app", "sb", &[("b1", "npm test")])).unwrap();
+    std::fs::write(
+        &c,
+        transcript_in(
+            "/w/other",
+            "sc",
+            &[("c1", "cargo test"), ("c2", "cargo build")],
+        ),
+    )
+    .unwrap();
+    std::fs::write(&d, transcript_in("/w/third", "sd", &[("d1", "make")])).unwrap();
+    let all = || vec![claude(&a), claude(&b), claude(&c), claude(&d)];
+    let out = dir.join("table");
+    run(all(), &out, &|_| {}).unwrap();
+
+    // b grows, c loses a call and gains another, d's project changes; a is untouched.
+    std::fs::write(
+        &b,
+        transcript_in(
+            "/w/app",
+            "sb",
+            &[("b1", "npm test"), ("b2", "npm run build")],
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &c,
+        transcript_in(
+            "/w/other",
+            "sc",
+            &[("c1", "cargo test"), ("c3", "cargo fmt")],
+        ),
+    )
+    .unwrap();
+    std::fs::write(&d, transcript_in("/w/moved", "sd", &[("d1", "make")])).unwrap();
+    let second = run(all(), &out, &|_| {}).unwrap();
+    assert_eq!((second.files_read, second.files_unchanged), (3, 1));
+
+    let fresh = dir.join("fresh");
+    let from_scratch = run(all(), &fresh, &|_| {}).unwrap();
+    assert_eq!(second.events, from_scratch.events);
+    assert_eq!(second.by_outcome, from_scratch.by_outcome);
+    let incremental = sorted(read_table(&out).unwrap());
+    assert_eq!(incremental, sorted(read_table(&fresh).unwrap()));
+    let commands: Vec<_> = incremental
+        .iter()
+        .filter_map(|e| e.command.clone())
+        .collect();
+    assert_eq!(commands.len(), 7, "{commands:?}");
+    assert!(!commands.contains(&"cargo build".to_string()));
+
+    // And once more with nothing changed: nothing read, the same table.
+    let third = run(all(), &out, &|_| {}).unwrap();
+    assert_eq!((third.files_read, third.events), (0, second.events));
+    assert_eq!(sorted(read_table(&out).unwrap()), incremental);
+}
+
+/// A fragment no manifest entry lists (a run stopped between writing a batch and saving the
+/// manifest) is removed when the next run starts; the table's own fragments are kept.
+#[test]
+fn fragments_the_manifest_does_not_list_are_removed() {
+    let dir = scratch("unlisted");
+    let file = dir.join("s1.jsonl");
+    std::fs::write(&file, transcript(&[("t1", "ls")])).unwrap();
+    let out = dir.join("table");
+    run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    let kept = parquet_files(&out);
+    let stray = out.join("events/bucket=07/0123456789abcdef.parquet");
+    std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
+    std::fs::copy(&kept[0], &stray).unwrap();
+    let staged = out.join("events/bucket=07/0123456789abcdef.parquet.staged");
+    std::fs::write(&staged, b"half").unwrap();
+    let again = run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    assert_eq!((again.files_read, again.events), (0, 1));
+    assert!(!stray.exists() && !staged.exists());
+    assert_eq!(parquet_files(&out), kept);
+    assert_eq!(read_table(&out).unwrap().len(), 1);
+}
