@@ -293,7 +293,7 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
             Agent::Cursor => "Cursor",
         }
     );
-    Judged {
+    let judged = Judged {
         decision,
         reason,
         ask_instead,
@@ -303,7 +303,11 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
         project: project_root,
         envelope: digest,
         setting,
+    };
+    if let Some(mapped) = mapped {
+        state::keep_until_exit(mapped);
     }
+    judged
 }
 
 fn decision_line(

@@ -3,8 +3,9 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use memmap2::Mmap;
+use memmap2::{Mmap, MmapOptions};
 
 /// The frozen envelope's file name in the state directory (what `leastgrant export` writes).
 pub const ENVELOPE: &str = "envelope.lgenv";
@@ -41,9 +42,11 @@ pub fn map(path: &Path) -> std::io::Result<Option<Mapped>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    if file.metadata()?.len() == 0 {
+    let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+    if len == 0 {
         return Ok(Some(Mapped::Empty));
     }
+    // The length is the one just read (memmap2 would ask the file system again).
     // SAFETY: the one exception to the workspace's `unsafe_code` lint (docs/decisions.md). The
     // mapping is read-only and private to this short-lived process. `leastgrant export` never
     // writes an envelope in place: it writes a new file and renames it over the old one, so the
@@ -51,8 +54,17 @@ pub fn map(path: &Path) -> std::io::Result<Option<Mapped>> {
     // in place (outside leastgrant) could make a read fault; every read of the bytes is
     // bounds-checked, which is what the rest of the decision path relies on.
     #[allow(unsafe_code)]
-    let mapped = unsafe { Mmap::map(&file)? };
+    let mapped = unsafe { MmapOptions::new().len(len).map(&file)? };
     Ok(Some(Mapped::Pages(mapped)))
+}
+
+/// Keeps a mapping until the process ends (a later call replaces it): unmapping a 7 MB envelope
+/// costs the hook ~25 µs of page-table work that process exit does anyway.
+pub fn keep_until_exit(mapped: Mapped) {
+    static KEPT: Mutex<Option<Mapped>> = Mutex::new(None);
+    if let Ok(mut kept) = KEPT.lock() {
+        *kept = Some(mapped);
+    }
 }
 
 /// The enclosing git repository of a directory, else the directory itself.

@@ -207,3 +207,52 @@ fn another_format_is_refused_with_a_reason() {
     let error = Frozen::parse(b"{\"json\": true}").unwrap_err().to_string();
     assert!(error.contains("magic"), "{error}");
 }
+
+/// In an envelope of thousands of signatures every signature is found with its own
+/// statistics, and near misses (a prefix, a longer text) are not found.
+#[test]
+fn every_signature_of_a_large_envelope_is_found() {
+    let mut envelope = Envelope::default();
+    let names: Vec<String> = (0..5000)
+        .map(|i| format!("tool-{i} --flag <path> <n>"))
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        for day in 0..(1 + i % 4) as i64 {
+            envelope.learn_signature(
+                name,
+                (i % 3) as u8,
+                Evidence::Confirmed,
+                T0 + day * DAY_US,
+                &format!("s{day}"),
+            );
+        }
+        if i % 7 == 0 {
+            envelope.learn_signature(name, 0, Evidence::Denied, T0, "s0");
+        }
+    }
+    let bytes = freeze(&envelope);
+    let frozen = Frozen::parse(&bytes).unwrap();
+    let project = frozen.project("/home/dev/proj").unwrap();
+    let thresholds = frozen.settings().thresholds;
+    let now = T0 + 10 * DAY_US;
+    for name in &names {
+        for tier in [0, 2] {
+            assert_eq!(
+                project.familiarity(name, tier, now, &thresholds),
+                envelope.familiarity(name, tier, now, &thresholds),
+                "{name}"
+            );
+        }
+    }
+    for absent in [
+        "tool-5000 --flag <path> <n>",
+        "tool-1 --flag <path>",
+        "",
+        "tool-1 --flag <path> <n> ",
+    ] {
+        assert!(
+            project.familiarity(absent, 0, now, &thresholds).novel,
+            "{absent:?}"
+        );
+    }
+}
