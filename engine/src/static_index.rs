@@ -79,6 +79,68 @@ impl<const S: usize> NameIndex<S> {
     }
 }
 
+/// The total length of `names`, for sizing a [`PackedNames`].
+pub(crate) const fn total_len(names: &[&str]) -> usize {
+    let mut total = 0;
+    let mut i = 0;
+    while i < names.len() {
+        #[allow(clippy::indexing_slicing)] // bounded by the loop condition
+        {
+            total += names[i].len();
+        }
+        i += 1;
+    }
+    total
+}
+
+/// Names packed into one byte array with their spans. A table of `&str` is a table of pointers,
+/// each relocated (and its page copied) every time a position-independent process starts; this
+/// is plain bytes and integers in read-only data.
+pub(crate) struct PackedNames<const BYTES: usize, const N: usize> {
+    bytes: [u8; BYTES],
+    /// (start, length) of each name in `bytes`.
+    spans: [(u32, u16); N],
+}
+
+impl<const BYTES: usize, const N: usize> PackedNames<BYTES, N> {
+    #[allow(clippy::indexing_slicing)] // compile time only: an out-of-range index fails the build
+    pub(crate) const fn of(names: &[&str; N]) -> PackedNames<BYTES, N> {
+        let mut bytes = [0u8; BYTES];
+        let mut spans = [(0u32, 0u16); N];
+        let (mut at, mut i) = (0, 0);
+        while i < N {
+            let name = names[i].as_bytes();
+            assert!(
+                name.len() <= u16::MAX as usize,
+                "a packed name is at most 65,535 bytes"
+            );
+            spans[i] = (at as u32, name.len() as u16);
+            let mut b = 0;
+            while b < name.len() {
+                bytes[at] = name[b];
+                at += 1;
+                b += 1;
+            }
+            i += 1;
+        }
+        assert!(at == BYTES, "size the bytes with total_len(names)");
+        PackedNames { bytes, spans }
+    }
+
+    /// The name at `position`.
+    pub(crate) fn get(&self, position: usize) -> Option<&str> {
+        let (start, len) = *self.spans.get(position)?;
+        let start = start as usize;
+        let bytes = self.bytes.get(start..start + usize::from(len))?;
+        std::str::from_utf8(bytes).ok()
+    }
+
+    /// Every name, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..N).filter_map(|position| self.get(position))
+    }
+}
+
 /// A static list of names with its compile-time index: `contains` is a hash probe, not a scan.
 pub(crate) struct NameSet<const S: usize> {
     names: &'static [&'static str],
@@ -134,6 +196,15 @@ mod tests {
         for other in ["id_rsa.pub", "", "netrc", "Credentials"] {
             assert!(!SET.contains(other), "{other}");
         }
+    }
+
+    #[test]
+    fn packed_names_give_back_every_name_in_order() {
+        const NAMES: [&str; 5] = ["git", "", "npm", "caf\u{e9}", "a/b"];
+        const PACKED: PackedNames<{ total_len(&NAMES) }, 5> = PackedNames::of(&NAMES);
+        assert_eq!(PACKED.iter().collect::<Vec<_>>(), NAMES);
+        assert_eq!(PACKED.get(3), Some("caf\u{e9}"));
+        assert_eq!(PACKED.get(5), None);
     }
 
     #[test]

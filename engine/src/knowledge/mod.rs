@@ -15,7 +15,7 @@ mod vcs;
 
 use crate::model::{Access, Blast, Capability, Exposure, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
-use crate::static_index::{self, NameIndex};
+use crate::static_index::{self, NameIndex, PackedNames};
 
 /// One program invocation, wrappers already peeled.
 #[derive(Debug, Clone, Copy)]
@@ -215,8 +215,20 @@ const TABLES: [&[(&[&str], Judge)]; 6] = [
     network::TABLE,
 ];
 
-/// Where a program name sits in [`TABLES`]: (table, entry, name).
-type Slot = (u8, u16, u8);
+/// The tables are read only while compiling: at run time the index keeps the judges (function
+/// pointers, relocated at start-up) and the names packed as bytes (nothing to relocate), so
+/// starting the hook does not rewrite a page of pointers per 512 names.
+const ENTRY_COUNT: usize = {
+    let (mut count, mut t) = (0, 0);
+    while t < TABLES.len() {
+        #[allow(clippy::indexing_slicing)] // compile time only
+        {
+            count += TABLES[t].len();
+        }
+        t += 1;
+    }
+    count
+};
 
 const NAME_COUNT: usize = {
     let mut count = 0;
@@ -233,50 +245,64 @@ const NAME_COUNT: usize = {
     count
 };
 
-/// Every name and its slot, in table order; exists only while compiling.
+/// Every name and the entry (counted across the tables) it belongs to, in table order; exists
+/// only while compiling.
 #[allow(clippy::indexing_slicing)] // compile time only
-const NAMES: ([&str; NAME_COUNT], [Slot; NAME_COUNT]) = {
+const NAMES: ([&str; NAME_COUNT], [u16; NAME_COUNT]) = {
     let mut names = [""; NAME_COUNT];
-    let mut slots = [(0u8, 0u16, 0u8); NAME_COUNT];
-    let (mut at, mut t) = (0, 0);
+    let mut entries = [0u16; NAME_COUNT];
+    let (mut at, mut entry, mut t) = (0, 0, 0);
     while t < TABLES.len() {
         let mut e = 0;
         while e < TABLES[t].len() {
             let mut n = 0;
             while n < TABLES[t][e].0.len() {
                 names[at] = TABLES[t][e].0[n];
-                slots[at] = (t as u8, e as u16, n as u8);
+                entries[at] = entry as u16;
                 at += 1;
                 n += 1;
             }
+            entry += 1;
             e += 1;
         }
         t += 1;
     }
-    (names, slots)
+    (names, entries)
 };
 
-/// Every name's slot, in table order.
-static SLOTS: [Slot; NAME_COUNT] = NAMES.1;
+/// Each entry's judge, in table order.
+#[allow(clippy::indexing_slicing)] // compile time only
+static JUDGES: [Judge; ENTRY_COUNT] = {
+    let mut judges = [TABLES[0][0].1; ENTRY_COUNT];
+    let (mut at, mut t) = (0, 0);
+    while t < TABLES.len() {
+        let mut e = 0;
+        while e < TABLES[t].len() {
+            judges[at] = TABLES[t][e].1;
+            at += 1;
+            e += 1;
+        }
+        t += 1;
+    }
+    judges
+};
 
-/// Program names hashed at compile time into positions of [`SLOTS`]; a name in several entries
-/// keeps them in table order, so the last is the one that wins.
+/// Each name's entry, in table order.
+static NAME_ENTRIES: [u16; NAME_COUNT] = NAMES.1;
+
+/// Every name, packed.
+static NAME_TEXT: PackedNames<{ static_index::total_len(&NAMES.0) }, NAME_COUNT> =
+    PackedNames::of(&NAMES.0);
+
+/// Program names hashed at compile time into name positions; a name in several entries keeps
+/// them in table order, so the last is the one that wins.
 static BY_NAME: NameIndex<{ static_index::slots_for(NAME_COUNT) }> = NameIndex::of(&NAMES.0);
 
-fn entry_at(slot: &Slot) -> Option<&'static (&'static [&'static str], Judge)> {
-    TABLES.get(usize::from(slot.0))?.get(usize::from(slot.1))
-}
-
-fn name_at(slot: &Slot) -> Option<&'static str> {
-    entry_at(slot)?.0.get(usize::from(slot.2)).copied()
-}
-
-/// Where a program name's judge sits, the later table winning a clash.
-fn slot_of(program: &str) -> Option<&'static Slot> {
-    let position = BY_NAME
-        .positions(program, |p| SLOTS.get(p).and_then(name_at))
-        .last()?;
-    SLOTS.get(position)
+/// The judge of a program name, the later table winning a clash.
+fn judge_of(program: &str) -> Option<Judge> {
+    let position = BY_NAME.positions(program, |p| NAME_TEXT.get(p)).last()?;
+    let entry = NAME_ENTRIES.get(position)?;
+    JUDGES.get(usize::from(*entry)).copied()
 }
 
 /// Judges an invocation; `None` when no table knows the program.
@@ -288,16 +314,13 @@ pub fn judge(invocation: &Invocation<'_>) -> Option<Judgement> {
         program = &lowered;
     }
     let program = program.strip_suffix(".exe").unwrap_or(program);
-    let (_, judge) = entry_at(slot_of(program)?)?;
+    let judge = judge_of(program)?;
     Some(judge(invocation))
 }
 
 /// Every program some table knows, for coverage reports.
 pub fn known_programs() -> Vec<&'static str> {
-    let mut all: Vec<&'static str> = TABLES
-        .iter()
-        .flat_map(|t| t.iter().flat_map(|(names, _)| names.iter().copied()))
-        .collect();
+    let mut all: Vec<&'static str> = NAME_TEXT.iter().collect();
     all.sort_unstable();
     all.dedup();
     all
@@ -311,21 +334,27 @@ mod tests {
     /// found, at its last entry, and nothing else is.
     #[test]
     fn the_name_index_finds_the_last_entry_of_every_name() {
-        let mut expected: std::collections::HashMap<&str, Slot> = Default::default();
-        for (t, table) in TABLES.iter().enumerate() {
-            for (e, (names, _)) in table.iter().enumerate() {
-                for (n, name) in names.iter().enumerate() {
-                    let slot = (t as u8, e as u16, n as u8);
-                    expected.insert(name, slot);
+        let mut expected: std::collections::HashMap<&str, usize> = Default::default();
+        let mut entry = 0;
+        for table in TABLES {
+            for (names, _) in table {
+                for name in *names {
+                    expected.insert(name, entry);
                 }
+                entry += 1;
             }
         }
         assert_eq!(expected.len(), known_programs().len());
-        for (name, slot) in &expected {
-            assert_eq!(slot_of(name), Some(slot), "{name}");
+        for (name, entry) in &expected {
+            let position = BY_NAME
+                .positions(name, |p| NAME_TEXT.get(p))
+                .last()
+                .unwrap();
+            assert_eq!(usize::from(NAME_ENTRIES[position]), *entry, "{name}");
+            assert!(judge_of(name).is_some());
         }
         for absent in ["", "gitx", "gi", "zzzz", "npm ", "Git"] {
-            assert_eq!(slot_of(absent), None, "{absent}");
+            assert!(judge_of(absent).is_none(), "{absent}");
         }
     }
 }
