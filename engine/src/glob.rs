@@ -94,6 +94,15 @@ pub(crate) fn segment_matches(glob: &str, name: &str) -> bool {
     wildcard_match(&g, &n, ['*', '?', '[', ']'])
 }
 
+/// [`segment_matches`] against a name given as bytes (the packed lists of `static_index`),
+/// without a UTF-8 check when both are ASCII.
+pub(crate) fn segment_matches_bytes(glob: &str, name: &[u8]) -> bool {
+    if glob.is_ascii() && name.is_ascii() {
+        return wildcard_match(glob.as_bytes(), name, [b'*', b'?', b'[', b']']);
+    }
+    std::str::from_utf8(name).is_ok_and(|name| segment_matches(glob, name))
+}
+
 /// The matching behind [`segment_matches`], over bytes or characters; `special` is
 /// `[star, question, open, close]`.
 fn wildcard_match<T: Copy + PartialEq>(g: &[T], n: &[T], special: [T; 4]) -> bool {

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use crate::shell::UNRESOLVED;
-use crate::static_index::{NameIndex, NameSet, slots_for};
+use crate::static_index::{NameIndex, name_set, packed_names, slots_for};
 
 /// The directories a decision is made relative to. Inputs, never read from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -380,8 +380,10 @@ const SECRET_DIRS: &[&str] = &[
     ".config/claude",
 ];
 
-/// [`SECRET_FILES`] hashed at compile time: every placed path's file name is looked up.
-static SECRET_FILE_NAMES: NameSet<{ slots_for(SECRET_FILES.len()) }> = NameSet::of(SECRET_FILES);
+name_set! {
+    /// [`SECRET_FILES`] hashed at compile time: every placed path's file name is looked up.
+    static SECRET_FILE_NAMES = SECRET_FILES;
+}
 
 const SECRET_FILES: &[&str] = &[
     ".env",
@@ -534,12 +536,31 @@ static NEEDLE_SLOTS: [NeedleSlot; NEEDLE_COUNT] = FIRST_SEGMENTS.1;
 /// process starts.
 static BY_FIRST_SEGMENT: NameIndex<{ slots_for(NEEDLE_COUNT) }> = NameIndex::of(&FIRST_SEGMENTS.0);
 
-fn needle_at(slot: &NeedleSlot) -> Option<(&'static str, ListKind)> {
-    let (list, kind) = SEGMENT_LISTS.get(usize::from(slot.0))?;
-    Some((list.get(usize::from(slot.1))?, *kind))
+packed_names! {
+    /// The lists of [`SEGMENT_LISTS`] as the run time reads them (packed: see `static_index`).
+    static SECRET_DIR_NEEDLES = SECRET_DIRS;
+}
+packed_names! {
+    static PERSISTENCE_DIR_NEEDLES = PERSISTENCE_DIRS;
+}
+packed_names! {
+    static CONTROL_NEEDLES = CONTROL_SUFFIXES;
 }
 
-fn first_segment_at(slot: &NeedleSlot) -> Option<&'static str> {
+fn needle_at(slot: &NeedleSlot) -> Option<(&'static [u8], ListKind)> {
+    let entry = usize::from(slot.1);
+    match slot.0 {
+        0 => Some((SECRET_DIR_NEEDLES.bytes_at(entry)?, ListKind::Secret)),
+        1 => Some((
+            PERSISTENCE_DIR_NEEDLES.bytes_at(entry)?,
+            ListKind::Persistence,
+        )),
+        2 => Some((CONTROL_NEEDLES.bytes_at(entry)?, ListKind::Control)),
+        _ => None,
+    }
+}
+
+fn first_segment_at(slot: &NeedleSlot) -> Option<&'static [u8]> {
     let (needle, _) = needle_at(slot)?;
     needle.get(..usize::from(slot.2))
 }
@@ -583,7 +604,9 @@ fn list_hits(lower: &str) -> ListHits {
             .filter_map(|p| NEEDLE_SLOTS.get(p).and_then(needle_at));
         for (needle, kind) in candidates {
             let mut rest = segments.get(i..).unwrap_or(&[]).iter();
-            let matches = needle.split('/').all(|part| rest.next() == Some(&part));
+            let matches = needle
+                .split(|b| *b == b'/')
+                .all(|part| rest.next().map(|s| s.as_bytes()) == Some(part));
             if matches {
                 match kind {
                     ListKind::Secret => hits.secret = true,
@@ -645,9 +668,10 @@ pub fn is_sweep_of_secrets(resolved: &str, roots: &Roots) -> bool {
         .any(|d| has_segment_path(&lower, d) && !is_within(resolved, &roots.project))
 }
 
-/// [`PERSISTENCE_FILES`] hashed at compile time, as [`SECRET_FILE_NAMES`].
-static PERSISTENCE_FILE_NAMES: NameSet<{ slots_for(PERSISTENCE_FILES.len()) }> =
-    NameSet::of(PERSISTENCE_FILES);
+name_set! {
+    /// [`PERSISTENCE_FILES`] hashed at compile time, as [`SECRET_FILE_NAMES`].
+    static PERSISTENCE_FILE_NAMES = PERSISTENCE_FILES;
+}
 
 const PERSISTENCE_FILES: &[&str] = &[
     ".bashrc",
@@ -842,31 +866,36 @@ fn is_control(lower: &str, hits: &ListHits) -> bool {
 /// so `cat *` in the project is not a credential read, but `~/.ssh/*` is.
 pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
     let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
-    let aligns = |needle: &str| {
+    let aligns = |needle: &[u8]| {
         (0..segments.len()).any(|start| {
-            needle.split('/').enumerate().all(|(k, part)| {
+            needle.split(|b| *b == b'/').enumerate().all(|(k, part)| {
                 segments
                     .get(start + k)
-                    .is_some_and(|seg| *seg != "*" && crate::glob::segment_matches(seg, part))
+                    .is_some_and(|seg| *seg != "*" && crate::glob::segment_matches_bytes(seg, part))
             })
         })
     };
     let last = segments.last().copied().unwrap_or("");
-    let names = |list: &[&str]| {
-        last != "*"
-            && list
-                .iter()
-                .any(|name| crate::glob::segment_matches(last, name))
-    };
-    let secret = SECRET_DIRS.iter().any(|d| aligns(d))
-        || names(SECRET_FILES)
-        || (last != "*"
-            && [".env", ".env.local", ".env.production"]
-                .iter()
-                .any(|n| crate::glob::segment_matches(last, n)));
-    let persistence = PERSISTENCE_DIRS.iter().any(|d| aligns(d)) || names(PERSISTENCE_FILES);
-    let control = CONTROL_SUFFIXES.iter().any(|d| aligns(d));
+    // A last segment that is only `*` is not taken to name a file.
+    let names_file = last != "*";
+    let secret = SECRET_DIR_NEEDLES.iter_bytes().any(aligns)
+        || names_file && glob_names_any(last, SECRET_FILE_NAMES.iter_bytes())
+        || names_file
+            && glob_names_any(
+                last,
+                [".env", ".env.local", ".env.production"]
+                    .map(str::as_bytes)
+                    .into_iter(),
+            );
+    let persistence = PERSISTENCE_DIR_NEEDLES.iter_bytes().any(aligns)
+        || names_file && glob_names_any(last, PERSISTENCE_FILE_NAMES.iter_bytes());
+    let control = CONTROL_NEEDLES.iter_bytes().any(aligns);
     (secret, persistence, control)
+}
+
+/// A glob segment matches one of `names`.
+fn glob_names_any<'n>(segment: &str, mut names: impl Iterator<Item = &'n [u8]>) -> bool {
+    names.any(|name| crate::glob::segment_matches_bytes(segment, name))
 }
 
 /// Decodes `%XX` escapes (URL hosts, VS Code `uri.path` values); anything else is kept.

@@ -63,10 +63,10 @@ impl<const S: usize> NameIndex<S> {
 
     /// The positions of every key equal to `key`, in the order they were inserted. `key_at`
     /// reads a position's key back from the tables.
-    pub(crate) fn positions<'a>(
+    pub(crate) fn positions<'a, 'k: 'a>(
         &'a self,
         key: &'a str,
-        key_at: impl Fn(usize) -> Option<&'static str> + 'a,
+        key_at: impl Fn(usize) -> Option<&'k [u8]> + 'a,
     ) -> impl Iterator<Item = usize> + 'a {
         let mask = S - 1;
         let start = (fnv1a(key.as_bytes()) as usize) & mask;
@@ -75,7 +75,7 @@ impl<const S: usize> NameIndex<S> {
             .map(move |step| self.slots.get((start + step) & mask).copied().unwrap_or(0))
             .take_while(|slot| *slot != 0)
             .map(|slot| usize::from(slot) - 1)
-            .filter(move |position| key_at(*position) == Some(key))
+            .filter(move |position| key_at(*position) == Some(key.as_bytes()))
     }
 }
 
@@ -104,7 +104,8 @@ pub(crate) struct PackedNames<const BYTES: usize, const N: usize> {
 
 impl<const BYTES: usize, const N: usize> PackedNames<BYTES, N> {
     #[allow(clippy::indexing_slicing)] // compile time only: an out-of-range index fails the build
-    pub(crate) const fn of(names: &[&str; N]) -> PackedNames<BYTES, N> {
+    pub(crate) const fn of(names: &[&str]) -> PackedNames<BYTES, N> {
+        assert!(names.len() == N, "size the spans with names.len()");
         let mut bytes = [0u8; BYTES];
         let mut spans = [(0u32, 0u16); N];
         let (mut at, mut i) = (0, 0);
@@ -129,39 +130,86 @@ impl<const BYTES: usize, const N: usize> PackedNames<BYTES, N> {
 
     /// The name at `position`.
     pub(crate) fn get(&self, position: usize) -> Option<&str> {
+        std::str::from_utf8(self.bytes_at(position)?).ok()
+    }
+
+    /// The name at `position`, as bytes (what a hot comparison needs: no UTF-8 check).
+    pub(crate) fn bytes_at(&self, position: usize) -> Option<&[u8]> {
         let (start, len) = *self.spans.get(position)?;
         let start = start as usize;
-        let bytes = self.bytes.get(start..start + usize::from(len))?;
-        std::str::from_utf8(bytes).ok()
+        self.bytes.get(start..start + usize::from(len))
     }
 
     /// Every name, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
         (0..N).filter_map(|position| self.get(position))
     }
+
+    /// Every name as bytes, in order.
+    pub(crate) fn iter_bytes(&self) -> impl Iterator<Item = &[u8]> {
+        (0..N).filter_map(|position| self.bytes_at(position))
+    }
 }
 
-/// A static list of names with its compile-time index: `contains` is a hash probe, not a scan.
-pub(crate) struct NameSet<const S: usize> {
-    names: &'static [&'static str],
+/// A static list of names, packed, with its compile-time index: `contains` is a hash probe,
+/// not a scan. Declared with [`name_set!`].
+pub(crate) struct NameSet<const BYTES: usize, const N: usize, const S: usize> {
+    names: PackedNames<BYTES, N>,
     index: NameIndex<S>,
 }
 
-impl<const S: usize> NameSet<S> {
-    pub(crate) const fn of(names: &'static [&'static str]) -> NameSet<S> {
+impl<const BYTES: usize, const N: usize, const S: usize> NameSet<BYTES, N, S> {
+    pub(crate) const fn of(names: &[&str]) -> NameSet<BYTES, N, S> {
         NameSet {
-            names,
+            names: PackedNames::of(names),
             index: NameIndex::of(names),
         }
     }
 
     pub(crate) fn contains(&self, name: &str) -> bool {
         self.index
-            .positions(name, |p| self.names.get(p).copied())
+            .positions(name, |p| self.names.bytes_at(p))
             .next()
             .is_some()
     }
+
+    /// Every name, in the list's order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        self.names.iter()
+    }
+
+    /// Every name as bytes, in the list's order.
+    pub(crate) fn iter_bytes(&self) -> impl Iterator<Item = &[u8]> {
+        self.names.iter_bytes()
+    }
 }
+
+/// `static NAME: PackedNames<…> = LIST;` — a `&[&str]` list stored packed; the list itself is
+/// read only while compiling.
+macro_rules! packed_names {
+    ($(#[$attr:meta])* $vis:vis static $name:ident = $list:expr;) => {
+        $(#[$attr])*
+        $vis static $name: $crate::static_index::PackedNames<
+            { $crate::static_index::total_len($list) },
+            { $list.len() },
+        > = $crate::static_index::PackedNames::of($list);
+    };
+}
+
+/// `static NAME: NameSet<…> = LIST;` — a `&[&str]` list stored packed with a compile-time
+/// hash index.
+macro_rules! name_set {
+    ($(#[$attr:meta])* $vis:vis static $name:ident = $list:expr;) => {
+        $(#[$attr])*
+        $vis static $name: $crate::static_index::NameSet<
+            { $crate::static_index::total_len($list) },
+            { $list.len() },
+            { $crate::static_index::slots_for($list.len()) },
+        > = $crate::static_index::NameSet::of($list);
+    };
+}
+
+pub(crate) use {name_set, packed_names};
 
 #[cfg(test)]
 mod tests {
@@ -171,7 +219,9 @@ mod tests {
     const INDEX: NameIndex<{ slots_for(9) }> = NameIndex::of(&KEYS);
 
     fn found(key: &str) -> Vec<usize> {
-        INDEX.positions(key, |p| KEYS.get(p).copied()).collect()
+        INDEX
+            .positions(key, |p| KEYS.get(p).map(|k| k.as_bytes()))
+            .collect()
     }
 
     #[test]
@@ -189,10 +239,11 @@ mod tests {
     #[test]
     fn a_name_set_holds_its_names_and_nothing_else() {
         const NAMES: &[&str] = &["id_rsa", ".netrc", "credentials"];
-        const SET: NameSet<{ slots_for(3) }> = NameSet::of(NAMES);
+        name_set!(static SET = NAMES;);
         for name in NAMES {
             assert!(SET.contains(name));
         }
+        assert_eq!(SET.iter().collect::<Vec<_>>(), NAMES);
         for other in ["id_rsa.pub", "", "netrc", "Credentials"] {
             assert!(!SET.contains(other), "{other}");
         }

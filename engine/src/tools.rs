@@ -15,6 +15,7 @@ use crate::model::{
 use crate::paths::Roots;
 use crate::shell::lex::Word;
 use crate::signature::{Normalizer, normalize_arg, redact_text};
+use crate::static_index::name_set;
 
 /// A shell command carried by a tool call.
 pub struct ShellCall {
@@ -99,30 +100,32 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
-const META_TOOLS: &[&str] = &[
-    "todowrite",
-    "todoread",
-    "exitplanmode",
-    "enterplanmode",
-    "askuserquestion",
-    "thinking",
-    "reportfindings",
-    "listmcpresources",
-    "taskoutput",
-    "tasklist",
-    "bashoutput",
-    "markchapter",
-    "updatememory",
-    "createdisplay",
-    "creatediagram",
-    "fetchrules",
-    "readlints",
-    "todo",
-    "reapplyedit",
-    "cronlist",
-    "exitworktree",
-    "listmcpresourcestool",
-];
+name_set! {
+    static META_TOOLS = &[
+        "todowrite",
+        "todoread",
+        "exitplanmode",
+        "enterplanmode",
+        "askuserquestion",
+        "thinking",
+        "reportfindings",
+        "listmcpresources",
+        "taskoutput",
+        "tasklist",
+        "bashoutput",
+        "markchapter",
+        "updatememory",
+        "createdisplay",
+        "creatediagram",
+        "fetchrules",
+        "readlints",
+        "todo",
+        "reapplyedit",
+        "cronlist",
+        "exitworktree",
+        "listmcpresourcestool",
+    ];
+}
 
 /// Classifies a structured (non-shell) tool call.
 pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
@@ -217,7 +220,7 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
                     .to_string(),
             )
         }
-        k if META_TOOLS.contains(&k) => (Judgement::new(C::Meta), None, String::new()),
+        k if META_TOOLS.contains(k) => (Judgement::new(C::Meta), None, String::new()),
         k if k.starts_with("mcp") && tool.starts_with("mcp__") => return mcp(call, cwd, roots),
         _ => (
             Judgement::opaque(
@@ -408,11 +411,13 @@ fn search_tool(
     )
 }
 
-const READ_VERBS: &[&str] = &[
-    "get", "list", "read", "search", "query", "describe", "status", "fetch", "find", "show",
-    "view", "lookup", "count", "check", "browse", "download", "inspect", "retrieve", "resolve",
-    "explain", "info", "ls",
-];
+name_set! {
+    static READ_VERBS = &[
+        "get", "list", "read", "search", "query", "describe", "status", "fetch", "find", "show",
+        "view", "lookup", "count", "check", "browse", "download", "inspect", "retrieve", "resolve",
+        "explain", "info", "ls",
+    ];
+}
 const EXEC_VERBS: &[&str] = &[
     "exec", "execute", "run", "eval", "evaluate", "invoke", "call", "spawn", "build", "shell",
     "command", "script", "install",
@@ -468,7 +473,7 @@ fn mcp(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
     .iter()
     .any(|s| tool.to_ascii_lowercase().contains(s));
     let mut j = Judgement::new(C::McpCall);
-    if READ_VERBS.contains(&verb) {
+    if READ_VERBS.contains(verb) {
         j.blast = crate::model::Blast {
             reach: Reach::Network,
             reversibility: Reversibility::Trivial,

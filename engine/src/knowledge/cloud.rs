@@ -5,6 +5,7 @@
 
 use super::{Invocation, Judgement};
 use crate::model::{Capability as C, Exposure, Reach, Reversibility, Scale};
+use crate::static_index::name_set;
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (
@@ -82,49 +83,51 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     ),
 ];
 
-const READ_VERBS: &[&str] = &[
-    "describe",
-    "list",
-    "get",
-    "show",
-    "ls",
-    "cat",
-    "head",
-    "status",
-    "info",
-    "version",
-    "whoami",
-    "logs",
-    "log",
-    "tail",
-    "inspect",
-    "lookup",
-    "query",
-    "search",
-    "validate",
-    "plan",
-    "diff",
-    "explain",
-    "api-resources",
-    "api-versions",
-    "cluster-info",
-    "top",
-    "view",
-    "history",
-    "output",
-    "providers",
-    "graph",
-    "fmt",
-    "preview",
-    "config-list",
-    "account",
-    "help",
-    "--version",
-    "--help",
-    "wait",
-    "events",
-    "auth-list",
-];
+name_set! {
+    static READ_VERBS = &[
+        "describe",
+        "list",
+        "get",
+        "show",
+        "ls",
+        "cat",
+        "head",
+        "status",
+        "info",
+        "version",
+        "whoami",
+        "logs",
+        "log",
+        "tail",
+        "inspect",
+        "lookup",
+        "query",
+        "search",
+        "validate",
+        "plan",
+        "diff",
+        "explain",
+        "api-resources",
+        "api-versions",
+        "cluster-info",
+        "top",
+        "view",
+        "history",
+        "output",
+        "providers",
+        "graph",
+        "fmt",
+        "preview",
+        "config-list",
+        "account",
+        "help",
+        "--version",
+        "--help",
+        "wait",
+        "events",
+        "auth-list",
+    ];
+}
 
 fn production_named(inv: &Invocation<'_>) -> bool {
     inv.args.iter().any(|w| {
@@ -135,7 +138,7 @@ fn production_named(inv: &Invocation<'_>) -> bool {
 
 fn is_read(verb: &str) -> bool {
     let verb = verb.to_ascii_lowercase();
-    READ_VERBS.contains(&verb.as_str())
+    READ_VERBS.contains(&verb)
         || [
             "describe-",
             "list-",
@@ -296,47 +299,49 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn is_write_verb(word: &str) -> bool {
-    const WRITE: &[&str] = &[
-        "create",
-        "delete",
-        "update",
-        "put",
-        "set",
-        "deploy",
-        "apply",
-        "remove",
-        "rm",
-        "rb",
-        "mb",
-        "cp",
-        "mv",
-        "sync",
-        "start",
-        "stop",
-        "restart",
-        "terminate",
-        "run",
-        "invoke",
-        "scale",
-        "attach",
-        "detach",
-        "modify",
-        "enable",
-        "disable",
-        "add",
-        "destroy",
-        "publish",
-        "upload",
-        "release",
-        "rollback",
-        "promote",
-        "import",
-        "purge",
-        "reset",
-        "tag",
-        "untag",
-    ];
-    WRITE.contains(&word) || WRITE.iter().any(|w| word.starts_with(&format!("{w}-")))
+    name_set! {
+        static WRITE = &[
+            "create",
+            "delete",
+            "update",
+            "put",
+            "set",
+            "deploy",
+            "apply",
+            "remove",
+            "rm",
+            "rb",
+            "mb",
+            "cp",
+            "mv",
+            "sync",
+            "start",
+            "stop",
+            "restart",
+            "terminate",
+            "run",
+            "invoke",
+            "scale",
+            "attach",
+            "detach",
+            "modify",
+            "enable",
+            "disable",
+            "add",
+            "destroy",
+            "publish",
+            "upload",
+            "release",
+            "rollback",
+            "promote",
+            "import",
+            "purge",
+            "reset",
+            "tag",
+            "untag",
+        ];
+    }
+    WRITE.contains(word) || WRITE.iter().any(|w| word.starts_with(&format!("{w}-")))
 }
 
 fn kubectl(inv: &Invocation<'_>) -> Judgement {

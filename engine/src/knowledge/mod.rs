@@ -300,7 +300,9 @@ static BY_NAME: NameIndex<{ static_index::slots_for(NAME_COUNT) }> = NameIndex::
 
 /// The judge of a program name, the later table winning a clash.
 fn judge_of(program: &str) -> Option<Judge> {
-    let position = BY_NAME.positions(program, |p| NAME_TEXT.get(p)).last()?;
+    let position = BY_NAME
+        .positions(program, |p| NAME_TEXT.bytes_at(p))
+        .last()?;
     let entry = NAME_ENTRIES.get(position)?;
     JUDGES.get(usize::from(*entry)).copied()
 }
@@ -347,7 +349,7 @@ mod tests {
         assert_eq!(expected.len(), known_programs().len());
         for (name, entry) in &expected {
             let position = BY_NAME
-                .positions(name, |p| NAME_TEXT.get(p))
+                .positions(name, |p| NAME_TEXT.bytes_at(p))
                 .last()
                 .unwrap();
             assert_eq!(usize::from(NAME_ENTRIES[position]), *entry, "{name}");

@@ -7,6 +7,7 @@
 
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
+use crate::static_index::name_set;
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["npm", "pnpm", "yarn", "bun", "cnpm"], js),
@@ -185,61 +186,65 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     ),
 ];
 
-const TEST_SCRIPTS: &[&str] = &[
-    "test",
-    "tests",
-    "t",
-    "tst",
-    "lint",
-    "typecheck",
-    "type-check",
-    "types",
-    "tsc",
-    "check",
-    "e2e",
-    "coverage",
-    "cov",
-    "verify",
-    "validate",
-    "spec",
-    "unit",
-    "integration",
-    "ci",
-    "format:check",
-    "fmt:check",
-    "prettier:check",
-    "lint:fix",
-    "audit",
-];
+name_set! {
+    static TEST_SCRIPTS = &[
+        "test",
+        "tests",
+        "t",
+        "tst",
+        "lint",
+        "typecheck",
+        "type-check",
+        "types",
+        "tsc",
+        "check",
+        "e2e",
+        "coverage",
+        "cov",
+        "verify",
+        "validate",
+        "spec",
+        "unit",
+        "integration",
+        "ci",
+        "format:check",
+        "fmt:check",
+        "prettier:check",
+        "lint:fix",
+        "audit",
+    ];
+}
 
-const BUILD_SCRIPTS: &[&str] = &[
-    "build",
-    "compile",
-    "bundle",
-    "format",
-    "fmt",
-    "prettier",
-    "assemble",
-    "dist",
-    "dev",
-    "start",
-    "serve",
-    "preview",
-    "watch",
-    "generate",
-    "codegen",
-    "docs",
-    "storybook",
-    "clean",
-    "package",
-];
+name_set! {
+    static BUILD_SCRIPTS = &[
+        "build",
+        "compile",
+        "bundle",
+        "format",
+        "fmt",
+        "prettier",
+        "assemble",
+        "dist",
+        "dev",
+        "start",
+        "serve",
+        "preview",
+        "watch",
+        "generate",
+        "codegen",
+        "docs",
+        "storybook",
+        "clean",
+        "package",
+    ];
+}
 
 fn script_kind(name: &str) -> Option<C> {
     let lower = name.to_ascii_lowercase();
     let head = lower.split([':', '-', '.']).next().unwrap_or(&lower);
-    if TEST_SCRIPTS.contains(&lower.as_str()) || TEST_SCRIPTS.contains(&head) && head != "ci" {
+    if TEST_SCRIPTS.contains(&lower) || TEST_SCRIPTS.contains(head) && head != "ci" {
         Some(C::ExecTest)
-    } else if BUILD_SCRIPTS.contains(&lower.as_str()) || BUILD_SCRIPTS.contains(&head) {
+    } else if BUILD_SCRIPTS.contains(&lower) || BUILD_SCRIPTS.contains(head) {
         Some(C::ExecBuild)
     } else {
         None

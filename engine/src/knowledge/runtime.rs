@@ -5,6 +5,7 @@
 
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility, Scale};
+use crate::static_index::name_set;
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["docker", "podman", "nerdctl", "buildah"], container),
@@ -400,12 +401,14 @@ fn local_cluster(inv: &Invocation<'_>) -> Judgement {
     }
 }
 
-const SQL_WRITES: &[&str] = &[
-    "insert", "update", "delete", "drop", "truncate", "alter", "create", "grant", "revoke", "copy",
-    "call", "do", "merge", "vacuum", "reindex", "attach", "replace", "upsert", "rename", "set",
-    "load", "import", "flushall", "flushdb", "del", "hset", "lpush", "sadd", "expire", "shutdown",
-    "config",
-];
+name_set! {
+    static SQL_WRITES = &[
+        "insert", "update", "delete", "drop", "truncate", "alter", "create", "grant", "revoke", "copy",
+        "call", "do", "merge", "vacuum", "reindex", "attach", "replace", "upsert", "rename", "set",
+        "load", "import", "flushall", "flushdb", "del", "hset", "lpush", "sadd", "expire", "shutdown",
+        "config",
+    ];
+}
 
 fn database(inv: &Invocation<'_>) -> Judgement {
     if matches!(inv.program, "dropdb") {
@@ -479,11 +482,13 @@ fn database(inv: &Invocation<'_>) -> Judgement {
         );
     }
     if inv.program == "redis-cli" {
-        const READ: &[&str] = &[
-            "get", "mget", "keys", "scan", "info", "type", "ttl", "pttl", "exists", "hget",
-            "hgetall", "hkeys", "hlen", "lrange", "llen", "smembers", "scard", "zrange", "zcard",
-            "ping", "dbsize", "strlen", "echo", "time", "memory", "xrange", "xlen",
-        ];
+        name_set! {
+            static READ = &[
+                "get", "mget", "keys", "scan", "info", "type", "ttl", "pttl", "exists", "hget",
+                "hgetall", "hkeys", "hlen", "lrange", "llen", "smembers", "scard", "zrange", "zcard",
+                "ping", "dbsize", "strlen", "echo", "time", "memory", "xrange", "xlen",
+            ];
+        }
         let verb = text
             .as_deref()
             .unwrap_or("")
@@ -494,7 +499,7 @@ fn database(inv: &Invocation<'_>) -> Judgement {
         if verb.is_empty() {
             return Judgement::opaque(C::ExecDb, "an interactive database session");
         }
-        return if READ.contains(&verb.as_str()) {
+        return if READ.contains(&verb) {
             Judgement::new(C::ExecDbRead)
         } else {
             Judgement::new(C::ExecDb).reversibility(Reversibility::Hard)
@@ -509,7 +514,7 @@ fn database(inv: &Invocation<'_>) -> Judgement {
             let lower = sql.to_ascii_lowercase();
             let writes = lower
                 .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-                .any(|w| SQL_WRITES.contains(&w));
+                .any(|w| SQL_WRITES.contains(w));
             if writes {
                 let mut j = Judgement::new(C::ExecDb);
                 if lower.contains("drop") || lower.contains("truncate") || lower.contains("delete")

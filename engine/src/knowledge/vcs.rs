@@ -7,6 +7,7 @@
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
+use crate::static_index::name_set;
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["git"], git),
@@ -14,141 +15,147 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["hg", "svn", "jj", "fossil"], other_vcs),
 ];
 
-/// Configuration keys known to be harmless to set for one command: presentation, identity and
-/// merge/diff behaviour that runs nothing. Every other key is treated as one that may run a
-/// program — git has too many (`core.pager`, `alias.*`, `filter.*.clean`, `tar.*.command`,
-/// `man.*.cmd`, `diff.*.textconv`, `credential.helper`, …) for a list of the dangerous ones to
-/// stay complete.
-const HARMLESS_KEYS: &[&str] = &[
-    "user.name",
-    "user.email",
-    "user.signingkey",
-    "core.quotepath",
-    "core.autocrlf",
-    "core.eol",
-    "core.filemode",
-    "core.ignorecase",
-    "core.abbrev",
-    "core.safecrlf",
-    "color.ui",
-    "color.diff",
-    "color.status",
-    "color.branch",
-    "column.ui",
-    "advice.detachedhead",
-    "init.defaultbranch",
-    "commit.gpgsign",
-    "tag.gpgsign",
-    "pull.rebase",
-    "pull.ff",
-    "push.default",
-    "push.autosetupremote",
-    "merge.conflictstyle",
-    "merge.ff",
-    "rebase.autosquash",
-    "rebase.autostash",
-    "diff.renames",
-    "diff.algorithm",
-    "diff.mnemonicprefix",
-    "log.date",
-    "log.decorate",
-    "format.pretty",
-    "status.short",
-    "status.showuntrackedfiles",
-    "fetch.prune",
-    "gc.auto",
-    "maintenance.auto",
-    "safe.directory",
-    "protocol.version",
-    "http.postbuffer",
-    "pack.threads",
-    "checkout.defaultremote",
-];
+name_set! {
+    /// Configuration keys known to be harmless to set for one command: presentation, identity and
+    /// merge/diff behaviour that runs nothing. Every other key is treated as one that may run a
+    /// program — git has too many (`core.pager`, `alias.*`, `filter.*.clean`, `tar.*.command`,
+    /// `man.*.cmd`, `diff.*.textconv`, `credential.helper`, …) for a list of the dangerous ones to
+    /// stay complete.
+    static HARMLESS_KEYS = &[
+        "user.name",
+        "user.email",
+        "user.signingkey",
+        "core.quotepath",
+        "core.autocrlf",
+        "core.eol",
+        "core.filemode",
+        "core.ignorecase",
+        "core.abbrev",
+        "core.safecrlf",
+        "color.ui",
+        "color.diff",
+        "color.status",
+        "color.branch",
+        "column.ui",
+        "advice.detachedhead",
+        "init.defaultbranch",
+        "commit.gpgsign",
+        "tag.gpgsign",
+        "pull.rebase",
+        "pull.ff",
+        "push.default",
+        "push.autosetupremote",
+        "merge.conflictstyle",
+        "merge.ff",
+        "rebase.autosquash",
+        "rebase.autostash",
+        "diff.renames",
+        "diff.algorithm",
+        "diff.mnemonicprefix",
+        "log.date",
+        "log.decorate",
+        "format.pretty",
+        "status.short",
+        "status.showuntrackedfiles",
+        "fetch.prune",
+        "gc.auto",
+        "maintenance.auto",
+        "safe.directory",
+        "protocol.version",
+        "http.postbuffer",
+        "pack.threads",
+        "checkout.defaultremote",
+    ];
+}
 
 /// A configuration key whose value may be a program git runs (anything not known harmless).
 pub fn config_key_executes(key: &str) -> bool {
-    !HARMLESS_KEYS.contains(&key.to_ascii_lowercase().as_str())
+    !HARMLESS_KEYS.contains(&key.to_ascii_lowercase())
 }
 
-const GIT_READ: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
-    "blame",
-    "annotate",
-    "shortlog",
-    "describe",
-    "rev-parse",
-    "rev-list",
-    "ls-files",
-    "ls-tree",
-    "ls-remote",
-    "cat-file",
-    "grep",
-    "reflog",
-    "whatchanged",
-    "name-rev",
-    "merge-base",
-    "for-each-ref",
-    "show-ref",
-    "show-branch",
-    "count-objects",
-    "verify-commit",
-    "verify-tag",
-    "cherry",
-    "range-diff",
-    "check-ignore",
-    "check-attr",
-    "var",
-    "version",
-    "help",
-    "fsck",
-    "diff-tree",
-    "diff-index",
-    "diff-files",
-    "shortlog",
-];
+name_set! {
+    static GIT_READ = &[
+        "status",
+        "log",
+        "diff",
+        "show",
+        "blame",
+        "annotate",
+        "shortlog",
+        "describe",
+        "rev-parse",
+        "rev-list",
+        "ls-files",
+        "ls-tree",
+        "ls-remote",
+        "cat-file",
+        "grep",
+        "reflog",
+        "whatchanged",
+        "name-rev",
+        "merge-base",
+        "for-each-ref",
+        "show-ref",
+        "show-branch",
+        "count-objects",
+        "verify-commit",
+        "verify-tag",
+        "cherry",
+        "range-diff",
+        "check-ignore",
+        "check-attr",
+        "var",
+        "version",
+        "help",
+        "fsck",
+        "diff-tree",
+        "diff-index",
+        "diff-files",
+        "shortlog",
+    ];
+}
 
-const GIT_WRITE: &[&str] = &[
-    "add",
-    "commit",
-    "checkout",
-    "switch",
-    "restore",
-    "merge",
-    "rebase",
-    "cherry-pick",
-    "revert",
-    "stash",
-    "tag",
-    "branch",
-    "mv",
-    "rm",
-    "init",
-    "clone",
-    "fetch",
-    "pull",
-    "reset",
-    "worktree",
-    "notes",
-    "apply",
-    "am",
-    "submodule",
-    "sparse-checkout",
-    "gc",
-    "prune",
-    "repack",
-    "maintenance",
-    "bisect",
-    "clean",
-    "update-index",
-    "update-ref",
-    "symbolic-ref",
-    "lfs",
-    "mergetool",
-    "format-patch",
-];
+name_set! {
+    static GIT_WRITE = &[
+        "add",
+        "commit",
+        "checkout",
+        "switch",
+        "restore",
+        "merge",
+        "rebase",
+        "cherry-pick",
+        "revert",
+        "stash",
+        "tag",
+        "branch",
+        "mv",
+        "rm",
+        "init",
+        "clone",
+        "fetch",
+        "pull",
+        "reset",
+        "worktree",
+        "notes",
+        "apply",
+        "am",
+        "submodule",
+        "sparse-checkout",
+        "gc",
+        "prune",
+        "repack",
+        "maintenance",
+        "bisect",
+        "clean",
+        "update-index",
+        "update-ref",
+        "symbolic-ref",
+        "lfs",
+        "mergetool",
+        "format-patch",
+    ];
+}
 
 fn git(inv: &Invocation<'_>) -> Judgement {
     for key in inv.config_keys {
@@ -317,7 +324,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         "difftool" | "mergetool" | "gui" | "citool" | "gitk" | "web--browse" => {
             Judgement::opaque(C::ExecUnknown, "launches an external tool")
         }
-        s if GIT_READ.contains(&s) => {
+        s if GIT_READ.contains(s) => {
             if s == "grep"
                 && (inv.has("--open-files-in-pager")
                     || inv.args.iter().any(|w| w.text.starts_with("-O")))
@@ -362,7 +369,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             let paths = rest.get(1..2).unwrap_or(&[]).iter().copied();
             Judgement::new(C::ExecVcsWrite).with_paths(paths, Access::Write)
         }
-        s if GIT_WRITE.contains(&s) => {
+        s if GIT_WRITE.contains(s) => {
             let mut j = Judgement::new(C::ExecVcsWrite);
             if matches!(
                 s,

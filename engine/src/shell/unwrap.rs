@@ -9,6 +9,7 @@
 use super::lex::{Redirect, Word};
 use super::parse::{Context, SimpleCommand, parse};
 use super::{MAX_DEPTH, UNRESOLVED};
+use crate::static_index::{name_set, packed_names};
 
 /// A wrapper that was peeled, kept because it changes the judgement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -100,99 +101,103 @@ fn end_opaque(
     out.push(current);
 }
 
-/// Assignments that change which program runs or how it loads code.
-const HIJACK_NAMES: &[&str] = &[
-    "PATH",
-    "BASH_ENV",
-    "ENV",
-    "SHELL",
-    "IFS",
-    "PS4",
-    "PROMPT_COMMAND",
-    "CDPATH",
-    "HOME",
-    "EDITOR",
-    "VISUAL",
-    "PAGER",
-    "BROWSER",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "GLOBIGNORE",
-    "HISTFILE",
-    "KUBECONFIG",
-    "DOCKER_HOST",
-    "DOCKER_CONFIG",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "SSH_AUTH_SOCK",
-    "GNUPGHOME",
-    "http_proxy",
-    "https_proxy",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "ALL_PROXY",
-    "all_proxy",
-    "NO_PROXY",
-    "no_proxy",
-    "CARGO_HOME",
-    "RUSTC_WRAPPER",
-    "RUSTC",
-    "RUSTFLAGS",
-    "CC",
-    "CXX",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "MANPAGER",
-    "SYSTEMD_PAGER",
-    "TERMINAL",
-    "COMPOSER_HOME",
-    "GEM_HOME",
-    "BUNDLE_GEMFILE",
-    "MAKEFLAGS",
-    // Startup files and helper programs the named tools read or run.
-    "ZDOTDIR",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "SUDO_ASKPASS",
-    "SSH_ASKPASS",
-    "PHPRC",
-    "PHP_INI_SCAN_DIR",
-    "CURL_HOME",
-    "WGETRC",
-    "VIMINIT",
-    "EXINIT",
-];
+name_set! {
+    /// Assignments that change which program runs or how it loads code.
+    static HIJACK_NAMES = &[
+        "PATH",
+        "BASH_ENV",
+        "ENV",
+        "SHELL",
+        "IFS",
+        "PS4",
+        "PROMPT_COMMAND",
+        "CDPATH",
+        "HOME",
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "BROWSER",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "GLOBIGNORE",
+        "HISTFILE",
+        "KUBECONFIG",
+        "DOCKER_HOST",
+        "DOCKER_CONFIG",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "SSH_AUTH_SOCK",
+        "GNUPGHOME",
+        "http_proxy",
+        "https_proxy",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "all_proxy",
+        "NO_PROXY",
+        "no_proxy",
+        "CARGO_HOME",
+        "RUSTC_WRAPPER",
+        "RUSTC",
+        "RUSTFLAGS",
+        "CC",
+        "CXX",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "MANPAGER",
+        "SYSTEMD_PAGER",
+        "TERMINAL",
+        "COMPOSER_HOME",
+        "GEM_HOME",
+        "BUNDLE_GEMFILE",
+        "MAKEFLAGS",
+        // Startup files and helper programs the named tools read or run.
+        "ZDOTDIR",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "SUDO_ASKPASS",
+        "SSH_ASKPASS",
+        "PHPRC",
+        "PHP_INI_SCAN_DIR",
+        "CURL_HOME",
+        "WGETRC",
+        "VIMINIT",
+        "EXINIT",
+    ];
+}
 
-const HIJACK_PREFIXES: &[&str] = &[
-    "GIT_",
-    "LD_",
-    "DYLD_",
-    "PYTHON",
-    "PERL5",
-    "PERL_",
-    "RUBY",
-    "NODE_",
-    "JAVA_",
-    "_JAVA_",
-    "JDK_",
-    "DOTNET_",
-    "NPM_CONFIG_",
-    "npm_config_",
-    "YARN_",
-    "AWS_",
-    "AZURE_",
-    "PSMODULE",
-    "XDG_",
-    "VAULT_",
-    "BUN_",
-    "DENO_",
-    "GOFLAGS",
-    "GOPROXY",
-    "CARGO_TARGET_",
-    "CARGO_BUILD_",
-    "LUA_INIT",
-    "PIP_",
-    "UV_",
-    "CONDA_",
-];
+packed_names! {
+    static HIJACK_PREFIXES = &[
+        "GIT_",
+        "LD_",
+        "DYLD_",
+        "PYTHON",
+        "PERL5",
+        "PERL_",
+        "RUBY",
+        "NODE_",
+        "JAVA_",
+        "_JAVA_",
+        "JDK_",
+        "DOTNET_",
+        "NPM_CONFIG_",
+        "npm_config_",
+        "YARN_",
+        "AWS_",
+        "AZURE_",
+        "PSMODULE",
+        "XDG_",
+        "VAULT_",
+        "BUN_",
+        "DENO_",
+        "GOFLAGS",
+        "GOPROXY",
+        "CARGO_TARGET_",
+        "CARGO_BUILD_",
+        "LUA_INIT",
+        "PIP_",
+        "UV_",
+        "CONDA_",
+    ];
+}
 
 /// Harmless names under a hijack prefix.
 const HIJACK_EXEMPT: &[&str] = &[
@@ -216,8 +221,10 @@ pub fn is_hijack(name: &str) -> bool {
     if HIJACK_EXEMPT.contains(&name) {
         return false;
     }
-    HIJACK_NAMES.contains(&name)
-        || HIJACK_PREFIXES.iter().any(|p| name.starts_with(p))
+    HIJACK_NAMES.contains(name)
+        || HIJACK_PREFIXES
+            .iter_bytes()
+            .any(|p| name.as_bytes().starts_with(p))
         || name.contains("PATH")
 }
 
