@@ -43,15 +43,22 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the hook; returns (exit code, stdout, stderr).
-pub fn run_hook(home: &Path, agent: &str, input: &[u8]) -> (Option<i32>, String, String) {
-    let mut child = Command::new(hook_binary())
+/// The hook for `agent`, in a scratch home, with piped standard input and output.
+fn hook_command(home: &Path, agent: &str) -> Command {
+    let mut command = Command::new(hook_binary());
+    command
         .args(["--agent", agent])
         .env("HOME", home)
         .env("LEASTGRANT_HOME", home.join("state"))
         .current_dir(home)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(Stdio::piped());
+    command
+}
+
+/// Runs the hook; returns (exit code, stdout, stderr).
+pub fn run_hook(home: &Path, agent: &str, input: &[u8]) -> (Option<i32>, String, String) {
+    let mut child = hook_command(home, agent)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -186,13 +193,7 @@ fn run_hook_held_open(
     rest: Option<(Vec<u8>, std::time::Duration)>,
 ) -> (String, std::time::Duration) {
     let start = std::time::Instant::now();
-    let mut child = Command::new(hook_binary())
-        .args(["--agent", agent])
-        .env("HOME", home)
-        .env("LEASTGRANT_HOME", home.join("state"))
-        .current_dir(home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+    let mut child = hook_command(home, agent)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
