@@ -151,6 +151,56 @@ impl<const BYTES: usize, const N: usize> PackedNames<BYTES, N> {
     }
 }
 
+/// A borrowed view of packed names, whatever their count: two slices, so a list written at a
+/// call site costs no relocation per name (see [`flags!`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Names<'a> {
+    bytes: &'a [u8],
+    spans: &'a [(u32, u16)],
+}
+
+impl<'a> Names<'a> {
+    /// The name at `position`, as bytes.
+    fn bytes_at(&self, position: usize) -> Option<&'a [u8]> {
+        let (start, len) = *self.spans.get(position)?;
+        let start = start as usize;
+        self.bytes.get(start..start + usize::from(len))
+    }
+
+    /// `name` is one of them.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.iter_bytes().any(|n| n == name.as_bytes())
+    }
+
+    /// Every name as bytes, in order.
+    pub(crate) fn iter_bytes(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
+        let names = *self;
+        (0..self.spans.len()).filter_map(move |p| names.bytes_at(p))
+    }
+}
+
+impl<const BYTES: usize, const N: usize> PackedNames<BYTES, N> {
+    /// A view of these names.
+    pub(crate) fn names(&self) -> Names<'_> {
+        Names {
+            bytes: &self.bytes,
+            spans: &self.spans,
+        }
+    }
+}
+
+/// `flags!["-o", "--out"]`: a list written where it is used, stored packed, as [`Names`].
+macro_rules! flags {
+    ($($flag:literal),* $(,)?) => {{
+        const LIST: &[&str] = &[$($flag),*];
+        static PACKED: $crate::static_index::PackedNames<
+            { $crate::static_index::total_len(LIST) },
+            { LIST.len() },
+        > = $crate::static_index::PackedNames::of(LIST);
+        PACKED.names()
+    }};
+}
+
 /// A static list of names, packed, with its compile-time index: `contains` is a hash probe,
 /// not a scan. Declared with [`name_set!`].
 pub(crate) struct NameSet<const BYTES: usize, const N: usize, const S: usize> {
@@ -209,7 +259,7 @@ macro_rules! name_set {
     };
 }
 
-pub(crate) use {name_set, packed_names};
+pub(crate) use {flags, name_set, packed_names};
 
 #[cfg(test)]
 mod tests {

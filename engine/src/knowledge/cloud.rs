@@ -5,7 +5,7 @@
 
 use super::{Invocation, Judgement};
 use crate::model::{Capability as C, Exposure, Reach, Reversibility, Scale};
-use crate::static_index::name_set;
+use crate::static_index::{flags, name_set};
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (
@@ -180,7 +180,7 @@ fn with_production(inv: &Invocation<'_>, j: Judgement) -> Judgement {
 }
 
 fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&[
+    let positionals = inv.positionals(flags![
         "--profile",
         "--region",
         "--project",
@@ -290,7 +290,7 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
         {
             j = j.reversibility(Reversibility::Irreversible);
         }
-        if inv.has_any(&["--recursive", "--all", "--force"]) {
+        if inv.has_any(flags!["--recursive", "--all", "--force"]) {
             j = j.scale(Scale::Sweeping);
         }
         j
@@ -345,7 +345,7 @@ fn is_write_verb(word: &str) -> bool {
 }
 
 fn kubectl(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&[
+    let sub = inv.sub(flags![
         "-n",
         "--namespace",
         "--context",
@@ -397,7 +397,7 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
             if inv
                 .args
                 .iter()
-                .any(|w| w.text == "view" && inv.has_any(&["--raw", "--flatten"])) =>
+                .any(|w| w.text == "view" && inv.has_any(flags!["--raw", "--flatten"])) =>
         {
             Judgement::new(C::SecretRead)
         }
@@ -431,7 +431,7 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn helm(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&[
+    let sub = inv.sub(flags![
         "-n",
         "--namespace",
         "--kube-context",
@@ -457,7 +457,7 @@ fn helm(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn iac(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&[
+    let sub = inv.sub(flags![
         "-var",
         "-var-file",
         "-target",
@@ -476,7 +476,7 @@ fn iac(inv: &Invocation<'_>) -> Judgement {
     }
     let j = match (inv.program, sub.as_str()) {
         ("ansible" | "ansible-playbook", _) => {
-            if inv.has_any(&[
+            if inv.has_any(flags![
                 "--check",
                 "-C",
                 "--syntax-check",
@@ -491,10 +491,10 @@ fn iac(inv: &Invocation<'_>) -> Judgement {
         ("vault", "read" | "kv" | "login" | "token") => {
             Judgement::new(C::SecretRead).reach(Reach::External)
         }
-        (_, "output") if inv.has_any(&["-json", "-raw", "--json"]) => {
+        (_, "output") if inv.has_any(flags!["-json", "-raw", "--json"]) => {
             Judgement::new(C::SecretRead).reach(Reach::External)
         }
-        (_, "fmt") if !inv.has_any(&["-check", "--check"]) => Judgement::new(C::ExecBuild),
+        (_, "fmt") if !inv.has_any(flags!["-check", "--check"]) => Judgement::new(C::ExecBuild),
         (
             _,
             "init" | "get" | "providers" | "version" | "fmt" | "validate" | "graph" | "show"

@@ -7,6 +7,7 @@
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
+use crate::static_index::{Names, flags};
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (
@@ -216,8 +217,8 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
 
 fn reader(inv: &Invocation<'_>) -> Judgement {
     // Options that take a value, per program: `cat -n .env` reads `.env`.
-    let valued: &[&str] = match inv.program {
-        "head" | "tail" => &[
+    let valued: Names<'_> = match inv.program {
+        "head" | "tail" => flags![
             "-n",
             "-c",
             "--lines",
@@ -226,7 +227,7 @@ fn reader(inv: &Invocation<'_>) -> Judgement {
             "--sleep-interval",
             "--pid",
         ],
-        "cut" => &[
+        "cut" => flags![
             "-d",
             "-f",
             "-c",
@@ -237,9 +238,9 @@ fn reader(inv: &Invocation<'_>) -> Judgement {
             "--bytes",
             "--output-delimiter",
         ],
-        "fold" | "fmt" => &["-w", "--width", "-p", "--prefix"],
-        "nl" => &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
-        "uniq" => &[
+        "fold" | "fmt" => flags!["-w", "--width", "-p", "--prefix"],
+        "nl" => flags!["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
+        "uniq" => flags![
             "-f",
             "-s",
             "-w",
@@ -247,12 +248,12 @@ fn reader(inv: &Invocation<'_>) -> Judgement {
             "--skip-chars",
             "--check-chars",
         ],
-        "column" => &["-s", "-c", "-o", "-t", "--separator", "--output-separator"],
-        "od" | "hexdump" | "xxd" => &[
+        "column" => flags!["-s", "-c", "-o", "-t", "--separator", "--output-separator"],
+        "od" | "hexdump" | "xxd" => flags![
             "-n", "-s", "-j", "-N", "-t", "-A", "-w", "-c", "-l", "-o", "-e", "-f", "-g",
         ],
-        "strings" => &["-n", "-t", "-e", "--bytes", "--radix", "--encoding"],
-        "jq" | "yq" => &[
+        "strings" => flags!["-n", "-t", "-e", "--bytes", "--radix", "--encoding"],
+        "jq" | "yq" => flags![
             "--arg",
             "--argjson",
             "--slurpfile",
@@ -261,26 +262,26 @@ fn reader(inv: &Invocation<'_>) -> Judgement {
             "-L",
             "--args",
         ],
-        "join" => &["-1", "-2", "-j", "-t", "-e", "-o"],
-        "paste" => &["-d", "--delimiters"],
-        "pr" => &["-h", "-l", "-w", "-o", "-N", "-s"],
-        "iconv" => &["-f", "-t", "--from-code", "--to-code", "-o", "--output"],
-        "base64" | "base32" => &["-w", "--wrap"],
-        "expand" | "unexpand" => &["-t", "--tabs"],
-        _ => &[],
+        "join" => flags!["-1", "-2", "-j", "-t", "-e", "-o"],
+        "paste" => flags!["-d", "--delimiters"],
+        "pr" => flags!["-h", "-l", "-w", "-o", "-N", "-s"],
+        "iconv" => flags!["-f", "-t", "--from-code", "--to-code", "-o", "--output"],
+        "base64" | "base32" => flags!["-w", "--wrap"],
+        "expand" | "unexpand" => flags!["-t", "--tabs"],
+        _ => flags![],
     };
     let mut positionals = inv.positionals(valued);
     if inv.program == "jq" || inv.program == "yq" {
         // The first positional is the filter expression.
-        if !positionals.is_empty() && !inv.has_any(&["-f", "--from-file"]) {
+        if !positionals.is_empty() && !inv.has_any(flags!["-f", "--from-file"]) {
             positionals.remove(0);
         }
     }
     // Readers that can also write: an output option or a second operand.
     let output = match inv.program {
         "uniq" | "xxd" if positionals.len() >= 2 => positionals.pop().cloned(),
-        "iconv" => inv.any_value(&["-o", "--output"]),
-        "yq" if inv.has_any(&["-i", "--inplace"]) => {
+        "iconv" => inv.any_value(flags!["-o", "--output"]),
+        "yq" if inv.has_any(flags!["-i", "--inplace"]) => {
             return Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write);
         }
         _ => None,
@@ -290,15 +291,15 @@ fn reader(inv: &Invocation<'_>) -> Judgement {
         j.targets.push((out, Access::Write));
         return j;
     }
-    if inv.program == "base64" && inv.has_any(&["-o", "--output"]) {
+    if inv.program == "base64" && inv.has_any(flags!["-o", "--output"]) {
         return Judgement::new(C::FsWriteWorkspace)
-            .with_paths(inv.value(&["-o", "--output"]), Access::Write);
+            .with_paths(inv.value(flags!["-o", "--output"]), Access::Write);
     }
     Judgement::new(C::FsReadWorkspace).with_paths(positionals, Access::Read)
 }
 
 fn sort(inv: &Invocation<'_>) -> Judgement {
-    let valued = [
+    let valued = flags![
         "-k",
         "-t",
         "-o",
@@ -308,8 +309,8 @@ fn sort(inv: &Invocation<'_>) -> Judgement {
         "--key",
         "--field-separator",
     ];
-    let j = Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(&valued), Access::Read);
-    match inv.any_value(&["-o", "--output"]) {
+    let j = Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(valued), Access::Read);
+    match inv.any_value(flags!["-o", "--output"]) {
         Some(out) => {
             let mut j = j;
             j.capability = C::FsWriteWorkspace;
@@ -322,18 +323,18 @@ fn sort(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn lister(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-I", "-L", "--ignore", "-d", "--max-depth", "-P", "-o"];
+    let valued = flags!["-I", "-L", "--ignore", "-d", "--max-depth", "-P", "-o"];
     if inv.program == "tree"
-        && let Some(out) = inv.any_value(&["-o"])
+        && let Some(out) = inv.any_value(flags!["-o"])
     {
         // `tree -o FILE` writes its listing.
         return Judgement::new(C::FsWriteWorkspace)
-            .with_paths(inv.positionals(&valued), Access::Read)
+            .with_paths(inv.positionals(valued), Access::Read)
             .with_paths([&out], Access::Write);
     }
     let recursive =
-        inv.has_any(&["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
-    let positionals = inv.positionals(&valued);
+        inv.has_any(flags!["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
+    let positionals = inv.positionals(valued);
     let j = Judgement::new(C::FsReadWorkspace).recursive(recursive);
     if positionals.is_empty() {
         return j;
@@ -342,13 +343,13 @@ fn lister(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn searcher(inv: &Invocation<'_>) -> Judgement {
-    if inv.has_any(&["--pre", "--pre-glob"])
+    if inv.has_any(flags!["--pre", "--pre-glob"])
         || inv.args.iter().any(|w| w.text.starts_with("--pre="))
     {
         // ripgrep runs the `--pre` program on every file.
         return Judgement::opaque(C::ExecUnknown, "runs a preprocessor program on every file");
     }
-    let valued = [
+    let valued = flags![
         "-e",
         "-f",
         "-A",
@@ -381,20 +382,19 @@ fn searcher(inv: &Invocation<'_>) -> Judgement {
         "-r",
         "--replace",
     ];
-    let mut valued_here: Vec<&str> = valued.to_vec();
     // grep's -r takes no value; ripgrep's -r is --replace.
-    if inv.program != "rg" {
-        valued_here.retain(|f| *f != "-r" && *f != "-E" && *f != "-t" && *f != "-T");
-    }
-    let mut positionals = inv.positionals(&valued_here);
-    let pattern_given = inv.has_any(&["-e", "--regexp", "-f", "--file"]);
+    let rg = inv.program == "rg";
+    let mut positionals = inv.positionals_where(|t| {
+        valued.contains(t) && (rg || !matches!(t, "-r" | "-E" | "-t" | "-T"))
+    });
+    let pattern_given = inv.has_any(flags!["-e", "--regexp", "-f", "--file"]);
     if !pattern_given && !positionals.is_empty() {
         positionals.remove(0);
     }
     let recursive = matches!(inv.program, "rg" | "ag" | "ack" | "ugrep")
-        || inv.has_any(&["-r", "-R", "--recursive", "--dereference-recursive"]);
+        || inv.has_any(flags!["-r", "-R", "--recursive", "--dereference-recursive"]);
     let mut j = Judgement::new(C::FsReadWorkspace).recursive(recursive);
-    if let Some(file) = inv.any_value(&["-f", "--file"]) {
+    if let Some(file) = inv.any_value(flags!["-f", "--file"]) {
         j.targets.push((file, Access::Read));
     }
     if recursive && positionals.is_empty() {
@@ -406,7 +406,7 @@ fn searcher(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn finder(inv: &Invocation<'_>) -> Judgement {
-    let valued = [
+    let valued = flags![
         "-e",
         "--extension",
         "-t",
@@ -420,10 +420,10 @@ fn finder(inv: &Invocation<'_>) -> Judgement {
         "--exec",
         "--exec-batch",
     ];
-    if inv.has_any(&["-x", "--exec", "-X", "--exec-batch"]) {
+    if inv.has_any(flags!["-x", "--exec", "-X", "--exec-batch"]) {
         return Judgement::opaque(C::ExecUnknown, "fd runs a command on every match");
     }
-    let positionals = inv.positionals(&valued);
+    let positionals = inv.positionals(valued);
     Judgement::new(C::FsReadWorkspace)
         .recursive(true)
         .with_paths(
@@ -448,7 +448,7 @@ fn find(inv: &Invocation<'_>) -> Judgement {
             .push((crate::shell::lex::Word::plain("."), Access::Read));
     }
     for flag in ["-fprint", "-fprint0", "-fprintf", "-fls"] {
-        if let Some(out) = inv.value(&[flag]) {
+        if let Some(out) = inv.value_of(flag) {
             j.targets.push((out.clone(), Access::Write));
             j.capability = C::FsWriteWorkspace;
         }
@@ -467,12 +467,12 @@ fn shell_state(inv: &Invocation<'_>) -> Judgement {
     let names: Vec<&str> = match inv.program {
         // `read NAME…`, `printf -v NAME`, `export/declare NAME=…`.
         "read" => inv
-            .positionals(&["-d", "-n", "-N", "-p", "-t", "-u", "-a"])
+            .positionals(flags!["-d", "-n", "-N", "-p", "-t", "-u", "-a"])
             .iter()
             .map(|w| w.text.as_str())
             .collect(),
         "printf" => inv
-            .value(&["-v"])
+            .value(flags!["-v"])
             .map(|w| vec![w.text.as_str()])
             .unwrap_or_default(),
         _ => words
@@ -525,24 +525,24 @@ fn print_env(_inv: &Invocation<'_>) -> Judgement {
 }
 
 fn writer_all(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-m", "--mode", "-t", "-d", "-r", "--reference"];
-    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&valued), Access::Write)
+    let valued = flags!["-m", "--mode", "-t", "-d", "-r", "--reference"];
+    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(valued), Access::Write)
 }
 
 fn tee(inv: &Invocation<'_>) -> Judgement {
-    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&[]), Access::Write)
+    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(flags![]), Access::Write)
 }
 
 fn truncate(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-s", "--size", "-r", "--reference", "-n", "--iterations"];
+    let valued = flags!["-s", "--size", "-r", "--reference", "-n", "--iterations"];
     Judgement::new(C::FsWriteWorkspace)
         .reversibility(Reversibility::Hard)
-        .with_paths(inv.positionals(&valued), Access::Write)
+        .with_paths(inv.positionals(valued), Access::Write)
 }
 
 fn shred(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-n", "--iterations", "-s", "--size", "--random-source"];
-    let capability = if inv.has_any(&["-u", "--remove"]) {
+    let valued = flags!["-n", "--iterations", "-s", "--size", "--random-source"];
+    let capability = if inv.has_any(flags!["-u", "--remove"]) {
         C::FsDelete
     } else {
         C::FsWriteWorkspace
@@ -554,11 +554,11 @@ fn shred(inv: &Invocation<'_>) -> Judgement {
     };
     Judgement::new(capability)
         .reversibility(Reversibility::Irreversible)
-        .with_paths(inv.positionals(&valued), access)
+        .with_paths(inv.positionals(valued), access)
 }
 
 fn copy(inv: &Invocation<'_>) -> Judgement {
-    let valued = [
+    let valued = flags![
         "-t",
         "--target-directory",
         "-S",
@@ -570,10 +570,10 @@ fn copy(inv: &Invocation<'_>) -> Judgement {
         "--owner",
         "--group",
     ];
-    let positionals = inv.positionals(&valued);
-    let recursive = inv.has_any(&["-r", "-R", "-a", "--recursive", "--archive"]);
+    let positionals = inv.positionals(valued);
+    let recursive = inv.has_any(flags!["-r", "-R", "-a", "--recursive", "--archive"]);
     let mut j = Judgement::new(C::FsWriteWorkspace).recursive(recursive);
-    let target = inv.any_value(&["-t", "--target-directory"]);
+    let target = inv.any_value(flags!["-t", "--target-directory"]);
     let (sources, dest) = match (&target, positionals.split_last()) {
         (Some(_), _) => (positionals.as_slice(), None),
         (None, Some((last, rest))) => (rest, Some(*last)),
@@ -587,11 +587,11 @@ fn copy(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn move_files(inv: &Invocation<'_>) -> Judgement {
-    let valued = ["-t", "--target-directory", "-S", "--suffix"];
-    let positionals = inv.positionals(&valued);
+    let valued = flags!["-t", "--target-directory", "-S", "--suffix"];
+    let positionals = inv.positionals(valued);
     // `mv` moves a directory with everything in it.
     let mut j = Judgement::new(C::FsWriteWorkspace).recursive(true);
-    let target = inv.any_value(&["-t", "--target-directory"]);
+    let target = inv.any_value(flags!["-t", "--target-directory"]);
     let (sources, dest) = match (&target, positionals.split_last()) {
         (Some(_), _) => (positionals.as_slice(), None),
         (None, Some((last, rest))) => (rest, Some(*last)),
@@ -607,12 +607,12 @@ fn move_files(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn link(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-t", "--target-directory", "-S"]);
+    let positionals = inv.positionals(flags!["-t", "--target-directory", "-S"]);
     let mut j = Judgement::new(C::FsWriteWorkspace);
     if let Some((link, targets)) = positionals.split_last() {
         // The link's target counts as written: a link into `/etc` lets later "workspace"
         // writes land there. A relative symlink target is relative to the link's directory.
-        let symbolic = inv.has_any(&["-s", "--symbolic"]);
+        let symbolic = inv.has_any(flags!["-s", "--symbolic"]);
         let link_dir = link
             .text
             .rsplit_once('/')
@@ -633,17 +633,17 @@ fn link(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn delete(inv: &Invocation<'_>) -> Judgement {
-    let recursive = inv.has_any(&["-r", "-R", "--recursive"]);
+    let recursive = inv.has_any(flags!["-r", "-R", "--recursive"]);
     let mut j = Judgement::new(C::FsDelete).recursive(recursive);
-    if recursive || inv.has_any(&["-f", "--force"]) {
+    if recursive || inv.has_any(flags!["-f", "--force"]) {
         j = j.scale(Scale::Many);
     }
-    j.with_paths(inv.positionals(&[]), Access::Delete)
+    j.with_paths(inv.positionals(flags![]), Access::Delete)
 }
 
 fn permissions(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["--reference"]);
-    let recursive = inv.has_any(&["-R", "--recursive"]);
+    let positionals = inv.positionals(flags!["--reference"]);
+    let recursive = inv.has_any(flags!["-R", "--recursive"]);
     let paths: Vec<&Word> = if inv.program == "xattr" || inv.has("--reference") {
         positionals
     } else if inv.program == "chmod" {
@@ -682,7 +682,7 @@ fn permissions(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn sed(inv: &Invocation<'_>) -> Judgement {
-    let valued = [
+    let valued = flags![
         "-e",
         "-f",
         "--expression",
@@ -691,8 +691,8 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
         "--line-length",
         "-s",
     ];
-    let mut positionals = inv.positionals(&valued);
-    if inv.has_any(&["-f", "--file"]) || inv.attached_value(&["-f", "--file"]).is_some() {
+    let mut positionals = inv.positionals(valued);
+    if inv.has_any(flags!["-f", "--file"]) || inv.attached_value(flags!["-f", "--file"]).is_some() {
         return Judgement::opaque(
             C::ExecUnknown,
             "the sed program is in a file the engine has not read",
@@ -723,7 +723,7 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
             "the sed program writes files or runs commands",
         );
     }
-    let in_place = inv.has_any(&["-i", "--in-place"])
+    let in_place = inv.has_any(flags!["-i", "--in-place"])
         || inv
             .args
             .iter()
@@ -810,7 +810,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
     let has = |letter: char, long: &str| {
         inv.has(&format!("-{letter}")) || inv.has(long) || (bundled && first.contains(letter))
     };
-    if inv.has_any(&[
+    if inv.has_any(flags![
         "--to-command",
         "--use-compress-program",
         "-I",
@@ -821,7 +821,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
     ]) {
         return Judgement::opaque(C::ExecUnknown, "tar runs another program");
     }
-    let valued = [
+    let valued = flags![
         "-f",
         "--file",
         "-C",
@@ -835,7 +835,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
         "-H",
         "--format",
     ];
-    let mut positionals = inv.positionals(&valued);
+    let mut positionals = inv.positionals(valued);
     if bundled && !positionals.is_empty() {
         positionals.remove(0);
     }
@@ -853,7 +853,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
         positionals.retain(|w| !std::ptr::eq(*w, archive));
     }
     let archive = inv
-        .any_value(&["-f", "--file"])
+        .any_value(flags!["-f", "--file"])
         .or_else(|| clustered_archive.cloned())
         .or_else(|| {
             if bundled && first.contains('f') {
@@ -865,7 +865,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
     if bundled && first.contains('f') && !positionals.is_empty() {
         positionals.remove(0);
     }
-    let dir = inv.any_value(&["-C", "--directory"]);
+    let dir = inv.any_value(flags!["-C", "--directory"]);
     if has('x', "--extract") || has('x', "--get") {
         // The archive decides which files change (and may hold `..` entries).
         let mut j = Judgement::opaque(
@@ -913,7 +913,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn zip(inv: &Invocation<'_>) -> Judgement {
-    if inv.has_any(&["-TT", "--unzip-command"])
+    if inv.has_any(flags!["-TT", "--unzip-command"])
         || inv
             .args
             .iter()
@@ -921,7 +921,7 @@ fn zip(inv: &Invocation<'_>) -> Judgement {
     {
         return Judgement::opaque(C::ExecUnknown, "zip runs the test command it is given");
     }
-    let positionals = inv.positionals(&["-x", "-i", "-P", "--password", "-o"]);
+    let positionals = inv.positionals(flags!["-x", "-i", "-P", "--password", "-o"]);
     if inv.program != "zip"
         && matches!(
             positionals.first().map(|w| w.text.as_str()),
@@ -934,7 +934,7 @@ fn zip(inv: &Invocation<'_>) -> Judgement {
         );
     }
     let mut j = Judgement::new(C::FsWriteWorkspace)
-        .recursive(inv.has_any(&["-r", "--recurse-paths"]) || inv.program != "zip");
+        .recursive(inv.has_any(flags!["-r", "--recurse-paths"]) || inv.program != "zip");
     let skip = usize::from(inv.program != "zip");
     let mut words = positionals.into_iter().skip(skip);
     if let Some(archive) = words.next() {
@@ -944,46 +944,47 @@ fn zip(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn extract(inv: &Invocation<'_>) -> Judgement {
-    if inv.has_any(&["-l", "-t", "--list", "--test"]) {
+    if inv.has_any(flags!["-l", "-t", "--list", "--test"]) {
         return Judgement::new(C::FsReadWorkspace)
-            .with_paths(inv.positionals(&["-d", "-x"]), Access::Read);
+            .with_paths(inv.positionals(flags!["-d", "-x"]), Access::Read);
     }
     if matches!(
         inv.program,
         "gunzip" | "bunzip2" | "unxz" | "uncompress" | "unzstd"
     ) {
         return Judgement::new(C::FsWriteWorkspace)
-            .with_paths(inv.positionals(&["-S"]), Access::Write);
+            .with_paths(inv.positionals(flags!["-S"]), Access::Write);
     }
     let mut j = Judgement::opaque(
         C::FsWriteWorkspace,
         "archive extraction writes whatever the archive holds",
     )
     .scale(Scale::Many);
-    j = j.with_paths(inv.positionals(&["-d", "-x", "-P"]), Access::Read);
-    if let Some(d) = inv.any_value(&["-d"]) {
+    j = j.with_paths(inv.positionals(flags!["-d", "-x", "-P"]), Access::Read);
+    if let Some(d) = inv.any_value(flags!["-d"]) {
         j.targets.push((d, Access::Write));
     }
     j
 }
 
 fn compress(inv: &Invocation<'_>) -> Judgement {
-    if inv.has_any(&["-c", "--stdout", "-l", "--list", "-t", "--test"]) {
+    if inv.has_any(flags!["-c", "--stdout", "-l", "--list", "-t", "--test"]) {
         return Judgement::new(C::FsReadWorkspace)
-            .with_paths(inv.positionals(&["-S"]), Access::Read);
+            .with_paths(inv.positionals(flags!["-S"]), Access::Read);
     }
-    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(&["-S", "-o"]), Access::Write)
+    Judgement::new(C::FsWriteWorkspace)
+        .with_paths(inv.positionals(flags!["-S", "-o"]), Access::Write)
 }
 
 fn patch(inv: &Invocation<'_>) -> Judgement {
-    if inv.has_any(&["--dry-run", "-C", "--check"]) {
+    if inv.has_any(flags!["--dry-run", "-C", "--check"]) {
         return Judgement::new(C::FsReadWorkspace);
     }
     Judgement::opaque(C::FsWriteWorkspace, "the patch decides which files change")
 }
 
 fn split(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-l", "-b", "-n", "-a", "-C", "-f"]);
+    let positionals = inv.positionals(flags!["-l", "-b", "-n", "-a", "-C", "-f"]);
     let mut j = Judgement::new(C::FsWriteWorkspace);
     if let Some(input) = positionals.first() {
         j.targets.push(((*input).clone(), Access::Read));
@@ -997,7 +998,7 @@ fn editor(inv: &Invocation<'_>) -> Judgement {
         C::FsWriteWorkspace,
         "an interactive editor can run anything",
     )
-    .with_paths(inv.positionals(&[]), Access::Write)
+    .with_paths(inv.positionals(flags![]), Access::Write)
 }
 
 fn open(inv: &Invocation<'_>) -> Judgement {
@@ -1005,5 +1006,5 @@ fn open(inv: &Invocation<'_>) -> Judgement {
         C::ExecUnknown,
         "opens a file or URL with whatever program is registered",
     )
-    .with_paths(inv.positionals(&["-a", "-b"]), Access::Read)
+    .with_paths(inv.positionals(flags!["-a", "-b"]), Access::Read)
 }

@@ -15,7 +15,7 @@ mod vcs;
 
 use crate::model::{Access, Blast, Capability, Exposure, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
-use crate::static_index::{self, NameIndex, PackedNames};
+use crate::static_index::{self, NameIndex, Names, PackedNames};
 
 /// One program invocation, wrappers already peeled.
 #[derive(Debug, Clone, Copy)]
@@ -108,7 +108,12 @@ impl Judgement {
 impl<'a> Invocation<'a> {
     /// The words that are not options, given the options that take a value. Everything after
     /// `--` is positional.
-    pub fn positionals(&self, valued: &[&str]) -> Vec<&'a Word> {
+    pub(crate) fn positionals(&self, valued: Names<'_>) -> Vec<&'a Word> {
+        self.positionals_where(|t| valued.contains(t))
+    }
+
+    /// [`Invocation::positionals`], with the options that take a value given by a test.
+    pub(crate) fn positionals_where(&self, is_valued: impl Fn(&str) -> bool) -> Vec<&'a Word> {
         let mut out = Vec::new();
         let mut skip_next = false;
         let mut rest_positional = false;
@@ -122,7 +127,7 @@ impl<'a> Invocation<'a> {
                 out.push(word);
             } else if t == "--" {
                 rest_positional = true;
-            } else if valued.contains(&t) {
+            } else if is_valued(t) {
                 skip_next = true;
             }
         }
@@ -130,7 +135,7 @@ impl<'a> Invocation<'a> {
     }
 
     /// The first positional word (usually a subcommand), lower-cased.
-    pub fn sub(&self, valued: &[&str]) -> String {
+    pub(crate) fn sub(&self, valued: Names<'_>) -> String {
         self.positionals(valued)
             .first()
             .map(|w| w.text.to_ascii_lowercase())
@@ -139,18 +144,23 @@ impl<'a> Invocation<'a> {
 
     /// The option is present, as `--long`, `--long=…`, `-x`, or inside a cluster like `-rf`.
     pub fn has(&self, flag: &str) -> bool {
+        self.has_bytes(flag.as_bytes())
+    }
+
+    /// [`Invocation::has`] on bytes (the packed flag lists are compared without a UTF-8 check).
+    fn has_bytes(&self, flag: &[u8]) -> bool {
         self.args.iter().take_while(|w| w.text != "--").any(|w| {
-            let t = w.text.as_str();
-            if flag.starts_with("--") {
+            let t = w.text.as_bytes();
+            if flag.starts_with(b"--") {
                 t.strip_prefix(flag)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
-            } else if let Some(letter) = flag.strip_prefix('-').filter(|l| l.len() == 1) {
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"="))
+            } else if let Some(&[letter]) = flag.strip_prefix(b"-") {
                 t == flag
-                    || (t.starts_with('-')
-                        && !t.starts_with("--")
+                    || (t.starts_with(b"-")
+                        && !t.starts_with(b"--")
                         && t.len() > 2
                         && t.get(1..).is_some_and(|c| {
-                            c.chars().all(|ch| ch.is_ascii_alphabetic()) && c.contains(letter)
+                            c.iter().all(u8::is_ascii_alphabetic) && c.contains(&letter)
                         }))
             } else {
                 t == flag
@@ -159,34 +169,41 @@ impl<'a> Invocation<'a> {
     }
 
     /// Any of the options is present.
-    pub fn has_any(&self, flags: &[&str]) -> bool {
-        flags.iter().any(|f| self.has(f))
+    pub(crate) fn has_any(&self, flags: Names<'_>) -> bool {
+        flags.iter_bytes().any(|f| self.has_bytes(f))
     }
 
-    /// The value of an option (`-o x`, `-ox`, `--out x`, `--out=x`).
-    pub fn value(&self, flags: &[&str]) -> Option<&'a Word> {
+    /// The value of an option given as a separate word (`-o x`, `--out x`).
+    pub(crate) fn value(&self, flags: Names<'_>) -> Option<&'a Word> {
+        self.value_where(|t| flags.contains(t))
+    }
+
+    /// [`Invocation::value`] of one option.
+    pub(crate) fn value_of(&self, flag: &str) -> Option<&'a Word> {
+        self.value_where(|t| t == flag)
+    }
+
+    fn value_where(&self, is_flag: impl Fn(&str) -> bool) -> Option<&'a Word> {
         let mut iter = self.args.iter().peekable();
         while let Some(word) = iter.next() {
-            let t = word.text.as_str();
-            for flag in flags {
-                if t == *flag {
-                    return iter.peek().copied();
-                }
+            if is_flag(&word.text) {
+                return iter.peek().copied();
             }
         }
         None
     }
 
     /// Values of options given in the attached forms (`--out=x`, `-ox`) as synthetic words.
-    pub fn attached_value(&self, flags: &[&str]) -> Option<Word> {
+    pub(crate) fn attached_value(&self, flags: Names<'_>) -> Option<Word> {
         self.args.iter().find_map(|word| {
-            flags.iter().find_map(|flag| {
-                let rest = if flag.starts_with("--") {
-                    word.text
-                        .strip_prefix(flag)
-                        .and_then(|r| r.strip_prefix('='))
+            flags.iter_bytes().find_map(|flag| {
+                // Compared as bytes; a whole name's end is a character boundary of the word.
+                word.text.as_bytes().strip_prefix(flag)?;
+                let after = word.text.get(flag.len()..)?;
+                let rest = if flag.starts_with(b"--") {
+                    after.strip_prefix('=')
                 } else {
-                    word.text.strip_prefix(flag).filter(|r| !r.is_empty())
+                    Some(after).filter(|r| !r.is_empty())
                 }?;
                 let mut w = word.clone();
                 w.text = rest.to_string();
@@ -196,7 +213,7 @@ impl<'a> Invocation<'a> {
     }
 
     /// `value` or `attached_value`.
-    pub fn any_value(&self, flags: &[&str]) -> Option<Word> {
+    pub(crate) fn any_value(&self, flags: Names<'_>) -> Option<Word> {
         self.value(flags)
             .cloned()
             .or_else(|| self.attached_value(flags))

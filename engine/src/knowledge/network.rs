@@ -7,6 +7,7 @@
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility};
 use crate::shell::lex::Word;
+use crate::static_index::flags;
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (
@@ -96,7 +97,7 @@ fn upload_flags(inv: &Invocation<'_>) -> Vec<Word> {
 
 fn http(inv: &Invocation<'_>) -> Judgement {
     // aria2c runs a command when a download starts, stops or ends.
-    const HOOKS: &[&str] = &[
+    let hooks = flags![
         "--on-download-complete",
         "--on-download-error",
         "--on-download-start",
@@ -104,17 +105,17 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         "--on-download-stop",
         "--on-bt-download-complete",
     ];
-    if inv.program == "aria2c" && inv.has_any(HOOKS) {
+    if inv.program == "aria2c" && inv.has_any(hooks) {
         let mut j = Judgement::opaque(C::NetFetch, "runs a command when a download ends");
-        if let Some(hook) = inv.any_value(HOOKS) {
+        if let Some(hook) = inv.any_value(hooks) {
             j.targets.push((hook, Access::Execute));
         }
         return j;
     }
-    if inv.has_any(&["-K", "--config"]) {
+    if inv.has_any(flags!["-K", "--config"]) {
         return Judgement::opaque(C::NetSend, "options come from a config file");
     }
-    let urls: Vec<&Word> = inv.positionals(&[
+    let urls: Vec<&Word> = inv.positionals(flags![
         "-o",
         "--output",
         "-H",
@@ -168,7 +169,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         .collect();
     if !local.is_empty() {
         let mut j = Judgement::new(C::FsReadWorkspace).with_paths(local.iter(), Access::Read);
-        for flag in [&["-o", "--output"][..]] {
+        for flag in [flags!["-o", "--output"]] {
             if let Some(out) = inv.any_value(flag) {
                 j.targets.push((out, Access::Write));
             }
@@ -177,7 +178,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
     }
     let sent = upload_flags(inv);
     let method = inv
-        .any_value(&["-X", "--request"])
+        .any_value(flags!["-X", "--request"])
         .map(|w| w.text.to_ascii_uppercase());
     let httpie_send = matches!(inv.program, "http" | "https" | "xh" | "httpie")
         && inv.args.iter().any(|w| {
@@ -208,7 +209,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
                 .unwrap_or("");
             if w.text.starts_with('@')
                 || w.text.starts_with('<')
-                || (!path.is_empty() && inv.has_any(&["-T", "--upload-file"]))
+                || (!path.is_empty() && inv.has_any(flags!["-T", "--upload-file"]))
             {
                 let mut p = w.clone();
                 p.text = path.to_string();
@@ -220,16 +221,16 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         Judgement::new(C::NetFetch)
     };
     for flag in [
-        &["-o", "--output"][..],
-        &["-c", "--cookie-jar"],
-        &["-D", "--dump-header"],
-        &["--trace", "--trace-ascii"],
+        flags!["-o", "--output"],
+        flags!["-c", "--cookie-jar"],
+        flags!["-D", "--dump-header"],
+        flags!["--trace", "--trace-ascii"],
     ] {
         if let Some(out) = inv.any_value(flag) {
             j.targets.push((out, Access::Write));
         }
     }
-    if inv.has_any(&[
+    if inv.has_any(flags![
         "-O",
         "--remote-name",
         "-J",
@@ -238,7 +239,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
     ]) {
         j.targets.push((Word::plain("."), Access::Write));
     }
-    if let Some(file) = inv.any_value(&[
+    if let Some(file) = inv.any_value(flags![
         "-b",
         "--cookie",
         "-E",
@@ -252,7 +253,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         if file.text.contains('/') || file.text.contains('.') {
             j.targets.push((file, Access::Read));
         }
-        if inv.has_any(&["-u", "--user", "--oauth2-bearer"])
+        if inv.has_any(flags!["-u", "--user", "--oauth2-bearer"])
             || inv
                 .args
                 .iter()
@@ -261,14 +262,14 @@ fn http(inv: &Invocation<'_>) -> Judgement {
             j = j.exposure(Exposure::ReadsSecrets);
         }
     }
-    if inv.has_any(&["-n", "--netrc"]) {
+    if inv.has_any(flags!["-n", "--netrc"]) {
         j = j.exposure(Exposure::ReadsSecrets);
     }
     j
 }
 
 fn wget(inv: &Invocation<'_>) -> Judgement {
-    let mut j = if inv.has_any(&[
+    let mut j = if inv.has_any(flags![
         "--post-file",
         "--post-data",
         "--body-file",
@@ -276,14 +277,14 @@ fn wget(inv: &Invocation<'_>) -> Judgement {
         "--method",
     ]) {
         let mut j = Judgement::new(C::NetSend);
-        if let Some(file) = inv.any_value(&["--post-file", "--body-file"]) {
+        if let Some(file) = inv.any_value(flags!["--post-file", "--body-file"]) {
             j.targets.push((file, Access::Read));
         }
         j
     } else {
         Judgement::new(C::NetFetch)
     };
-    match inv.any_value(&[
+    match inv.any_value(flags![
         "-O",
         "--output-document",
         "-P",
@@ -297,17 +298,17 @@ fn wget(inv: &Invocation<'_>) -> Judgement {
         Some(_) => {}
         None => j.targets.push((Word::plain("."), Access::Write)),
     }
-    if inv.has_any(&["-r", "--recursive", "-m", "--mirror"]) {
+    if inv.has_any(flags!["-r", "--recursive", "-m", "--mirror"]) {
         j = j.recursive(true);
     }
-    if inv.has_any(&["-i", "--input-file", "-e", "--execute", "--config"]) {
+    if inv.has_any(flags!["-i", "--input-file", "-e", "--execute", "--config"]) {
         j.opaque = Some("options or addresses come from elsewhere".to_string());
     }
     j
 }
 
 fn ssh(inv: &Invocation<'_>) -> Judgement {
-    let valued = [
+    let valued = flags![
         "-p", "-i", "-l", "-o", "-F", "-L", "-R", "-D", "-J", "-W", "-b", "-c", "-E", "-m", "-O",
         "-Q", "-S", "-w", "-B", "-e", "-I",
     ];
@@ -321,7 +322,7 @@ fn ssh(inv: &Invocation<'_>) -> Judgement {
     {
         return Judgement::opaque(C::ExecUnknown, "ssh options that run a local command");
     }
-    let positionals = inv.positionals(&valued);
+    let positionals = inv.positionals(valued);
     let mut j = Judgement::new(C::ExecRemote);
     if inv.has("-N") && positionals.len() == 1 {
         // Forwarding only: no remote command, no shell.
@@ -330,10 +331,10 @@ fn ssh(inv: &Invocation<'_>) -> Judgement {
     } else {
         j.opaque = Some("opens a shell on another machine".to_string());
     }
-    if let Some(key) = inv.any_value(&["-i"]) {
+    if let Some(key) = inv.any_value(flags!["-i"]) {
         j.targets.push((key, Access::Read));
     }
-    if inv.has_any(&["-R", "-L", "-D", "-W"]) {
+    if inv.has_any(flags!["-R", "-L", "-D", "-W"]) {
         j = j.exposure(Exposure::CanExfiltrate);
     }
     j
@@ -346,8 +347,9 @@ fn is_remote_spec(text: &str) -> bool {
 }
 
 fn remote_copy(inv: &Invocation<'_>) -> Judgement {
-    let positionals =
-        inv.positionals(&["-P", "-i", "-o", "-F", "-l", "-c", "-J", "-S", "-b", "-D"]);
+    let positionals = inv.positionals(flags![
+        "-P", "-i", "-o", "-F", "-l", "-c", "-J", "-S", "-b", "-D"
+    ]);
     if inv
         .args
         .iter()
@@ -372,7 +374,7 @@ fn remote_copy(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn rsync(inv: &Invocation<'_>) -> Judgement {
-    if inv.has_any(&["-e", "--rsh", "--rsync-path"])
+    if inv.has_any(flags!["-e", "--rsh", "--rsync-path"])
         || inv
             .args
             .iter()
@@ -383,7 +385,7 @@ fn rsync(inv: &Invocation<'_>) -> Judgement {
             "rsync runs the program given with -e or --rsync-path",
         );
     }
-    let positionals = inv.positionals(&[
+    let positionals = inv.positionals(flags![
         "--exclude",
         "--include",
         "--filter",
@@ -414,7 +416,7 @@ fn rsync(inv: &Invocation<'_>) -> Judgement {
         j.targets.push(((*dest).clone(), Access::Write));
         j
     };
-    if inv.has_any(&[
+    if inv.has_any(flags![
         "--delete",
         "--delete-after",
         "--delete-before",
@@ -423,14 +425,14 @@ fn rsync(inv: &Invocation<'_>) -> Judgement {
     ]) {
         j = j.reversibility(Reversibility::Irreversible);
     }
-    j.recursive(inv.has_any(&["-r", "-a", "--recursive", "--archive"]))
+    j.recursive(inv.has_any(flags!["-r", "-a", "--recursive", "--archive"]))
 }
 
 fn socket(inv: &Invocation<'_>) -> Judgement {
     if inv.program == "openssl" {
         return openssl(inv);
     }
-    if inv.has_any(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"])
+    if inv.has_any(flags!["-e", "-c", "--exec", "--sh-exec", "--lua-exec"])
         || inv.program == "socat"
             && inv.args.iter().any(|w| {
                 w.text.to_ascii_lowercase().contains("exec:")
@@ -445,15 +447,15 @@ fn socket(inv: &Invocation<'_>) -> Judgement {
 /// openssl: `-in`/`-key` files are read, `-out`/`-keyout` files written, and an engine or a
 /// provider directory is code it loads.
 fn openssl(inv: &Invocation<'_>) -> Judgement {
-    if inv.has_any(&["-engine", "-keygen_engine", "-provider-path"]) {
+    if inv.has_any(flags!["-engine", "-keygen_engine", "-provider-path"]) {
         let mut j = Judgement::opaque(C::ExecUnknown, "openssl loads an engine or provider");
-        if let Some(module) = inv.value(&["-engine", "-keygen_engine", "-provider-path"]) {
+        if let Some(module) = inv.value(flags!["-engine", "-keygen_engine", "-provider-path"]) {
             j.targets.push((module.clone(), Access::Execute));
         }
         return j;
     }
-    let sub = inv.sub(&[]);
-    let writes_out = inv.has_any(&["-out", "-keyout"]);
+    let sub = inv.sub(flags![]);
+    let writes_out = inv.has_any(flags!["-out", "-keyout"]);
     let mut j = if matches!(sub.as_str(), "s_client" | "s_server") {
         Judgement::new(C::NetSend)
     } else if matches!(
@@ -474,7 +476,7 @@ fn openssl(inv: &Invocation<'_>) -> Judgement {
         ("-out", Access::Write),
         ("-keyout", Access::Write),
     ] {
-        if let Some(path) = inv.value(&[flag]) {
+        if let Some(path) = inv.value_of(flag) {
             j.targets.push((path.clone(), access));
         }
     }

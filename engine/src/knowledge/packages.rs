@@ -7,7 +7,7 @@
 
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
-use crate::static_index::name_set;
+use crate::static_index::{Names, flags, name_set};
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["npm", "pnpm", "yarn", "bun", "cnpm"], js),
@@ -263,7 +263,7 @@ fn script(name: &str) -> Judgement {
 }
 
 /// `--prefix`/`--dir`/`-C` point a tool at another project: its code runs.
-fn other_project(inv: &Invocation<'_>, flags: &[&str], mut j: Judgement) -> Judgement {
+fn other_project(inv: &Invocation<'_>, flags: Names<'_>, mut j: Judgement) -> Judgement {
     if let Some(dir) = inv.any_value(flags) {
         j.targets.push((dir, Access::Execute));
     }
@@ -271,7 +271,7 @@ fn other_project(inv: &Invocation<'_>, flags: &[&str], mut j: Judgement) -> Judg
 }
 
 fn js(inv: &Invocation<'_>) -> Judgement {
-    let valued = [
+    let valued = flags![
         "--prefix",
         "-C",
         "--dir",
@@ -287,13 +287,13 @@ fn js(inv: &Invocation<'_>) -> Judgement {
         "--loglevel",
     ];
     // `bun -e CODE` and `bun -p CODE` evaluate the code itself.
-    if inv.program == "bun" && inv.has_any(&["-e", "--eval", "-p", "--print"]) {
+    if inv.program == "bun" && inv.has_any(flags!["-e", "--eval", "-p", "--print"]) {
         return Judgement::opaque(
             C::ExecInterpreter,
             "evaluates code given on the command line",
         );
     }
-    let positionals = inv.positionals(&valued);
+    let positionals = inv.positionals(valued);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
@@ -308,7 +308,7 @@ fn js(inv: &Invocation<'_>) -> Judgement {
                 Judgement::new(C::ExecInspect)
             } else {
                 let mut j = Judgement::new(C::ExecPkg);
-                if inv.has_any(&["-g", "--global", "--location=global"]) {
+                if inv.has_any(flags!["-g", "--global", "--location=global"]) {
                     j = j.reversibility(Reversibility::Hard);
                 }
                 j
@@ -365,16 +365,22 @@ fn js(inv: &Invocation<'_>) -> Judgement {
         }
         other => Judgement::opaque(C::ExecUnknown, &format!("an unknown npm command `{other}`")),
     };
-    let j = if inv.has_any(&["-r", "--recursive", "--workspaces", "--filter", "-ws"]) {
+    let j = if inv.has_any(flags![
+        "-r",
+        "--recursive",
+        "--workspaces",
+        "--filter",
+        "-ws"
+    ]) {
         j.scale(Scale::Many)
     } else {
         j
     };
-    other_project(inv, &["--prefix", "-C", "--dir", "--cwd"], j)
+    other_project(inv, flags!["--prefix", "-C", "--dir", "--cwd"], j)
 }
 
 fn pip(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&[
+    let sub = inv.sub(flags![
         "-r",
         "--requirement",
         "-c",
@@ -389,7 +395,7 @@ fn pip(inv: &Invocation<'_>) -> Judgement {
     let mut j = match sub.as_str() {
         "install" | "uninstall" | "download" | "wheel" | "inject" | "upgrade" | "reinstall" => {
             let mut j = Judgement::new(C::ExecPkg);
-            if let Some(target) = inv.any_value(&["-t", "--target", "--prefix", "--root"]) {
+            if let Some(target) = inv.any_value(flags!["-t", "--target", "--prefix", "--root"]) {
                 j.targets.push((target, Access::Write));
             }
             j
@@ -401,14 +407,14 @@ fn pip(inv: &Invocation<'_>) -> Judgement {
         _ => Judgement::opaque(C::ExecUnknown, "an unknown pip command"),
     };
     // `--python X` re-runs pip under the interpreter X.
-    if let Some(python) = inv.any_value(&["--python"]) {
+    if let Some(python) = inv.any_value(flags!["--python"]) {
         j.targets.push((python, Access::Execute));
     }
     j
 }
 
 fn python_project(inv: &Invocation<'_>) -> Judgement {
-    let valued = [
+    let valued = flags![
         "-p",
         "--python",
         "--directory",
@@ -422,7 +428,7 @@ fn python_project(inv: &Invocation<'_>) -> Judgement {
         "--extra",
         "-C",
     ];
-    let positionals = inv.positionals(&valued);
+    let positionals = inv.positionals(valued);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
@@ -471,7 +477,7 @@ fn python_project(inv: &Invocation<'_>) -> Judgement {
             &format!("an unknown `{}` command", inv.program),
         ),
     };
-    other_project(inv, &["--directory", "--project", "-C"], j)
+    other_project(inv, flags!["--directory", "--project", "-C"], j)
 }
 
 fn cargo(inv: &Invocation<'_>) -> Judgement {
@@ -481,7 +487,7 @@ fn cargo(inv: &Invocation<'_>) -> Judgement {
             "`--config` can point cargo at other programs",
         );
     }
-    let valued = [
+    let valued = flags![
         "-p",
         "--package",
         "--bin",
@@ -502,7 +508,7 @@ fn cargo(inv: &Invocation<'_>) -> Judgement {
         "--exclude",
     ];
     let positionals: Vec<_> = inv
-        .positionals(&valued)
+        .positionals(valued)
         .into_iter()
         .filter(|w| !w.text.starts_with('+'))
         .collect();
@@ -543,7 +549,7 @@ fn cargo(inv: &Invocation<'_>) -> Judgement {
     };
     let mut j = j;
     // Build output lands in `--target-dir`, and `cargo clean` deletes it whole.
-    if let Some(dir) = inv.any_value(&["--target-dir"]) {
+    if let Some(dir) = inv.any_value(flags!["--target-dir"]) {
         let access = if sub == "clean" {
             Access::Delete
         } else {
@@ -551,11 +557,11 @@ fn cargo(inv: &Invocation<'_>) -> Judgement {
         };
         j.targets.push((dir, access));
     }
-    other_project(inv, &["--manifest-path"], j)
+    other_project(inv, flags!["--manifest-path"], j)
 }
 
 fn rustup(inv: &Invocation<'_>) -> Judgement {
-    match inv.sub(&[]).as_str() {
+    match inv.sub(flags![]).as_str() {
         "show" | "which" | "doc" | "--version" | "help" | "" => Judgement::new(C::ExecInspect),
         "run" => Judgement::opaque(C::ExecUnknown, "runs a program with a toolchain"),
         _ => Judgement::new(C::ExecPkg),
@@ -563,7 +569,7 @@ fn rustup(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn go(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&[
+    let positionals = inv.positionals(flags![
         "-o",
         "-run",
         "-tags",
@@ -623,14 +629,14 @@ fn go(inv: &Invocation<'_>) -> Judgement {
         _ => Judgement::opaque(C::ExecUnknown, "an unknown go command"),
     };
     let mut j = j;
-    if let Some(out) = inv.any_value(&["-o"]) {
+    if let Some(out) = inv.any_value(flags!["-o"]) {
         j.targets.push((out, Access::Write));
     }
-    other_project(inv, &["-C"], j)
+    other_project(inv, flags!["-C"], j)
 }
 
 fn jvm(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&[
+    let positionals = inv.positionals(flags![
         "-f",
         "--file",
         "-p",
@@ -700,7 +706,7 @@ impl ByRisk for C {
 }
 
 fn dotnet(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&[
+    let positionals = inv.positionals(flags![
         "-c",
         "--configuration",
         "-f",
@@ -747,7 +753,7 @@ fn dotnet(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn composer(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-d", "--working-dir"]);
+    let positionals = inv.positionals(flags!["-d", "--working-dir"]);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
@@ -761,11 +767,11 @@ fn composer(inv: &Invocation<'_>) -> Judgement {
         | "search" | "diagnose" | "" => Judgement::new(C::ExecInspect),
         other => script(other),
     };
-    other_project(inv, &["-d", "--working-dir"], j)
+    other_project(inv, flags!["-d", "--working-dir"], j)
 }
 
 fn ruby(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-v", "--version", "--gemfile", "-j", "--jobs"]);
+    let sub = inv.sub(flags!["-v", "--version", "--gemfile", "-j", "--jobs"]);
     match sub.as_str() {
         "install" | "update" | "add" | "remove" | "uninstall" | "lock" | "pristine" | "cleanup"
         | "" => Judgement::new(C::ExecPkg),
@@ -778,7 +784,7 @@ fn ruby(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn system_packages(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-o", "-t", "--target-release", "-c"]);
+    let sub = inv.sub(flags!["-o", "-t", "--target-release", "-c"]);
     match sub.as_str() {
         "search" | "show" | "info" | "list" | "policy" | "depends" | "rdepends" | "madison"
         | "query" | "-q" | "-l" | "-s" | "--version" | "doctor" | "config" | "leaves" | "deps"
@@ -794,7 +800,7 @@ fn system_packages(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn task_runner(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&[
+    let positionals = inv.positionals(flags![
         "-f",
         "--file",
         "-C",
@@ -816,7 +822,7 @@ fn task_runner(inv: &Invocation<'_>) -> Judgement {
         };
     }
     // make's `-l N` is a load limit, not a listing: the recipes still run.
-    if (inv.has_any(&[
+    if (inv.has_any(flags![
         "-n",
         "--dry-run",
         "--just-print",
@@ -839,7 +845,7 @@ fn task_runner(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn build_system(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&[
+    let sub = inv.sub(flags![
         "-B",
         "-S",
         "-G",
@@ -874,10 +880,10 @@ fn build_system(inv: &Invocation<'_>) -> Judgement {
 fn test_runner(inv: &Invocation<'_>) -> Judgement {
     let mut j = Judgement::new(C::ExecTest);
     // pytest deletes its base temporary directory before the run.
-    if let Some(base) = inv.any_value(&["--basetemp"]) {
+    if let Some(base) = inv.any_value(flags!["--basetemp"]) {
         j.targets.push((base, Access::Delete));
     }
-    if let Some(root) = inv.any_value(&[
+    if let Some(root) = inv.any_value(flags![
         "--rootdir",
         "-c",
         "--config",
@@ -886,7 +892,7 @@ fn test_runner(inv: &Invocation<'_>) -> Judgement {
     ]) {
         j.targets.push((root, Access::Execute));
     }
-    if inv.program == "coverage" && inv.sub(&[]) == "run" {
+    if inv.program == "coverage" && inv.sub(flags![]) == "run" {
         return Judgement::opaque(C::ExecInterpreter, "runs a program under coverage");
     }
     j
@@ -894,7 +900,7 @@ fn test_runner(inv: &Invocation<'_>) -> Judgement {
 
 fn browser_tests(inv: &Invocation<'_>) -> Judgement {
     match inv
-        .sub(&[
+        .sub(flags![
             "-c",
             "--config",
             "--project",
@@ -916,7 +922,10 @@ fn browser_tests(inv: &Invocation<'_>) -> Judgement {
 
 fn linter(inv: &Invocation<'_>) -> Judgement {
     if inv.program == "deno" {
-        return match inv.sub(&["-A", "--allow-all", "--config", "-c"]).as_str() {
+        return match inv
+            .sub(flags!["-A", "--allow-all", "--config", "-c"])
+            .as_str()
+        {
             "test" | "lint" | "check" | "bench" => Judgement::new(C::ExecTest),
             "fmt" if inv.has("--check") => Judgement::new(C::ExecTest),
             "fmt" | "compile" | "bundle" | "doc" | "cache" | "info" => Judgement::new(C::ExecBuild),
@@ -924,7 +933,7 @@ fn linter(inv: &Invocation<'_>) -> Judgement {
             _ => Judgement::opaque(C::ExecInterpreter, "runs code the engine has not read"),
         };
     }
-    let writes = inv.has_any(&[
+    let writes = inv.has_any(flags![
         "--fix",
         "--write",
         "-w",
@@ -946,14 +955,14 @@ fn linter(inv: &Invocation<'_>) -> Judgement {
             | "rustfmt"
             | "clang-format"
             | "goimports"
-    ) && !inv.has_any(&["--check", "--diff", "-d", "-l", "--dry-run"])
+    ) && !inv.has_any(flags!["--check", "--diff", "-d", "-l", "--dry-run"])
         || (inv.program == "ruff"
-            && inv.sub(&["--config"]) == "format"
-            && !inv.has_any(&["--check", "--diff"]))
+            && inv.sub(flags!["--config"]) == "format"
+            && !inv.has_any(flags!["--check", "--diff"]))
         || (inv.program == "biome"
-            && matches!(inv.sub(&[]).as_str(), "format" | "check")
+            && matches!(inv.sub(flags![]).as_str(), "format" | "check")
             && inv.has("--write"));
-    if inv.program == "tsc" && !inv.has_any(&["--noEmit", "--noemit"]) {
+    if inv.program == "tsc" && !inv.has_any(flags!["--noEmit", "--noemit"]) {
         return Judgement::new(C::ExecBuild);
     }
     if writes {
@@ -965,7 +974,7 @@ fn linter(inv: &Invocation<'_>) -> Judgement {
 
 fn compiler(inv: &Invocation<'_>) -> Judgement {
     if inv.program == "lerna" {
-        let positionals = inv.positionals(&["--scope", "--ignore", "--concurrency"]);
+        let positionals = inv.positionals(flags!["--scope", "--ignore", "--concurrency"]);
         match positionals.first().map(|w| w.text.as_str()) {
             // `lerna exec -- CMD` runs CMD in every package.
             Some("exec") => {
@@ -983,7 +992,7 @@ fn compiler(inv: &Invocation<'_>) -> Judgement {
         }
     }
     let mut j = Judgement::new(C::ExecBuild);
-    if let Some(out) = inv.any_value(&[
+    if let Some(out) = inv.any_value(flags![
         "-o",
         "--out",
         "--outfile",
@@ -993,7 +1002,7 @@ fn compiler(inv: &Invocation<'_>) -> Judgement {
     ]) {
         j.targets.push((out, Access::Write));
     }
-    if matches!(inv.program, "zig") && inv.sub(&[]) == "run" {
+    if matches!(inv.program, "zig") && inv.sub(flags![]) == "run" {
         return Judgement::opaque(C::ExecInterpreter, "runs a Zig program");
     }
     j

@@ -5,7 +5,7 @@
 
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility, Scale};
-use crate::static_index::name_set;
+use crate::static_index::{flags, name_set};
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["docker", "podman", "nerdctl", "buildah"], container),
@@ -234,7 +234,7 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
 ];
 
 fn container(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&[
+    let positionals = inv.positionals(flags![
         "-H",
         "--host",
         "--context",
@@ -264,7 +264,7 @@ fn container(inv: &Invocation<'_>) -> Judgement {
         "--format",
         "--filter",
     ]);
-    if inv.has_any(&["-H", "--host", "--context", "--config"]) {
+    if inv.has_any(flags!["-H", "--host", "--context", "--config"]) {
         return Judgement::opaque(
             C::ExecContainer,
             "points the container client at another daemon",
@@ -347,7 +347,7 @@ fn container(inv: &Invocation<'_>) -> Judgement {
         | "update" => Judgement::new(C::ExecContainer),
         "rm" | "rmi" | "prune" | "kill-all" => {
             let mut j = Judgement::new(C::ExecContainer).reversibility(Reversibility::Hard);
-            if inv.has_any(&["-a", "--all", "-f", "--force", "--volumes"]) {
+            if inv.has_any(flags!["-a", "--all", "-f", "--force", "--volumes"]) {
                 j = j
                     .scale(Scale::Sweeping)
                     .reversibility(Reversibility::Irreversible);
@@ -356,14 +356,14 @@ fn container(inv: &Invocation<'_>) -> Judgement {
         }
         "cp" => Judgement::new(C::ExecContainer).reversibility(Reversibility::Hard),
         "save" | "export" => Judgement::new(C::FsWriteWorkspace)
-            .with_paths(inv.value(&["-o", "--output"]), Access::Write),
+            .with_paths(inv.value(flags!["-o", "--output"]), Access::Write),
         "load" | "import" => Judgement::new(C::ExecContainer),
         _ => Judgement::opaque(C::ExecContainer, "an unknown container command"),
     }
 }
 
 fn compose(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&[
+    let sub = inv.sub(flags![
         "-f",
         "--file",
         "-p",
@@ -380,7 +380,7 @@ fn compose(inv: &Invocation<'_>) -> Judgement {
             C::ExecContainer,
             "runs images whose contents the engine has not read",
         ),
-        "down" if inv.has_any(&["-v", "--volumes", "--rmi"]) => {
+        "down" if inv.has_any(flags!["-v", "--volumes", "--rmi"]) => {
             Judgement::new(C::ExecContainer).reversibility(Reversibility::Irreversible)
         }
         "push" => Judgement::new(C::ExecPkgPublish),
@@ -389,7 +389,7 @@ fn compose(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn local_cluster(inv: &Invocation<'_>) -> Judgement {
-    match inv.sub(&["--name", "-p", "--profile"]).as_str() {
+    match inv.sub(flags!["--name", "-p", "--profile"]).as_str() {
         "get" | "status" | "version" | "ip" | "logs" | "list" | "profile" => {
             Judgement::new(C::ExecContainerRead)
         }
@@ -416,30 +416,30 @@ fn database(inv: &Invocation<'_>) -> Judgement {
     }
     if matches!(inv.program, "pg_dump" | "mysqldump") {
         let mut j = Judgement::new(C::ExecDbRead).exposure(Exposure::ReadsSecrets);
-        if let Some(out) = inv.any_value(&["-f", "--file", "-r", "--result-file"]) {
+        if let Some(out) = inv.any_value(flags!["-f", "--file", "-r", "--result-file"]) {
             j.targets.push((out, Access::Write));
         }
         return j;
     }
-    if matches!(inv.program, "mongosh" | "mongo") && inv.has_any(&["--eval", "-f", "--file"])
+    if matches!(inv.program, "mongosh" | "mongo") && inv.has_any(flags!["--eval", "-f", "--file"])
         || matches!(inv.program, "mongosh" | "mongo")
             && inv
-                .positionals(&["--host", "--port", "-u", "-p"])
+                .positionals(flags!["--host", "--port", "-u", "-p"])
                 .iter()
                 .any(|w| w.text.ends_with(".js"))
     {
         return Judgement::opaque(C::ExecDb, "runs JavaScript in the database shell");
     }
-    let inline = inv.any_value(&["-c", "--command", "-e", "--execute", "--eval"]);
-    let file = inv.any_value(&["-f", "--file"]);
+    let inline = inv.any_value(flags!["-c", "--command", "-e", "--execute", "--eval"]);
+    let file = inv.any_value(flags!["-f", "--file"]);
     let text = match (&inline, inv.program) {
         (Some(sql), _) => Some(sql.text.clone()),
         (None, "sqlite3" | "duckdb") => inv
-            .positionals(&["-cmd", "-init", "-separator"])
+            .positionals(flags!["-cmd", "-init", "-separator"])
             .get(1)
             .map(|w| w.text.clone()),
         (None, "redis-cli") => Some(
-            inv.positionals(&["-h", "-p", "-a", "-n", "-u"])
+            inv.positionals(flags!["-h", "-p", "-a", "-n", "-u"])
                 .iter()
                 .map(|w| w.text.as_str())
                 .collect::<Vec<_>>()
@@ -475,7 +475,7 @@ fn database(inv: &Invocation<'_>) -> Judgement {
             || lower.trim_start().starts_with("system ")
             || lower.contains(";system ")
     };
-    if text.as_deref().is_some_and(escapes) || inv.any_value(&["-cmd", "-init"]).is_some() {
+    if text.as_deref().is_some_and(escapes) || inv.any_value(flags!["-cmd", "-init"]).is_some() {
         return Judgement::opaque(
             C::ExecDb,
             "a client command that runs programs or reads and writes files",
@@ -536,7 +536,7 @@ fn database(inv: &Invocation<'_>) -> Judgement {
     let local = inv.args.iter().all(|w| {
         !w.text.contains("://") || w.text.contains("localhost") || w.text.contains("127.0.0.1")
     }) && inv
-        .any_value(&["-h", "--host"])
+        .any_value(flags!["-h", "--host"])
         .is_none_or(|h| matches!(h.text.as_str(), "localhost" | "127.0.0.1" | "::1"));
     if local {
         j.blast.reach = j.blast.reach.min(Reach::Machine);
@@ -551,7 +551,9 @@ fn database(inv: &Invocation<'_>) -> Judgement {
         j.blast.reach = Reach::Production;
     }
     if matches!(inv.program, "sqlite3" | "duckdb")
-        && let Some(db) = inv.positionals(&["-cmd", "-init", "-separator"]).first()
+        && let Some(db) = inv
+            .positionals(flags!["-cmd", "-init", "-separator"])
+            .first()
     {
         j.targets.push((
             (*db).clone(),
@@ -568,7 +570,7 @@ fn database(inv: &Invocation<'_>) -> Judgement {
 
 fn migrator(inv: &Invocation<'_>) -> Judgement {
     let words: Vec<String> = inv
-        .positionals(&[
+        .positionals(flags![
             "-c",
             "--config",
             "--schema",
@@ -621,7 +623,7 @@ fn migrator(inv: &Invocation<'_>) -> Judgement {
 
 fn process_inspect(inv: &Invocation<'_>) -> Judgement {
     // `fuser -k` kills every process using the file or port.
-    if inv.program == "fuser" && inv.has_any(&["-k", "--kill"]) {
+    if inv.program == "fuser" && inv.has_any(flags!["-k", "--kill"]) {
         return Judgement::new(C::ExecProcess)
             .reversibility(Reversibility::Hard)
             .scale(Scale::Many);
@@ -633,7 +635,12 @@ fn process_inspect(inv: &Invocation<'_>) -> Judgement {
         return Judgement::opaque(C::ExecProcess, "attaches to or runs another program");
     }
     if inv.program == "journalctl"
-        && inv.has_any(&["--vacuum-size", "--vacuum-time", "--rotate", "--flush"])
+        && inv.has_any(flags![
+            "--vacuum-size",
+            "--vacuum-time",
+            "--rotate",
+            "--flush"
+        ])
     {
         return Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard);
     }
@@ -641,11 +648,11 @@ fn process_inspect(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn kill(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&["-s", "-n", "--signal", "-u", "-U", "-g", "-t"]);
+    let positionals = inv.positionals(flags!["-s", "-n", "--signal", "-u", "-U", "-g", "-t"]);
     let sweeping = positionals.iter().any(|w| w.text == "-1" || w.text == "0")
         || inv.args.iter().any(|w| w.text == "-1")
         || inv.program == "killall"
-        || inv.has_any(&["-u", "-U"]);
+        || inv.has_any(flags!["-u", "-U"]);
     let mut j = Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard);
     if sweeping {
         j = j.scale(Scale::Sweeping);
@@ -655,7 +662,7 @@ fn kill(inv: &Invocation<'_>) -> Judgement {
 
 fn system_service(inv: &Invocation<'_>) -> Judgement {
     // `--user` is a switch (systemctl's user manager), not a value option.
-    let sub = inv.sub(&[
+    let sub = inv.sub(flags![
         "-u",
         "-H",
         "--host",
@@ -694,8 +701,8 @@ fn system_service(inv: &Invocation<'_>) -> Judgement {
         "crontab" => inv.has("-l"),
         "defaults" => matches!(sub.as_str(), "read" | "domains" | "find"),
         "reg" => matches!(sub.as_str(), "query" | "export"),
-        "schtasks" => inv.has_any(&["/query", "/Query"]),
-        "at" | "batch" => inv.has_any(&["-l", "-c"]),
+        "schtasks" => inv.has_any(flags!["/query", "/Query"]),
+        "at" | "batch" => inv.has_any(flags!["-l", "-c"]),
         _ => false,
     };
     if reading {
@@ -732,7 +739,7 @@ fn system_admin(inv: &Invocation<'_>) -> Judgement {
     let read = match inv.program {
         "mount" => inv.args.is_empty(),
         "iptables" | "ip6tables" | "nft" | "ufw" => {
-            inv.has_any(&["-L", "--list", "-S", "status"])
+            inv.has_any(flags!["-L", "--list", "-S", "status"])
                 || inv
                     .args
                     .iter()
@@ -740,7 +747,7 @@ fn system_admin(inv: &Invocation<'_>) -> Judgement {
         }
         "sysctl" => !inv.has("-w") && inv.args.iter().all(|w| !w.text.contains('=')),
         "fdisk" | "parted" => inv.has("-l"),
-        "diskutil" => matches!(inv.sub(&[]).as_str(), "list" | "info"),
+        "diskutil" => matches!(inv.sub(flags![]).as_str(), "list" | "info"),
         "security" => false,
         _ => false,
     };
@@ -778,14 +785,14 @@ fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Judge
         }),
         "venv" | "virtualenv" => Some(
             Judgement::new(C::FsWriteWorkspace)
-                .with_paths(inv.positionals(&["--prompt"]), Access::Write),
+                .with_paths(inv.positionals(flags!["--prompt"]), Access::Write),
         ),
         "build" | "compileall" | "py_compile" | "maturin" | "setuptools_scm" => {
             Some(Judgement::new(C::ExecBuild))
         }
         // `json.tool IN OUT`: the second file is written.
         "json.tool" => {
-            let files = inv.positionals(&["--indent"]);
+            let files = inv.positionals(flags!["--indent"]);
             let (input, output) = files.split_at(files.len().min(1));
             let mut j =
                 Judgement::new(C::FsReadWorkspace).with_paths(input.iter().copied(), Access::Read);
@@ -847,11 +854,11 @@ fn python(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn interpreter(inv: &Invocation<'_>) -> Judgement {
-    if inv.args.len() == 1 && inv.has_any(&["--version", "-v", "-V", "version", "-version"]) {
+    if inv.args.len() == 1 && inv.has_any(flags!["--version", "-v", "-V", "version", "-version"]) {
         return Judgement::new(C::ExecInspect);
     }
     if matches!(inv.program, "awk" | "gawk" | "mawk" | "nawk") {
-        let positionals = inv.positionals(&[
+        let positionals = inv.positionals(flags![
             "-F",
             "-v",
             "-f",
@@ -862,11 +869,11 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
             "-l",
             "--load",
         ]);
-        if inv.has_any(&["-f", "--file", "-i", "--include", "-E", "--exec"]) {
+        if inv.has_any(flags!["-f", "--file", "-i", "--include", "-E", "--exec"]) {
             return Judgement::opaque(C::ExecInterpreter, "runs an awk program from a file");
         }
         // gawk `-l LIB` loads a shared-library extension.
-        if inv.has_any(&["-l", "--load"]) {
+        if inv.has_any(flags!["-l", "--load"]) {
             return Judgement::opaque(C::ExecInterpreter, "loads an awk extension library");
         }
         let Some((program, files)) = positionals.split_first() else {
@@ -889,9 +896,9 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
     }
     if inv.program == "java" && inv.has("-jar") {
         return Judgement::opaque(C::ExecInterpreter, "runs a jar the engine has not read")
-            .with_paths(inv.value(&["-jar"]), Access::Execute);
+            .with_paths(inv.value(flags!["-jar"]), Access::Execute);
     }
-    let inline = inv.has_any(&[
+    let inline = inv.has_any(flags![
         "-e",
         "-c",
         "--eval",
@@ -911,7 +918,7 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
         return Judgement::opaque(C::ExecInterpreter, "runs inline code");
     }
     let script = inv
-        .positionals(&[
+        .positionals(flags![
             "-r",
             "--require",
             "-I",

@@ -7,7 +7,7 @@
 use super::{Invocation, Judgement};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
-use crate::static_index::name_set;
+use crate::static_index::{flags, name_set};
 
 pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["git"], git),
@@ -163,7 +163,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             return Judgement::opaque(C::ExecUnknown, &format!("`git -c {key}=…` runs a program"));
         }
     }
-    let valued = [
+    let valued = flags![
         "-m",
         "-F",
         "--message",
@@ -185,14 +185,14 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         "-L",
         "--date",
     ];
-    let positionals = inv.positionals(&valued);
+    let positionals = inv.positionals(valued);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let rest: Vec<&Word> = positionals.get(1..).unwrap_or(&[]).to_vec();
     let mut j = match sub {
         "" => Judgement::new(C::ExecVcsRead),
         "config" => git_config(inv, &rest),
         "push" => git_push(inv, &rest),
-        "branch" if inv.has_any(&["-D", "-d", "--delete", "-m", "-M", "-c", "-C", "-f"]) => {
+        "branch" if inv.has_any(flags!["-D", "-d", "--delete", "-m", "-M", "-c", "-C", "-f"]) => {
             Judgement::new(C::ExecVcsWrite).reversibility(if inv.has("-D") {
                 Reversibility::Hard
             } else {
@@ -226,7 +226,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
         }
         "clean" => {
-            if inv.has_any(&["-n", "--dry-run"]) {
+            if inv.has_any(flags!["-n", "--dry-run"]) {
                 Judgement::new(C::ExecVcsRead)
             } else {
                 Judgement::new(C::FsDelete)
@@ -242,7 +242,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             if rest
                 .iter()
                 .any(|w| w.text == "." || w.text.starts_with("./") || w.text.ends_with('/'))
-                || inv.has_any(&["-f", "--force"])
+                || inv.has_any(flags!["-f", "--force"])
                 || inv.args.iter().any(|w| w.text == "--") =>
         {
             Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
@@ -255,7 +255,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Irreversible)
         }
         "rebase" | "filter-branch" | "filter-repo" | "replace" => {
-            if inv.has_any(&["-x", "--exec", "-i", "--interactive"]) || sub != "rebase" {
+            if inv.has_any(flags!["-x", "--exec", "-i", "--interactive"]) || sub != "rebase" {
                 Judgement::opaque(
                     C::ExecVcsWrite,
                     "rewrites history running commands or an editor",
@@ -265,7 +265,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             }
         }
         "apply" | "am" => {
-            if inv.has_any(&["--check", "--stat", "--numstat", "--summary"]) {
+            if inv.has_any(flags!["--check", "--stat", "--numstat", "--summary"]) {
                 Judgement::new(C::ExecVcsRead)
             } else {
                 Judgement::opaque(C::ExecVcsWrite, "the patch decides which files change")
@@ -283,10 +283,16 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             } else {
                 Judgement::new(C::ExecVcsWrite)
             };
-            if inv.has_any(&["--upload-pack", "-u", "--config", "--template", "-c"])
-                || inv.args.iter().any(|w| {
-                    w.text.starts_with("--upload-pack=") || w.text.starts_with("--template=")
-                })
+            if inv.has_any(flags![
+                "--upload-pack",
+                "-u",
+                "--config",
+                "--template",
+                "-c"
+            ]) || inv
+                .args
+                .iter()
+                .any(|w| w.text.starts_with("--upload-pack=") || w.text.starts_with("--template="))
             {
                 return Judgement::opaque(
                     C::ExecUnknown,
@@ -307,7 +313,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         }
         "archive" => {
             let mut j = Judgement::new(C::ExecVcsRead);
-            if let Some(out) = inv.any_value(&["-o", "--output"]) {
+            if let Some(out) = inv.any_value(flags!["-o", "--output"]) {
                 j.capability = C::FsWriteWorkspace;
                 j.targets.push((out, Access::Write));
             }
@@ -374,7 +380,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             if matches!(
                 s,
                 "commit" | "merge" | "rebase" | "cherry-pick" | "revert" | "am" | "tag"
-            ) && inv.has_any(&["-e", "--edit"])
+            ) && inv.has_any(flags!["-e", "--edit"])
             {
                 j.opaque = Some("opens an editor".to_string());
             }
@@ -388,8 +394,8 @@ fn git(inv: &Invocation<'_>) -> Judgement {
     };
     // `--output=file` writes.
     if let Some(out) = inv
-        .attached_value(&["--output"])
-        .or_else(|| inv.value(&["--output"]).cloned())
+        .attached_value(flags!["--output"])
+        .or_else(|| inv.value(flags!["--output"]).cloned())
     {
         j.capability = if j.capability.is_read_only() {
             C::FsWriteWorkspace
@@ -414,11 +420,11 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
         }
         _ => rest.to_vec(),
     };
-    if inv.has_any(&["-e", "--edit"]) {
+    if inv.has_any(flags!["-e", "--edit"]) {
         return Judgement::opaque(C::ExecVcsWrite, "opens an editor on the configuration");
     }
-    let file = inv.any_value(&["-f", "--file", "--blob"]);
-    let reading = inv.has_any(&[
+    let file = inv.any_value(flags!["-f", "--file", "--blob"]);
+    let reading = inv.has_any(flags![
         "--get",
         "--get-all",
         "--get-regexp",
@@ -436,7 +442,7 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
         .first()
         .map(|w| w.text.to_ascii_lowercase())
         .unwrap_or_default();
-    let global = inv.has_any(&["--global", "--system"]) || file.is_some();
+    let global = inv.has_any(flags!["--global", "--system"]) || file.is_some();
     if config_key_executes(&key) {
         return Judgement::opaque(
             C::ExecVcsWrite,
@@ -461,14 +467,15 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
 
 fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
     let mut j = Judgement::new(C::ExecVcsPublish);
-    let force = inv.has_any(&["-f", "--force", "--mirror", "--prune", "--delete", "-d"])
-        || rest
-            .iter()
-            .any(|w| w.text.starts_with('+') || w.text.starts_with(':'));
+    let force = inv.has_any(flags![
+        "-f", "--force", "--mirror", "--prune", "--delete", "-d"
+    ]) || rest
+        .iter()
+        .any(|w| w.text.starts_with('+') || w.text.starts_with(':'));
     if force {
         j = j.reversibility(Reversibility::Irreversible);
     }
-    if inv.has_any(&["--receive-pack", "--exec"]) {
+    if inv.has_any(flags!["--receive-pack", "--exec"]) {
         j.opaque = Some("runs a program named on the command line".to_string());
     }
     const PROTECTED: &[&str] = &["main", "master", "production", "prod", "release", "trunk"];
@@ -488,7 +495,7 @@ fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
 }
 
 fn forge(inv: &Invocation<'_>) -> Judgement {
-    let positionals = inv.positionals(&[
+    let positionals = inv.positionals(flags![
         "-R",
         "--repo",
         "-t",
@@ -522,17 +529,17 @@ fn forge(inv: &Invocation<'_>) -> Judgement {
         "list", "view", "status", "diff", "checks", "search", "ls", "show", "browse", "",
     ];
     match sub {
-        "auth" if verb == "token" || inv.has_any(&["--show-token", "-t"]) => {
+        "auth" if verb == "token" || inv.has_any(flags!["--show-token", "-t"]) => {
             Judgement::new(C::SecretRead)
         }
         "auth" if matches!(verb, "status") => Judgement::new(C::ExecInspect),
         "auth" => Judgement::opaque(C::SecretRead, "handles credentials interactively"),
         "api" => {
             let method = inv
-                .any_value(&["-X", "--method"])
+                .any_value(flags!["-X", "--method"])
                 .map(|w| w.text.to_ascii_uppercase());
             let writes = method.as_deref().is_some_and(|m| m != "GET")
-                || inv.has_any(&["-f", "-F", "--field", "--raw-field", "--input"]);
+                || inv.has_any(flags!["-f", "-F", "--field", "--raw-field", "--input"]);
             if writes {
                 Judgement::new(C::ExecVcsPublish)
             } else {
@@ -572,7 +579,7 @@ fn forge(inv: &Invocation<'_>) -> Judgement {
 }
 
 fn other_vcs(inv: &Invocation<'_>) -> Judgement {
-    let sub = inv.sub(&["-R", "--repository", "-r", "-m", "--message"]);
+    let sub = inv.sub(flags!["-R", "--repository", "-r", "-m", "--message"]);
     match sub.as_str() {
         "status" | "st" | "log" | "diff" | "show" | "annotate" | "blame" | "cat" | "files"
         | "info" | "heads" | "branches" | "tags" | "summary" | "op" | "list" | "ls" => {
