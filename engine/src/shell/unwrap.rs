@@ -9,7 +9,7 @@
 use super::lex::{Redirect, Word};
 use super::parse::{Context, SimpleCommand, parse};
 use super::{MAX_DEPTH, UNRESOLVED};
-use crate::static_index::{name_set, packed_names};
+use crate::static_index::{Names, flags, name_set, packed_names};
 
 /// A wrapper that was peeled, kept because it changes the judgement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -498,7 +498,7 @@ fn base_name(path: &str) -> String {
 /// Returns the remaining words and the options seen with their values.
 fn strip_options<'a>(
     args: &'a [Word],
-    valued: &[&str],
+    valued: Names<'_>,
 ) -> (&'a [Word], Vec<(String, Option<Word>)>) {
     let mut seen = Vec::new();
     let mut i = 0;
@@ -520,15 +520,16 @@ fn strip_options<'a>(
             i += 1;
             continue;
         }
-        if valued.contains(&t) {
+        if valued.contains(t) {
             seen.push((t.to_string(), args.get(i + 1).cloned()));
             i += 2;
             continue;
         }
         // A short valued flag with its value attached: `-uroot`.
         if let Some(flag) = valued
-            .iter()
-            .find(|v| v.len() == 2 && t.starts_with(**v) && t.len() > 2)
+            .iter_bytes()
+            .find(|v| v.len() == 2 && t.as_bytes().starts_with(v) && t.len() > 2)
+            .and_then(|_| t.get(..2))
         {
             let mut v = word.clone();
             v.text = t.get(2..).unwrap_or("").to_string();
@@ -542,20 +543,22 @@ fn strip_options<'a>(
     (args.get(i..).unwrap_or(&[]), seen)
 }
 
-fn has_flag(seen: &[(String, Option<Word>)], names: &[&str]) -> bool {
+fn has_flag(seen: &[(String, Option<Word>)], names: Names<'_>) -> bool {
     seen.iter().any(|(f, _)| {
-        names.contains(&f.as_str())
+        names.contains(f)
             || (f.starts_with('-')
                 && !f.starts_with("--")
-                && names
-                    .iter()
-                    .any(|n| n.len() == 2 && f.len() > 2 && f.contains(n.get(1..).unwrap_or("#"))))
+                && f.len() > 2
+                && names.iter_bytes().any(|n| match n {
+                    [_, letter] => f.as_bytes().contains(letter),
+                    _ => false,
+                }))
     })
 }
 
-fn flag_value<'a>(seen: &'a [(String, Option<Word>)], names: &[&str]) -> Option<&'a Word> {
+fn flag_value<'a>(seen: &'a [(String, Option<Word>)], names: Names<'_>) -> Option<&'a Word> {
     seen.iter()
-        .find(|(f, _)| names.contains(&f.as_str()))
+        .find(|(f, _)| names.contains(f))
         .and_then(|(_, v)| v.as_ref())
 }
 
@@ -643,7 +646,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 if program == "exec" && rest.is_empty() {
                     break;
                 }
-                let (tail, _) = strip_options(&rest, &["-a"]);
+                let (tail, _) = strip_options(&rest, flags!["-a"]);
                 current.args = tail.to_vec();
             }
             "sudo" | "doas" | "pkexec" | "gosu" | "su" | "runas" | "run0" => {
@@ -652,9 +655,9 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     "su" => {
                         let (tail, seen) = strip_options(
                             &rest,
-                            &["-c", "--command", "-s", "--shell", "-g", "-G", "-w"],
+                            flags!["-c", "--command", "-s", "--shell", "-g", "-G", "-w"],
                         );
-                        match flag_value(&seen, &["-c", "--command"]) {
+                        match flag_value(&seen, flags!["-c", "--command"]) {
                             Some(source) => {
                                 let source = source.clone();
                                 current.args = Vec::new();
@@ -680,7 +683,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                         return;
                     }
                     _ => {
-                        let valued = [
+                        let valued = flags![
                             "-u",
                             "-g",
                             "-h",
@@ -704,9 +707,11 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                             "--command-timeout",
                             "--chroot",
                         ];
-                        let (tail, seen) = strip_options(&rest, &valued);
-                        if has_flag(&seen, &["-s", "-i", "--shell", "--login", "-e", "--edit"])
-                            || tail.is_empty()
+                        let (tail, seen) = strip_options(&rest, valued);
+                        if has_flag(
+                            &seen,
+                            flags!["-s", "-i", "--shell", "--login", "-e", "--edit"],
+                        ) || tail.is_empty()
                         {
                             current.program = program;
                             current.args = tail.to_vec();
@@ -714,7 +719,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                             out.push(current);
                             return;
                         }
-                        if let Some(dir) = flag_value(&seen, &["-D", "--chdir"]) {
+                        if let Some(dir) = flag_value(&seen, flags!["-D", "--chdir"]) {
                             current.chdir = Some(dir.clone());
                         }
                         current.args = tail.to_vec();
@@ -723,7 +728,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             }
             "env" => {
                 current.wrappers.push(Wrapper::Env);
-                let valued = [
+                let valued = flags![
                     "-u",
                     "--unset",
                     "-S",
@@ -734,8 +739,8 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     "-a",
                     "--argv0",
                 ];
-                let (tail, seen) = strip_options(&rest, &valued);
-                if let Some(split) = flag_value(&seen, &["-S", "--split-string"]) {
+                let (tail, seen) = strip_options(&rest, valued);
+                if let Some(split) = flag_value(&seen, flags!["-S", "--split-string"]) {
                     let split = split.clone();
                     let mut inner = current.clone();
                     inner.args = Vec::new();
@@ -748,13 +753,13 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     shell_text(inner, &joined, out);
                     return;
                 }
-                if flag_value(&seen, &["-P"]).is_some() {
+                if flag_value(&seen, flags!["-P"]).is_some() {
                     current.program = program;
                     current.opaque("env -P searches another PATH for the program");
                     out.push(current);
                     return;
                 }
-                if let Some(dir) = flag_value(&seen, &["-C", "--chdir"]) {
+                if let Some(dir) = flag_value(&seen, flags!["-C", "--chdir"]) {
                     current.chdir = Some(dir.clone());
                 }
                 let mut words = tail.iter();
@@ -785,12 +790,13 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             }
             "timeout" => {
                 current.wrappers.push(Wrapper::Timing);
-                let (tail, _) = strip_options(&rest, &["-s", "--signal", "-k", "--kill-after"]);
+                let (tail, _) =
+                    strip_options(&rest, flags!["-s", "--signal", "-k", "--kill-after"]);
                 current.args = tail.get(1..).unwrap_or(&[]).to_vec();
             }
             "nice" | "ionice" | "chrt" | "taskset" | "cpulimit" | "trickle" => {
                 current.wrappers.push(Wrapper::Timing);
-                let valued = [
+                let valued = flags![
                     "-n",
                     "--adjustment",
                     "-c",
@@ -801,7 +807,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     "-d",
                     "-u",
                 ];
-                let (tail, seen) = strip_options(&rest, &valued);
+                let (tail, seen) = strip_options(&rest, valued);
                 if seen.iter().any(|(f, _)| f == "-p" || f == "--pid") {
                     break; // acts on a running process: judged as process control
                 }
@@ -815,8 +821,8 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             }
             "time" => {
                 current.wrappers.push(Wrapper::Timing);
-                let (tail, seen) = strip_options(&rest, &["-f", "--format", "-o", "--output"]);
-                if let Some(output) = flag_value(&seen, &["-o", "--output"]) {
+                let (tail, seen) = strip_options(&rest, flags!["-f", "--format", "-o", "--output"]);
+                if let Some(output) = flag_value(&seen, flags!["-o", "--output"]) {
                     current.redirects.push(Redirect {
                         op: ">".to_string(),
                         fd: None,
@@ -832,15 +838,15 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 } else {
                     Wrapper::Detach
                 });
-                let (tail, _) = strip_options(&rest, &["-i", "-o", "-e"]);
+                let (tail, _) = strip_options(&rest, flags!["-i", "-o", "-e"]);
                 current.args = tail.to_vec();
             }
             "watch" => {
                 current.wrappers.push(Wrapper::Timing);
                 current.context.in_loop = true;
                 let (tail, seen) =
-                    strip_options(&rest, &["-n", "--interval", "-q", "--equexit", "-g"]);
-                if !has_flag(&seen, &["-x", "--exec"]) {
+                    strip_options(&rest, flags!["-n", "--interval", "-q", "--equexit", "-g"]);
+                if !has_flag(&seen, flags!["-x", "--exec"]) {
                     // watch joins its arguments and runs them with `sh -c`.
                     let mut joined = Word::default();
                     for (i, word) in tail.iter().enumerate() {
@@ -861,7 +867,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             "xargs" => {
                 current.wrappers.push(Wrapper::StdinArgs);
                 current.args_unknown = true;
-                let valued = [
+                let valued = flags![
                     "-I",
                     "-L",
                     "-n",
@@ -878,7 +884,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     "--max-lines",
                     "--eof",
                 ];
-                let (tail, _) = strip_options(&rest, &valued);
+                let (tail, _) = strip_options(&rest, valued);
                 current.args = if tail.is_empty() {
                     vec![Word::plain("echo")]
                 } else {
@@ -942,9 +948,14 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 return;
             }
             shell if is_shell(shell) => {
-                let (tail, seen) =
-                    strip_options(&rest, &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
-                let login = has_flag(&seen, &["-l", "--login", "-i", "--rcfile", "--init-file"]);
+                let (tail, seen) = strip_options(
+                    &rest,
+                    flags!["-o", "+o", "-O", "+O", "--rcfile", "--init-file"],
+                );
+                let login = has_flag(
+                    &seen,
+                    flags!["-l", "--login", "-i", "--rcfile", "--init-file"],
+                );
                 let command_flag = seen.iter().any(|(f, _)| {
                     f == "-c" || (f.starts_with('-') && !f.starts_with("--") && f.contains('c'))
                 });
@@ -963,7 +974,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 current.args = tail.to_vec();
                 current.opaque(if login {
                     "a login or interactive shell runs startup files"
-                } else if tail.is_empty() || has_flag(&seen, &["-s"]) {
+                } else if tail.is_empty() || has_flag(&seen, flags!["-s"]) {
                     "a shell reading commands from its input"
                 } else {
                     "a shell script the engine has not read"
@@ -1002,7 +1013,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             "npx" | "pnpx" | "bunx" | "uvx" => {
                 let (tail, seen) = strip_options(
                     &rest,
-                    &["-p", "--package", "-c", "--call", "--from", "--with"],
+                    flags!["-p", "--package", "-c", "--call", "--from", "--with"],
                 );
                 // A known tool of the runner's own ecosystem is the tool (fetched if missing, but
                 // the real package of that name); anything else is an arbitrary download.
@@ -1039,7 +1050,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             {
                 current.wrappers.push(Wrapper::Runner);
                 current.runner = Some(program.clone());
-                let valued = [
+                let valued = flags![
                     "-n",
                     "--name",
                     "-e",
@@ -1056,7 +1067,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     "--index",
                     "--cache-dir",
                 ];
-                let (tail, seen) = strip_options(rest.get(1..).unwrap_or(&[]), &valued);
+                let (tail, seen) = strip_options(rest.get(1..).unwrap_or(&[]), valued);
                 if seen.iter().any(|(f, v)| {
                     v.is_none() && f.starts_with("--") && !RUNNER_SWITCHES.contains(&f.as_str())
                 }) {
@@ -1078,9 +1089,9 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             "pnpm" | "npm" if text(rest.first()) == "exec" => {
                 let (tail, seen) = strip_options(
                     rest.get(1..).unwrap_or(&[]),
-                    &["-c", "--call", "--package", "-p"],
+                    flags!["-c", "--call", "--package", "-p"],
                 );
-                if let Some(source) = flag_value(&seen, &["-c", "--call"]) {
+                if let Some(source) = flag_value(&seen, flags!["-c", "--call"]) {
                     let source = source.clone();
                     current.args = Vec::new();
                     current.program = program;
@@ -1107,7 +1118,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 current.args = tail.to_vec();
             }
             "git" => {
-                let valued = [
+                let valued = flags![
                     "-c",
                     "-C",
                     "--git-dir",
@@ -1117,7 +1128,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                     "--exec-path",
                     "--super-prefix",
                 ];
-                let (tail, seen) = strip_options(&rest, &valued);
+                let (tail, seen) = strip_options(&rest, valued);
                 for (flag, value) in &seen {
                     match flag.as_str() {
                         "-c" | "--config-env" => {
