@@ -408,6 +408,7 @@ fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
             )
         }
     });
+    checks.push(rules_check(&frozen, &workspace.roots));
     let cwd = workspace.cwd_text();
     checks.push(match frozen.project_for(&cwd) {
         Some(project) => check(
@@ -427,6 +428,58 @@ fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
             ),
         ),
     });
+}
+
+/// The rules in force here against the ones the envelope's replay audited (recorded by export
+/// with a digest each): a changed rules file means the hook enforces something never audited.
+fn rules_check(frozen: &Frozen<'_>, roots: &leastgrant_engine::Roots) -> Check {
+    let Some(recorded) = frozen
+        .provenance()
+        .get("rules_files")
+        .and_then(Value::as_object)
+    else {
+        return check(
+            "envelope.rules",
+            Status::Ok,
+            "the envelope does not record which rules it was audited with (exported by an earlier version)".to_string(),
+        );
+    };
+    let places = leastgrant_hook::policy::rule_file_places(roots);
+    let current = leastgrant_hook::policy::rules_fingerprint(&places);
+    let mut changes = Vec::new();
+    for place in &places {
+        let place = place.display().to_string();
+        let now = current
+            .iter()
+            .find(|(file, _)| *file == place)
+            .map(|(_, d)| d);
+        match (recorded.get(&place).and_then(Value::as_str), now) {
+            (Some(then), Some(now)) if then == now => {}
+            (Some(_), Some(_)) => changes.push(format!("{place} changed")),
+            (None, Some(_)) => changes.push(format!("{place} is new")),
+            (Some(_), None) => changes.push(format!("{place} was removed")),
+            (None, None) => {}
+        }
+    }
+    if changes.is_empty() {
+        check(
+            "envelope.rules",
+            Status::Ok,
+            format!(
+                "the rules in force here are the ones the envelope was audited with ({} file(s))",
+                current.len()
+            ),
+        )
+    } else {
+        check(
+            "envelope.rules",
+            Status::Warn,
+            format!(
+                "the rules changed since the envelope was exported ({}): the hook applies them as they are now, which no replay has audited; run `leastgrant simulate` and `leastgrant export` again",
+                changes.join(", ")
+            ),
+        )
+    }
 }
 
 fn human(age: Duration) -> String {

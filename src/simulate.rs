@@ -169,8 +169,9 @@ struct FileAnswers {
     state_dir: String,
 }
 
-impl AdvanceAnswers for FileAnswers {
-    fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String> {
+impl FileAnswers {
+    /// The rules files in force for a project, and its roots with this state directory.
+    fn files(&self, roots: &Roots) -> (Vec<PathBuf>, Roots) {
         let mut roots = roots.clone();
         roots.state_dir = self.state_dir.clone();
         let files = if self.given.is_empty() {
@@ -178,11 +179,22 @@ impl AdvanceAnswers for FileAnswers {
         } else {
             self.given.clone()
         };
+        (files, roots)
+    }
+}
+
+impl AdvanceAnswers for FileAnswers {
+    fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String> {
+        let (files, roots) = self.files(roots);
         let policy = leastgrant_hook::policy::load_policy(&files, &roots, !self.given.is_empty())?;
         let grants = leastgrant_hook::policy::grant_store(&roots)
             .load()
             .map_err(|e| e.0)?;
         Ok((policy, grants))
+    }
+
+    fn fingerprint(&self, roots: &Roots) -> Vec<(String, String)> {
+        leastgrant_hook::policy::rules_fingerprint(&self.files(roots).0)
     }
 
     fn describe(&self) -> String {

@@ -11,13 +11,18 @@ use crate::grants::FileGrantStore;
 /// The rules files in force by default, those that exist: `<state>/rules.json`, then
 /// `<project>/.leastgrant/rules.json`.
 pub fn default_rule_files(roots: &Roots) -> Vec<PathBuf> {
+    rule_file_places(roots)
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect()
+}
+
+/// Where the default rules files of a project are, whether or not they exist.
+pub fn rule_file_places(roots: &Roots) -> [PathBuf; 2] {
     [
         Path::new(&roots.state_dir).join("rules.json"),
         project_rules(roots),
     ]
-    .into_iter()
-    .filter(|p| p.exists())
-    .collect()
 }
 
 fn project_rules(roots: &Roots) -> PathBuf {
@@ -50,6 +55,21 @@ pub fn load_policy(files: &[PathBuf], roots: &Roots, given: bool) -> Result<Poli
     } else {
         Policy::merge(layers)
     })
+}
+
+/// Each of `files` that exists, with the SHA-256 (hex) of its bytes: what `export` records of
+/// the rules it audited, and what `doctor` compares the files in force with.
+pub fn rules_fingerprint(files: &[PathBuf]) -> Vec<(String, String)> {
+    use sha2::{Digest, Sha256};
+    files
+        .iter()
+        .filter_map(|file| {
+            let bytes = std::fs::read(file).ok()?;
+            let digest = Sha256::digest(&bytes);
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            Some((file.display().to_string(), hex))
+        })
+        .collect()
 }
 
 /// The grant store of the project.

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use leastgrant_engine::Envelope;
 use leastgrant_engine::frozen::{FrozenMeta, ProjectEnvelope, encode};
+use leastgrant_engine::{Envelope, Roots};
 use serde_json::json;
 
 use crate::replay::{Options, ProjectRun};
@@ -39,7 +39,18 @@ pub fn freeze_table(
     )?;
     let events: u64 = kept.iter().map(|k| k.3).sum();
     let last = kept.iter().filter_map(|k| k.4).max();
+    // Each rules file audited, with its digest, so `doctor` can say when one changed since.
+    let mut rules_files = serde_json::Map::new();
+    if let Some(answers) = &options.answers {
+        for (_, root, _, _, _) in &kept {
+            let roots = Roots::new(root, options.home.as_deref().unwrap_or(""));
+            for (file, digest) in answers.fingerprint(&roots) {
+                rules_files.insert(file, json!(digest));
+            }
+        }
+    }
     let provenance = json!({
+        "rules_files": rules_files,
         "events_table": table.display().to_string(),
         "events": events,
         "last_event_us": last,

@@ -293,6 +293,10 @@ pub trait AdvanceAnswers: Send + Sync + std::fmt::Debug {
     fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String>;
     /// What the summary says about them (the files read, or "none").
     fn describe(&self) -> String;
+    /// The rules files read for a project, with a digest of each, for the export to record.
+    fn fingerprint(&self, _roots: &Roots) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }
 
 impl Default for Options {

@@ -160,3 +160,57 @@ fn the_learned_routine_runs_and_a_credential_read_still_asks() {
     assert_eq!(again["events"], 9, "{again}");
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// The status and text of one `doctor --json` check.
+fn doctor_check(home: &Path, id: &str) -> (String, String) {
+    // Exits 1 here (no hook installed): the report is on standard output all the same.
+    let out = leastgrant(home, &["doctor", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no `{id}` check: {report}"))
+        .clone();
+    (
+        check["status"].as_str().unwrap().to_string(),
+        check["text"].as_str().unwrap().to_string(),
+    )
+}
+
+/// `export` records each rules file it audited with a digest; `doctor` warns once the rules in
+/// force differ (changed, removed or new), since the hook would enforce what no replay audited.
+#[test]
+fn doctor_warns_when_the_rules_changed_since_the_export() {
+    let home = std::env::temp_dir().join(format!("leastgrant-e2e-rules-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(home.join(".leastgrant")).unwrap();
+    write_history(&home);
+    let rules = home.join(".leastgrant/rules.json");
+    std::fs::write(&rules, r#"{"deny": ["Bash(curl:*)"]}"#).unwrap();
+    assert_eq!(
+        json_of(&leastgrant(&home, &["ingest", "--json"]))["events"],
+        7
+    );
+    let exported = json_of(&leastgrant(
+        &home,
+        &["export", "--setting", "assist", "--json"],
+    ));
+    assert!(exported["path"].is_string(), "{exported}");
+
+    let (status, text) = doctor_check(&home, "envelope.rules");
+    assert_eq!(status, "ok", "{text}");
+
+    std::fs::write(&rules, r#"{"deny": ["Bash(curl:*)", "Bash(wget:*)"]}"#).unwrap();
+    let (status, text) = doctor_check(&home, "envelope.rules");
+    assert_eq!(status, "warn", "{text}");
+    assert!(text.contains("rules.json changed"), "{text}");
+
+    std::fs::remove_file(&rules).unwrap();
+    let (status, text) = doctor_check(&home, "envelope.rules");
+    assert_eq!(status, "warn", "{text}");
+    assert!(text.contains("was removed"), "{text}");
+
+    let _ = std::fs::remove_dir_all(&home);
+}
