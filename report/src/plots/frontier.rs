@@ -141,32 +141,161 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
             None => labels.push((at, vec![name])),
         }
     }
-    let (plot_x, _) = chart.plotting_area().get_pixel_range();
+    let (plot_x, plot_y) = chart.plotting_area().get_pixel_range();
     let mid = (plot_x.start + plot_x.end) / 2;
-    for ((x, y), names) in labels {
-        let left = x > mid;
-        let (h, dx) = if left {
-            (HPos::Right, -18)
+    let style_of = |name: &str, h: HPos| {
+        let color = if name.ends_with("(recommended)") {
+            VERMILLION
         } else {
-            (HPos::Left, 18)
+            INK
         };
+        anchored(font(16.0, color), h, VPos::Center)
+    };
+    let blocks: Vec<LabelBlock> = labels
+        .iter()
+        .map(|((x, y), names)| {
+            let left = *x > mid;
+            let h = if left { HPos::Right } else { HPos::Left };
+            let width = names
+                .iter()
+                .map(|name| super::text_width(root, name, &style_of(name, h)))
+                .max()
+                .unwrap_or(0)
+                + 6;
+            LabelBlock {
+                point: (*x, *y),
+                width,
+                lines: names.len() as i32,
+                left,
+            }
+        })
+        .collect();
+    let tops = place_labels(&blocks, (plot_y.start, plot_y.end));
+    for (((_, names), block), (x0, top)) in labels.iter().zip(&blocks).zip(tops) {
+        let h = if block.left { HPos::Right } else { HPos::Left };
         for (i, name) in names.iter().enumerate() {
-            let color = if name.ends_with("(recommended)") {
-                VERMILLION
-            } else {
-                INK
-            };
-            let style = anchored(font(16.0, color), h, VPos::Center);
-            let (tx, ty) = (x + dx, y - 14 - 20 * (names.len() as i32 - 1 - i as i32));
+            let style = style_of(name, h);
+            let ty = top + LINE / 2 + LINE * i as i32;
             // A white ground keeps the label readable over lines and points.
-            let width = super::text_width(root, name, &style);
-            let x0 = if left { tx - width - 3 } else { tx - 3 };
+            let width = super::text_width(root, name, &style) + 6;
+            let bx = if block.left {
+                x0 + block.width - width
+            } else {
+                x0
+            };
             root.draw(&Rectangle::new(
-                [(x0, ty - 10), (x0 + width + 6, ty + 10)],
+                [(bx, ty - LINE / 2), (bx + width, ty + LINE / 2)],
                 WHITE.mix(0.85).filled(),
             ))?;
+            let tx = if block.left { bx + width - 3 } else { bx + 3 };
             root.draw(&Text::new(name.clone(), (tx, ty), style))?;
         }
     }
     Ok(())
+}
+
+/// The height of one label line, in pixels.
+const LINE: i32 = 20;
+
+/// A block of labels beside its point: to the left of it on the plot's right half.
+#[derive(Debug, Clone, Copy)]
+struct LabelBlock {
+    point: (i32, i32),
+    width: i32,
+    lines: i32,
+    left: bool,
+}
+
+impl LabelBlock {
+    fn rect(&self, top: i32) -> (i32, i32, i32, i32) {
+        let x0 = if self.left {
+            self.point.0 - 15 - self.width
+        } else {
+            self.point.0 + 15
+        };
+        (x0, top, x0 + self.width, top + LINE * self.lines)
+    }
+}
+
+/// Where each block goes, as (left, top): just above its point, else just below, else further
+/// up or down, whichever first covers no block placed before it and stays in the plot's rows
+/// (`rows`); the first spot when none is free. Settings near one another on the frontier keep
+/// readable labels.
+fn place_labels(blocks: &[LabelBlock], rows: (i32, i32)) -> Vec<(i32, i32)> {
+    let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
+    let mut out = Vec::new();
+    for block in blocks {
+        let height = LINE * block.lines;
+        let above = block.point.1 - 4 - height;
+        let below = block.point.1 + 4;
+        let candidates = [
+            above,
+            below,
+            above - LINE,
+            below + LINE,
+            above - 2 * LINE,
+            below + 2 * LINE,
+            above - 3 * LINE,
+            below + 3 * LINE,
+        ];
+        let free = |top: i32| {
+            let r = block.rect(top);
+            r.1 >= rows.0
+                && r.3 <= rows.1
+                && placed
+                    .iter()
+                    .all(|p| r.2 <= p.0 || p.2 <= r.0 || r.3 <= p.1 || p.3 <= r.1)
+        };
+        let top = candidates
+            .iter()
+            .copied()
+            .find(|top| free(*top))
+            .unwrap_or(above);
+        let rect = block.rect(top);
+        placed.push(rect);
+        out.push((rect.0, top));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overlap(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> bool {
+        !(a.2 <= b.0 || b.2 <= a.0 || a.3 <= b.1 || b.3 <= a.1)
+    }
+
+    /// Settings whose points sit close together (as the baselines often do) get labels that do
+    /// not cover one another.
+    #[test]
+    fn close_points_get_labels_that_do_not_overlap() {
+        let block = |x, y, lines| LabelBlock {
+            point: (x, y),
+            width: 160,
+            lines,
+            left: false,
+        };
+        let blocks = [
+            block(100, 300, 1),
+            block(110, 310, 2),
+            block(105, 295, 1),
+            block(120, 305, 1),
+        ];
+        let tops = place_labels(&blocks, (0, 600));
+        let rects: Vec<_> = blocks
+            .iter()
+            .zip(&tops)
+            .map(|(b, (_, t))| b.rect(*t))
+            .collect();
+        for (i, a) in rects.iter().enumerate() {
+            for b in rects.iter().skip(i + 1) {
+                assert!(!overlap(*a, *b), "{a:?} and {b:?} overlap");
+            }
+            assert!(a.1 >= 0 && a.3 <= 600, "{a:?} leaves the plot");
+        }
+        // A lone label sits just above its point.
+        let lone = place_labels(&[block(100, 300, 1)], (0, 600));
+        assert_eq!(lone, [(115, 300 - 4 - LINE)]);
+    }
 }
