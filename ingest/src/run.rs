@@ -234,8 +234,8 @@ pub fn run(
     let mut references = fragment_references(&manifest);
     let mut batch = Batch::default();
     let mut summary = Summary::default();
-    // Which source owns each event id, from earlier runs.
-    // Which source owns each event id (sources interned: the map holds every id of the table).
+    // Which source owns each event id, from earlier runs (sources interned: the map holds every
+    // id of the table).
     let mut source_index: HashMap<String, u32> = HashMap::new();
     let mut intern = |path: &str| -> u32 {
         let next = u32::try_from(source_index.len()).unwrap_or(u32::MAX);
