@@ -405,7 +405,7 @@ impl<'a> Frozen<'a> {
     pub fn project_for(&self, cwd: &str) -> Option<FrozenProject<'_>> {
         let cwd = paths::normalize(cwd);
         self.projects()
-            .filter(|p| paths::is_within(&cwd, p.root()))
+            .filter(|p| paths::is_within_case_aware(&cwd, p.root()))
             .max_by_key(|p| p.root().len())
     }
 }

@@ -226,6 +226,24 @@ pub fn is_within(path: &str, dir: &str) -> bool {
 }
 
 /// [`is_within`], case-blind (ASCII), without allocating.
+/// A path on a file system that ignores case by default: macOS `/Users/…` and `/Volumes/…`,
+/// Windows drive paths. Ingest groups such projects without case
+/// (`leastgrant_ingest::common::project_key`), and the hook finds them the same way.
+pub fn ignores_case(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let drive = bytes.get(1) == Some(&b':') && bytes.first().is_some_and(u8::is_ascii_alphabetic);
+    let head = |prefix: &str| {
+        path.get(..prefix.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(prefix))
+    };
+    drive || head("/users/") || head("/volumes/")
+}
+
+/// `path` is `dir` or inside it, compared without case where the file system ignores it.
+pub fn is_within_case_aware(path: &str, dir: &str) -> bool {
+    is_within(path, dir) || ignores_case(dir) && is_within_ignore_case(path, dir)
+}
+
 fn is_within_ignore_case(path: &str, dir: &str) -> bool {
     if dir == "/" {
         return true;

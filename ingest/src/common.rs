@@ -189,8 +189,10 @@ pub fn attended_for(mode: Option<&str>) -> Option<bool> {
     }
 }
 
-/// A project path normalised for grouping: forward slashes, no trailing slash, a Windows drive
-/// letter lower-cased.
+/// A project path normalised for grouping: forward slashes, no trailing slash, and lower-cased
+/// where the file system ignores case by default (macOS `/Users/…` and `/Volumes/…`, Windows
+/// drive paths), so `/Users/Dev/App` and `/Users/dev/app` are one project. The engine matches a
+/// frozen project's root the same way (`leastgrant_engine::paths::ignores_case`).
 pub fn project_key(root: &str) -> String {
     let mut key = root.replace('\\', "/");
     while key.len() > 1 && key.ends_with('/') {
@@ -201,7 +203,11 @@ pub fn project_key(root: &str) -> String {
         && bytes.get(1) == Some(&b':')
         && bytes.first().is_some_and(u8::is_ascii_alphabetic)
     {
-        key = key.get(..1).unwrap_or("").to_ascii_lowercase() + key.get(1..).unwrap_or("");
+        return key.to_lowercase();
+    }
+    let lower = key.to_lowercase();
+    if lower.starts_with("/users/") || lower.starts_with("/volumes/") {
+        return lower;
     }
     key
 }

@@ -14,7 +14,7 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, Schema, TimeUnit};
 
 /// Bumped whenever a column is added, removed or changes meaning.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 /// The metadata key holding [`SCHEMA_VERSION`].
 pub const SCHEMA_VERSION_KEY: &str = "leastgrant.schema_version";

@@ -167,7 +167,9 @@ fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> TableError {
 const MANIFEST: &str = "manifest.json";
 
 impl Manifest {
-    /// Loads the manifest of a table directory (empty when there is none yet).
+    /// Loads the manifest of a table directory (empty when there is none yet, and when the
+    /// table was written under another schema version: then every source is read again and the
+    /// old fragments, which no entry lists, are removed).
     pub fn load(dir: &Path) -> Result<Manifest, TableError> {
         let path = dir.join(MANIFEST);
         let bytes = match fs::read(&path) {
@@ -177,6 +179,9 @@ impl Manifest {
         };
         let file: ManifestFile<'_> =
             serde_json::from_slice(&bytes).map_err(|e| err("parse", &path, e))?;
+        if file.schema_version != SCHEMA_VERSION {
+            return Ok(Manifest::default());
+        }
         Ok(Manifest {
             sources: file.sources.into_owned(),
         })

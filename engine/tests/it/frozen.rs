@@ -256,3 +256,38 @@ fn every_signature_of_a_large_envelope_is_found() {
         );
     }
 }
+
+/// A project on a file system that ignores case is found whatever case the working directory
+/// is spelled in; elsewhere case matters.
+#[test]
+fn a_project_is_found_as_its_file_system_would_find_it() {
+    let bytes = encode(
+        &meta(),
+        &[
+            ProjectEnvelope {
+                key: "/users/dev/app",
+                root: "/Users/Dev/App",
+                envelope: &Envelope::default(),
+            },
+            ProjectEnvelope {
+                key: "/home/Dev/Site",
+                root: "/home/Dev/Site",
+                envelope: &Envelope::default(),
+            },
+        ],
+    );
+    let frozen = Frozen::parse(&bytes).unwrap();
+    for cwd in ["/Users/Dev/App", "/users/dev/app/src", "/USERS/DEV/APP"] {
+        assert_eq!(
+            frozen.project_for(cwd).map(|p| p.key()),
+            Some("/users/dev/app"),
+            "{cwd}"
+        );
+    }
+    assert!(frozen.project_for("/Users/Dev/Apple").is_none());
+    assert_eq!(
+        frozen.project_for("/home/Dev/Site/x").map(|p| p.key()),
+        Some("/home/Dev/Site")
+    );
+    assert!(frozen.project_for("/home/dev/site").is_none());
+}

@@ -410,3 +410,69 @@ fn fragments_the_manifest_does_not_list_are_removed() {
     assert_eq!(parquet_files(&out), kept);
     assert_eq!(read_table(&out).unwrap().len(), 1);
 }
+
+/// macOS and Windows file systems ignore case: sessions that spelled one project's directory
+/// two ways are one project; on Linux they are two.
+#[test]
+fn case_variants_of_a_project_are_one_project_where_the_file_system_ignores_case() {
+    let dir = scratch("case-variants");
+    let sources: Vec<_> = [
+        ("a", "/Users/Dev/App"),
+        ("b", "/Users/dev/app"),
+        ("c", "/home/dev/app"),
+        ("d", "/home/Dev/App"),
+        ("e", "C:\\Work\\App"),
+        ("f", "c:/work/app"),
+    ]
+    .iter()
+    .map(|(name, project)| {
+        let file = dir.join(format!("{name}.jsonl"));
+        let id = format!("t-{name}");
+        std::fs::write(&file, transcript_in(project, name, &[(&id, "ls")])).unwrap();
+        claude(&file)
+    })
+    .collect();
+    let out = dir.join("table");
+    run(sources, &out, &|_| {}).unwrap();
+    let mut keys: Vec<String> = read_table(&out)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.project_key)
+        .collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(
+        keys,
+        [
+            "/home/Dev/App",
+            "/home/dev/app",
+            "/users/dev/app",
+            "c:/work/app"
+        ]
+    );
+}
+
+/// A table written under an earlier schema version is rebuilt: every source read again, the old
+/// fragments removed.
+#[test]
+fn a_table_of_an_earlier_schema_is_rebuilt() {
+    let dir = scratch("old-schema");
+    let file = dir.join("s1.jsonl");
+    std::fs::write(&file, transcript(&[("t1", "ls"), ("t2", "git status")])).unwrap();
+    let out = dir.join("table");
+    run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    let path = out.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest["schema_version"] = json!("0");
+    std::fs::write(&path, manifest.to_string()).unwrap();
+    let old = parquet_files(&out);
+    // A fragment of the old layout that the new run would not write again.
+    let stray = out.join("events/bucket=63/old-layout.parquet");
+    std::fs::create_dir_all(stray.parent().unwrap()).unwrap();
+    std::fs::copy(&old[0], &stray).unwrap();
+    let again = run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    assert_eq!((again.files_read, again.events), (1, 2));
+    assert!(!stray.exists());
+    assert_eq!(read_table(&out).unwrap().len(), 2);
+}
