@@ -6,7 +6,8 @@
 //! `read_json` → Parquet (zstd) through Python. Prints MB/s per core for both, the ratio (budget:
 //! at least 2×), and peak memory against the largest single file. Skips with a printed reason
 //! where the samples or DuckDB are missing. Each side is run three times and its best run is
-//! reported (the machines are shared and noisy). No assertion on time.
+//! reported (the machines are shared and noisy). No assertion on time. `LEASTGRANT_BENCH_KEEP=1`
+//! keeps the corpus (to time the `leastgrant` binary on it).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -184,5 +185,9 @@ fn main() {
         ),
         Err(e) => println!("skipping DuckDB: python3 is not available ({e})"),
     }
-    let _ = std::fs::remove_dir_all(&work);
+    if std::env::var_os("LEASTGRANT_BENCH_KEEP").is_some() {
+        println!("kept {}", work.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&work);
+    }
 }
