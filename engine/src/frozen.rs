@@ -28,6 +28,7 @@ use sha2::{Digest, Sha256};
 use crate::decay::Exact;
 use crate::decide::{Posture, Settings};
 use crate::envelope::{DayCounts, Envelope, Familiarity, Learned, StoredFacts, Thresholds};
+use crate::hex::hex;
 use crate::model::Capability;
 use crate::paths;
 
@@ -580,12 +581,4 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
 fn read_u64(bytes: &[u8], at: usize) -> Option<u64> {
     let slice = bytes.get(at..at.checked_add(8)?)?;
     Some(u64::from_le_bytes(slice.try_into().ok()?))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }

@@ -231,7 +231,7 @@ pub fn canonical_args(tool: &str, args: &Value) -> Value {
 pub fn digest16(value: &Value) -> String {
     let text = value.to_string();
     let hash = Sha256::digest(text.as_bytes());
-    hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    crate::hex::hex(hash.get(..8).unwrap_or_default())
 }
 
 /// A tool's descriptor digest (its name, description and input schema, canonically): pin it

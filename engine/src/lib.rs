@@ -26,6 +26,7 @@ pub mod envelope;
 pub mod frozen;
 pub mod glob;
 pub mod grants;
+pub mod hex;
 pub mod knowledge;
 pub mod model;
 pub mod paths;

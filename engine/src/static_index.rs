@@ -128,26 +128,28 @@ impl<const BYTES: usize, const N: usize> PackedNames<BYTES, N> {
         PackedNames { bytes, spans }
     }
 
-    /// The name at `position`.
-    pub(crate) fn get(&self, position: usize) -> Option<&str> {
-        std::str::from_utf8(self.bytes_at(position)?).ok()
-    }
-
     /// The name at `position`, as bytes (what a hot comparison needs: no UTF-8 check).
     pub(crate) fn bytes_at(&self, position: usize) -> Option<&[u8]> {
-        let (start, len) = *self.spans.get(position)?;
-        let start = start as usize;
-        self.bytes.get(start..start + usize::from(len))
+        self.names().bytes_at(position)
     }
 
     /// Every name, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..N).filter_map(|position| self.get(position))
+        self.iter_bytes()
+            .filter_map(|bytes| std::str::from_utf8(bytes).ok())
     }
 
     /// Every name as bytes, in order.
     pub(crate) fn iter_bytes(&self) -> impl Iterator<Item = &[u8]> {
-        (0..N).filter_map(|position| self.bytes_at(position))
+        self.names().iter_bytes()
+    }
+
+    /// A view of these names.
+    pub(crate) fn names(&self) -> Names<'_> {
+        Names {
+            bytes: &self.bytes,
+            spans: &self.spans,
+        }
     }
 }
 
@@ -176,16 +178,6 @@ impl<'a> Names<'a> {
     pub(crate) fn iter_bytes(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
         let names = *self;
         (0..self.spans.len()).filter_map(move |p| names.bytes_at(p))
-    }
-}
-
-impl<const BYTES: usize, const N: usize> PackedNames<BYTES, N> {
-    /// A view of these names.
-    pub(crate) fn names(&self) -> Names<'_> {
-        Names {
-            bytes: &self.bytes,
-            spans: &self.spans,
-        }
     }
 }
 
@@ -304,8 +296,8 @@ mod tests {
         const NAMES: [&str; 5] = ["git", "", "npm", "caf\u{e9}", "a/b"];
         const PACKED: PackedNames<{ total_len(&NAMES) }, 5> = PackedNames::of(&NAMES);
         assert_eq!(PACKED.iter().collect::<Vec<_>>(), NAMES);
-        assert_eq!(PACKED.get(3), Some("caf\u{e9}"));
-        assert_eq!(PACKED.get(5), None);
+        assert_eq!(PACKED.bytes_at(3), Some("caf\u{e9}".as_bytes()));
+        assert_eq!(PACKED.bytes_at(5), None);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! Routing is by the installer-written `--agent`, never by a case-folded event name: Claude's
 //! `PreToolUse` and Cursor's `preToolUse` are different surfaces with different answers.
 
+use leastgrant_engine::hex::hex;
 use leastgrant_engine::{Decision, ToolCall};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -172,8 +173,7 @@ fn derived_call_id(session: &str, call: Option<&ToolCall>) -> String {
         hasher.update(call.input.to_string().as_bytes());
     }
     let digest = hasher.finalize();
-    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!("h:{hex}")
+    format!("h:{}", hex(digest.get(..8).unwrap_or_default()))
 }
 
 /// A VS Code `uri.path` (`/d:/My%20Proj`) as a file-system path (`d:/My Proj`).

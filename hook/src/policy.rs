@@ -65,9 +65,8 @@ pub fn rules_fingerprint(files: &[PathBuf]) -> Vec<(String, String)> {
         .iter()
         .filter_map(|file| {
             let bytes = std::fs::read(file).ok()?;
-            let digest = Sha256::digest(&bytes);
-            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-            Some((file.display().to_string(), hex))
+            let digest = leastgrant_engine::hex::hex(&Sha256::digest(&bytes));
+            Some((file.display().to_string(), digest))
         })
         .collect()
 }

@@ -21,7 +21,7 @@ const MAX_AGE: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 360
 /// The file of one session.
 pub fn path(state_dir: &Path, agent: &str, session_id: &str) -> PathBuf {
     let digest = Sha256::digest(format!("{agent}\0{session_id}").as_bytes());
-    let name: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let name = leastgrant_engine::hex::hex(digest.get(..8).unwrap_or_default());
     state_dir.join("sessions").join(format!("{name}.json"))
 }
 
