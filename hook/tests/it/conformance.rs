@@ -185,14 +185,13 @@ fn conformance_cases() {
 }
 
 /// Starts the hook and writes `first` to it without closing its input; `rest`, if any, follows
-/// after `pause` and then the input closes. Returns stdout and how long the hook took.
+/// after `pause` and then the input closes. Returns stdout.
 fn run_hook_held_open(
     home: &Path,
     agent: &str,
     first: &[u8],
     rest: Option<(Vec<u8>, std::time::Duration)>,
-) -> (String, std::time::Duration) {
-    let start = std::time::Instant::now();
+) -> String {
     let mut child = hook_command(home, agent)
         .stderr(Stdio::null())
         .spawn()
@@ -215,10 +214,9 @@ fn run_hook_held_open(
         }
     });
     let out = child.wait_with_output().unwrap();
-    let took = start.elapsed();
     // The writer of a held-open input is left to finish on its own.
     drop(writer);
-    (String::from_utf8(out.stdout).unwrap(), took)
+    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]
@@ -229,19 +227,16 @@ fn a_writer_that_never_closes_the_input_gets_a_refusal_not_silence() {
         ("cursor", "/permission"),
     ] {
         let home = scratch(&format!("held-open-{agent}"));
-        let (stdout, took) = run_hook_held_open(&home, agent, payload, None);
+        let stdout = run_hook_held_open(&home, agent, payload, None);
         let answer: Value = serde_json::from_str(stdout.trim()).unwrap();
         assert_eq!(
             answer.pointer(field),
             Some(&Value::from("deny")),
             "{agent}: {stdout}"
         );
+        // The time limit's answer: had the hook waited for the writer to close (8 s), it would
+        // have refused a torn payload with another reason.
         assert!(stdout.contains("no complete input"), "{agent}: {stdout}");
-        // It answered at its own limit, not when the writer finally closed (8 s).
-        assert!(
-            took.as_secs() < 8,
-            "{agent} waited for the writer: {took:?}"
-        );
         let _ = std::fs::remove_dir_all(&home);
     }
 }
@@ -251,7 +246,7 @@ fn a_payload_written_in_pieces_is_read_whole() {
     let home = scratch("pieces");
     let payload = br#"{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"cat ~/.ssh/id_rsa"}}"#;
     let (head, tail) = payload.split_at(40);
-    let (stdout, _) = run_hook_held_open(
+    let stdout = run_hook_held_open(
         &home,
         "claude-code",
         head,
