@@ -3,8 +3,9 @@
 //! of leastgrant's state files — and what each agent can enforce at all.
 //!
 //! Owns the checks and their verdicts (ok, warn, fail; only a fail makes the exit code 1) and
-//! the enforcement table. Reads configurations through `install`, the envelope through the
-//! engine's frozen-envelope reader; writes nothing.
+//! their texts. What each agent registers and enforces is the hook's catalogue
+//! (`leastgrant_hook::catalogue`); configurations are read through `install`, the envelope
+//! through the engine's frozen-envelope reader; writes nothing.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -14,11 +15,12 @@ use std::time::{Duration, SystemTime};
 use anyhow::Result;
 use clap::Args;
 use leastgrant_engine::frozen::Frozen;
+use leastgrant_hook::catalogue::{Agent, OnFailure};
 use leastgrant_hook::ledger::LEDGER;
 use leastgrant_hook::state::envelope_path;
 use serde_json::{Value, json};
 
-use crate::install::{Agent, CURSOR_EVENTS, FoundEntry, Scope, default_hook_path, read_config};
+use crate::install::{FoundEntry, Scope, config_file, default_hook_path, read_config};
 use crate::workspace::Workspace;
 
 #[derive(Args)]
@@ -168,8 +170,8 @@ fn agent_checks(workspace: &Workspace, checks: &mut Vec<Check>) -> Installed {
     let mut installed = Installed { hooks: Vec::new() };
     let mut installed_agents = Vec::new();
     for agent in Agent::ALL {
-        let user_file = agent.config_file(Scope::User, workspace);
-        let project_file = agent.config_file(Scope::Project, workspace);
+        let user_file = config_file(agent, Scope::User, workspace);
+        let project_file = config_file(agent, Scope::Project, workspace);
         let states: Vec<(Scope, PathBuf, ScopeState)> = [
             (Scope::User, user_file.clone()),
             (Scope::Project, project_file.clone()),
@@ -191,7 +193,7 @@ fn agent_checks(workspace: &Workspace, checks: &mut Vec<Check>) -> Installed {
             installed_agents.push(agent);
         }
         for (scope, file, state) in states {
-            let id = format!("{}.{}", agent.name(), scope.name());
+            let id = format!("{}.{}", agent.as_str(), scope.name());
             let result = match state {
                 ScopeState::Absent(why) => check(
                     &id,
@@ -214,7 +216,7 @@ fn agent_checks(workspace: &Workspace, checks: &mut Vec<Check>) -> Installed {
             "the hook is installed for no agent: run `leastgrant install claude-code` or `leastgrant install cursor`".to_string(),
         )
     } else {
-        let names: Vec<&str> = installed_agents.iter().map(|a| a.name()).collect();
+        let names: Vec<&str> = installed_agents.iter().map(|a| a.as_str()).collect();
         check(
             "hooks.installed",
             Status::Ok,
@@ -255,8 +257,8 @@ fn scope_state(agent: Agent, file: &Path) -> ScopeState {
 
 fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> Check {
     let missing: Vec<&str> = agent
-        .events()
-        .into_iter()
+        .registered()
+        .map(|event| event.name)
         .filter(|event| !found.iter().any(|f| f.event == *event))
         .collect();
     let mut hooks: Vec<&str> = found.iter().map(|f| f.hook.as_str()).collect();
@@ -268,9 +270,9 @@ fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> C
         .filter(|h| !is_executable(Path::new(h)))
         .collect();
     if !broken.is_empty() {
-        let consequence = match agent {
-            Agent::ClaudeCode => "Claude Code lets every call through unjudged",
-            Agent::Cursor => "Cursor refuses every gated call",
+        let consequence = match agent.on_failure() {
+            OnFailure::Open => format!("{} lets every call through unjudged", agent.title()),
+            OnFailure::Closed => format!("{} refuses every gated call", agent.title()),
         };
         return check(
             id,
@@ -290,7 +292,7 @@ fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> C
                 "{} lacks {}: run `leastgrant install {}{}` again",
                 file.display(),
                 missing.join(", "),
-                agent.name(),
+                agent.as_str(),
                 if id.ends_with(".project") {
                     " --project"
                 } else {
@@ -299,10 +301,10 @@ fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> C
             ),
         );
     }
-    if agent == Agent::Cursor {
-        let open_gates: Vec<&str> = CURSOR_EVENTS
-            .iter()
-            .filter(|e| e.gate)
+    if agent.on_failure() == OnFailure::Closed {
+        let open_gates: Vec<&str> = agent
+            .registered()
+            .filter(|e| e.surface.gates())
             .filter(|e| {
                 found
                     .iter()
@@ -315,15 +317,16 @@ fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> C
                 id,
                 Status::Warn,
                 format!(
-                    "{}: {} without failClosed, so a crash or timeout lets the call run: run `leastgrant install cursor` again",
+                    "{}: {} without failClosed, so a crash or timeout lets the call run: run `leastgrant install {}` again",
                     file.display(),
-                    open_gates.join(", ")
+                    open_gates.join(", "),
+                    agent.as_str()
                 ),
             );
         }
     }
     let mut text = format!("installed in {} ({})", file.display(), hooks.join(", "));
-    if agent == Agent::Cursor {
+    if agent.on_failure() == OnFailure::Closed {
         text.push_str("; gates fail closed");
     }
     check(id, Status::Ok, text)
@@ -596,43 +599,14 @@ fn permission_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
     }
 }
 
-/// What each agent can enforce, per verdict and failure (from the compatibility research; see
-/// docs/formats.md).
-struct Enforcement {
-    agent: Agent,
-    allow_deny: &'static str,
-    ask: &'static str,
-    reads: &'static str,
-    on_failure: &'static str,
-    attended: &'static str,
-}
-
-const ENFORCEMENT: [Enforcement; 2] = [
-    Enforcement {
-        agent: Agent::ClaudeCode,
-        allow_deny: "honoured",
-        ask: "prompts in an interactive session; a deny under -p",
-        reads: "gated before the read (PreToolUse)",
-        on_failure: "fails OPEN: a crash or timeout lets the call run",
-        attended: "from the session's permission mode",
-    },
-    Enforcement {
-        agent: Agent::Cursor,
-        allow_deny: "honoured",
-        ask: "prompts only on the shell and MCP gates; preToolUse would allow it silently, so leastgrant answers deny there",
-        reads: "preToolUse (Read) gates the read; beforeReadFile sees the content after it",
-        on_failure: "fails CLOSED on the gates (failClosed): a crash or timeout refuses the call",
-        attended: "no permission mode: every session counts as unattended",
-    },
-];
-
 fn enforcement_json() -> Value {
     Value::Array(
-        ENFORCEMENT
-            .iter()
-            .map(|e| {
+        Agent::ALL
+            .into_iter()
+            .map(|agent| {
+                let e = agent.enforcement();
                 json!({
-                    "agent": e.agent.name(),
+                    "agent": agent.as_str(),
                     "allow_deny": e.allow_deny,
                     "ask": e.ask,
                     "reads": e.reads,
@@ -646,7 +620,8 @@ fn enforcement_json() -> Value {
 
 fn print_enforcement() {
     println!("what each agent enforces");
-    for e in &ENFORCEMENT {
+    for agent in Agent::ALL {
+        let e = agent.enforcement();
         let rows = [
             ("allow, deny", e.allow_deny),
             ("ask", e.ask),
@@ -655,8 +630,8 @@ fn print_enforcement() {
             ("attended", e.attended),
         ];
         for (i, (what, text)) in rows.iter().enumerate() {
-            let agent = if i == 0 { e.agent.name() } else { "" };
-            println!("  {agent:<12} {what:<15} {text}");
+            let name = if i == 0 { agent.as_str() } else { "" };
+            println!("  {name:<12} {what:<15} {text}");
         }
     }
 }

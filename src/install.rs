@@ -3,7 +3,7 @@
 //! in those files.
 //!
 //! Owns: where each agent keeps its hook configuration (user and project scope), the entries
-//! leastgrant writes there, how an entry is recognised as leastgrant's (its program is a file
+//! leastgrant writes there (on the events the hook's catalogue says `install` registers), how an entry is recognised as leastgrant's (its program is a file
 //! named `leastgrant-hook`, quoted or not), and the file handling — a JSON document that keeps
 //! its keys in file order, a one-time backup, and an atomic replace that keeps the file's mode.
 //! `leastgrant doctor` reads the configurations through the same functions.
@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use leastgrant_hook::catalogue::{Agent, Event, OnFailure};
 use serde_json::{Value, json};
 
 use crate::ordered_json::Json;
@@ -27,108 +29,36 @@ pub const HOOK_FILE_NAME: &str = "leastgrant-hook";
 /// and a hook that hangs that long stalls the agent.
 const HOOK_TIMEOUT_SECONDS: u64 = 10;
 
-/// Claude Code's events the hook answers: the gate, and the two that say how the call went.
-const CLAUDE_EVENTS: [&str; 3] = ["PreToolUse", "PostToolUse", "PostToolUseFailure"];
-
-/// One Cursor event leastgrant registers on.
-#[derive(Clone, Copy, Debug)]
-pub struct CursorEvent {
-    /// The event name, spelled as Cursor spells it.
-    pub name: &'static str,
-    /// A gate (the hook's answer decides the call) rather than an observer.
-    pub gate: bool,
-    /// The entry's `matcher`, where the event needs one.
-    pub matcher: Option<&'static str>,
+/// The hook configuration file of an agent in one scope.
+pub fn config_file(agent: Agent, scope: Scope, workspace: &Workspace) -> PathBuf {
+    let home = PathBuf::from(&workspace.roots.home);
+    let project = PathBuf::from(&workspace.roots.project);
+    match (agent, scope) {
+        (Agent::ClaudeCode, Scope::User) => claude_user_dir(&home).join("settings.json"),
+        (Agent::ClaudeCode, Scope::Project) => project.join(".claude").join("settings.json"),
+        (Agent::Cursor, Scope::User) => home.join(".cursor").join("hooks.json"),
+        (Agent::Cursor, Scope::Project) => project.join(".cursor").join("hooks.json"),
+    }
 }
 
-/// Cursor's events the hook answers. Only these names are ever written: cursor-agent drops the
-/// whole file over one event name it does not know.
-pub const CURSOR_EVENTS: [CursorEvent; 7] = [
-    CursorEvent {
-        name: "beforeShellExecution",
-        gate: true,
-        matcher: None,
-    },
-    CursorEvent {
-        name: "beforeMCPExecution",
-        gate: true,
-        matcher: None,
-    },
-    CursorEvent {
-        name: "beforeReadFile",
-        gate: true,
-        matcher: None,
-    },
-    CursorEvent {
-        name: "preToolUse",
-        gate: true,
-        matcher: Some("Read|Write|Delete"),
-    },
-    CursorEvent {
-        name: "afterShellExecution",
-        gate: false,
-        matcher: None,
-    },
-    CursorEvent {
-        name: "afterMCPExecution",
-        gate: false,
-        matcher: None,
-    },
-    CursorEvent {
-        name: "afterFileEdit",
-        gate: false,
-        matcher: None,
-    },
-];
-
-/// An agent leastgrant installs its hook into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Agent {
-    /// Claude Code (`settings.json`, `hooks` by event and matcher group).
-    ClaudeCode,
-    /// Cursor (`hooks.json`, version 1).
-    Cursor,
+/// How an agent's hook configuration is laid out, for `--help`.
+fn config_layout(agent: Agent) -> &'static str {
+    match agent {
+        Agent::ClaudeCode => "`settings.json`, `hooks` by event and matcher group",
+        Agent::Cursor => "`hooks.json`, version 1",
+    }
 }
 
-impl Agent {
-    /// Every agent, in the order `doctor` reports them.
-    pub const ALL: [Agent; 2] = [Agent::ClaudeCode, Agent::Cursor];
-
-    /// The name the hook's `--agent` flag takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Cursor => "cursor",
-        }
-    }
-
-    /// The product name, for messages.
-    pub fn title(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "Claude Code",
-            Agent::Cursor => "Cursor",
-        }
-    }
-
-    /// The events leastgrant registers on, in the order it writes them.
-    pub fn events(self) -> Vec<&'static str> {
-        match self {
-            Agent::ClaudeCode => CLAUDE_EVENTS.to_vec(),
-            Agent::Cursor => CURSOR_EVENTS.iter().map(|e| e.name).collect(),
-        }
-    }
-
-    /// The hook configuration file of this agent in one scope.
-    pub fn config_file(self, scope: Scope, workspace: &Workspace) -> PathBuf {
-        let home = PathBuf::from(&workspace.roots.home);
-        let project = PathBuf::from(&workspace.roots.project);
-        match (self, scope) {
-            (Agent::ClaudeCode, Scope::User) => claude_user_dir(&home).join("settings.json"),
-            (Agent::ClaudeCode, Scope::Project) => project.join(".claude").join("settings.json"),
-            (Agent::Cursor, Scope::User) => home.join(".cursor").join("hooks.json"),
-            (Agent::Cursor, Scope::Project) => project.join(".cursor").join("hooks.json"),
-        }
-    }
+/// The agent argument: the names the hook's `--agent` takes, from the catalogue.
+pub fn agent_parser() -> impl TypedValueParser<Value = Agent> {
+    PossibleValuesParser::new(Agent::ALL.map(|agent| {
+        PossibleValue::new(agent.as_str()).help(format!(
+            "{} ({})",
+            agent.title(),
+            config_layout(agent)
+        ))
+    }))
+    .try_map(|name| Agent::parse(&name).ok_or_else(|| format!("unknown agent `{name}`")))
 }
 
 /// Claude Code's user directory: `$CLAUDE_CONFIG_DIR` when it names one directory, else
@@ -162,6 +92,7 @@ impl Scope {
 #[derive(Args)]
 pub struct InstallArgs {
     /// The agent to install the hook into.
+    #[arg(value_parser = agent_parser())]
     agent: Agent,
     /// Write the current project's configuration (its git root, else the current directory)
     /// instead of the user's.
@@ -181,6 +112,7 @@ pub struct InstallArgs {
 #[derive(Args)]
 pub struct UninstallArgs {
     /// The agent to remove the hook from.
+    #[arg(value_parser = agent_parser())]
     agent: Agent,
     /// Edit the current project's configuration instead of the user's.
     #[arg(long)]
@@ -203,7 +135,7 @@ pub fn hook_command(hook: &Path, agent: Agent) -> String {
     format!(
         "{} --agent {}",
         shell_quote(&hook.to_string_lossy()),
-        agent.name()
+        agent.as_str()
     )
 }
 
@@ -327,10 +259,13 @@ fn is_our_handler(handler: &Json) -> bool {
         .is_some()
 }
 
-/// The matcher group leastgrant adds to each Claude Code event.
-fn claude_group(command: &str) -> Json {
+/// The matcher group leastgrant adds to each Claude Code event (`*`: every tool).
+fn claude_group(event: &Event, command: &str) -> Json {
     Json::Object(vec![
-        ("matcher".into(), Json::String("*".into())),
+        (
+            "matcher".into(),
+            Json::String(event.matcher.unwrap_or("*").into()),
+        ),
         (
             "hooks".into(),
             Json::Array(vec![Json::Object(vec![
@@ -346,7 +281,7 @@ fn claude_group(command: &str) -> Json {
 }
 
 /// The entry leastgrant adds to one Cursor event: gates fail closed.
-fn cursor_entry(event: &CursorEvent, command: &str) -> Json {
+fn cursor_entry(event: &Event, command: &str) -> Json {
     let mut fields = vec![
         ("command".into(), Json::String(command.into())),
         (
@@ -354,7 +289,7 @@ fn cursor_entry(event: &CursorEvent, command: &str) -> Json {
             Json::Number(HOOK_TIMEOUT_SECONDS.to_string()),
         ),
     ];
-    if event.gate {
+    if event.surface.gates() {
         fields.push(("failClosed".into(), Json::Bool(true)));
     }
     if let Some(matcher) = event.matcher {
@@ -442,16 +377,16 @@ pub fn install_into(
         }
     }
     let hooks = hooks_object(config, file)?;
-    let wanted: Vec<(&'static str, Json)> = match agent {
-        Agent::ClaudeCode => CLAUDE_EVENTS
-            .iter()
-            .map(|&event| (event, claude_group(command)))
-            .collect(),
-        Agent::Cursor => CURSOR_EVENTS
-            .iter()
-            .map(|event| (event.name, cursor_entry(event, command)))
-            .collect(),
-    };
+    let wanted: Vec<(&'static str, Json)> = agent
+        .registered()
+        .map(|event| {
+            let entry = match agent {
+                Agent::ClaudeCode => claude_group(event, command),
+                Agent::Cursor => cursor_entry(event, command),
+            };
+            (event.name, entry)
+        })
+        .collect();
     let mut changed = Vec::new();
     for (event, desired) in wanted {
         if !hooks.iter().any(|(k, _)| k == event) {
@@ -619,18 +554,22 @@ fn scope_of(project: bool) -> Scope {
 pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
     let workspace = Workspace::discover(None, None)?;
     let scope = scope_of(args.project);
-    let file = args.agent.config_file(scope, &workspace);
+    let file = config_file(args.agent, scope, &workspace);
     let hook = match &args.hook {
         Some(path) => std::path::absolute(path).context("cannot resolve --hook")?,
         None => default_hook_path()?,
     };
     let hook_exists = hook.is_file();
     if !hook_exists {
-        let consequence = match args.agent {
-            Agent::ClaudeCode => "Claude Code lets every call through while it is missing",
-            Agent::Cursor => {
-                "Cursor refuses every shell, MCP and file call while it is missing (the gates fail closed)"
-            }
+        let consequence = match args.agent.on_failure() {
+            OnFailure::Open => format!(
+                "{} lets every call through while it is missing",
+                args.agent.title()
+            ),
+            OnFailure::Closed => format!(
+                "{} refuses every shell, MCP and file call while it is missing (the gates fail closed)",
+                args.agent.title()
+            ),
         };
         eprintln!(
             "warning: the hook binary `{}` does not exist; installing anyway: {consequence}",
@@ -643,7 +582,7 @@ pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
     let mut document = config.unwrap_or_else(|| Json::Object(Vec::new()));
     let ours_in_our_events: Vec<FoundEntry> = find_our_entries(args.agent, &document)
         .into_iter()
-        .filter(|f| args.agent.events().contains(&f.event.as_str()))
+        .filter(|f| args.agent.registered().any(|e| e.name == f.event))
         .collect();
     let hook_text = hook.to_string_lossy().into_owned();
     let mut elsewhere: Vec<String> = ours_in_our_events
@@ -675,7 +614,7 @@ pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
     let backup = backup_path(&file);
     if args.json {
         let value = json!({
-            "agent": args.agent.name(),
+            "agent": args.agent.as_str(),
             "scope": scope.name(),
             "file": file.display().to_string(),
             "hook": hook.display().to_string(),
@@ -718,9 +657,9 @@ pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
     if scope == Scope::Project {
         println!(
             "  this file may be shared with the repository: whoever lacks the hook at this path {}",
-            match args.agent {
-                Agent::ClaudeCode => "runs unguarded",
-                Agent::Cursor => "has every gated call refused",
+            match args.agent.on_failure() {
+                OnFailure::Open => "runs unguarded",
+                OnFailure::Closed => "has every gated call refused",
             }
         );
     }
@@ -739,7 +678,7 @@ pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
 pub fn uninstall_command(args: &UninstallArgs) -> Result<ExitCode> {
     let workspace = Workspace::discover(None, None)?;
     let scope = scope_of(args.project);
-    let file = args.agent.config_file(scope, &workspace);
+    let file = config_file(args.agent, scope, &workspace);
     let (touched, removed, backed_up) = match read_config(&file)? {
         None => (Vec::new(), 0, false),
         Some(mut document) => {
@@ -755,7 +694,7 @@ pub fn uninstall_command(args: &UninstallArgs) -> Result<ExitCode> {
     let backup = backup_path(&file);
     if args.json {
         let value = json!({
-            "agent": args.agent.name(),
+            "agent": args.agent.as_str(),
             "scope": scope.name(),
             "file": file.display().to_string(),
             "changed": removed > 0,

@@ -1,5 +1,6 @@
-//! The agents' wire formats: which events gate a call, what a payload says about the call, and
-//! how a verdict is written back so that each agent enforces it (research/hooks.md).
+//! The agents' wire formats: what a payload says about the call, and how a verdict is written
+//! back so that each agent enforces it (research/hooks.md). Which events there are, their
+//! surfaces and what a verdict becomes on each are the catalogue's (`catalogue.rs`).
 //!
 //! Routing is by the installer-written `--agent`, never by a case-folded event name: Claude's
 //! `PreToolUse` and Cursor's `preToolUse` are different surfaces with different answers.
@@ -9,86 +10,7 @@ use leastgrant_engine::{Decision, ToolCall};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-/// An agent the hook speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    /// Claude Code (`~/.claude/settings.json` hooks).
-    ClaudeCode,
-    /// Cursor (`~/.cursor/hooks.json`).
-    Cursor,
-}
-
-impl Agent {
-    /// The `--agent` name, also the ledger's.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Cursor => "cursor",
-        }
-    }
-
-    /// Parses an `--agent` name.
-    pub fn parse(name: &str) -> Option<Agent> {
-        [Agent::ClaudeCode, Agent::Cursor]
-            .into_iter()
-            .find(|a| a.as_str() == name)
-    }
-}
-
-/// What an event asks of the hook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Surface {
-    /// Claude `PreToolUse`: allow, ask and deny all carry.
-    ClaudePreToolUse,
-    /// Claude `PermissionRequest`: allow or deny; ask means "show the dialog" (abstain).
-    ClaudePermissionRequest,
-    /// Cursor `beforeShellExecution` / `beforeMCPExecution`: allow, ask and deny carry.
-    CursorAskable,
-    /// Cursor `preToolUse`: allow or deny only (an ask is accepted and silently allowed).
-    CursorNoAsk,
-    /// Cursor `beforeReadFile`: allow or deny, with no message for the model.
-    CursorReadFile,
-    /// After the call ran (or failed): recorded in the ledger, answered with nothing.
-    Ran {
-        /// The call succeeded.
-        ok: bool,
-    },
-    /// Anything else (lifecycle, prompts, unknown events): no opinion.
-    Other,
-}
-
-impl Surface {
-    /// A gate: the hook must answer with a verdict.
-    pub fn gates(self) -> bool {
-        matches!(
-            self,
-            Surface::ClaudePreToolUse
-                | Surface::ClaudePermissionRequest
-                | Surface::CursorAskable
-                | Surface::CursorNoAsk
-                | Surface::CursorReadFile
-        )
-    }
-}
-
-/// The surface of an event name for an agent (exact names: they are case-sensitive).
-pub fn surface(agent: Agent, event: &str) -> Surface {
-    match (agent, event) {
-        (Agent::ClaudeCode, "PreToolUse") => Surface::ClaudePreToolUse,
-        (Agent::ClaudeCode, "PermissionRequest") => Surface::ClaudePermissionRequest,
-        (Agent::ClaudeCode, "PostToolUse") => Surface::Ran { ok: true },
-        (Agent::ClaudeCode, "PostToolUseFailure") => Surface::Ran { ok: false },
-        (Agent::Cursor, "beforeShellExecution" | "beforeMCPExecution") => Surface::CursorAskable,
-        (Agent::Cursor, "preToolUse") => Surface::CursorNoAsk,
-        (Agent::Cursor, "beforeReadFile") => Surface::CursorReadFile,
-        (
-            Agent::Cursor,
-            "afterShellExecution" | "afterMCPExecution" | "afterFileEdit" | "postToolUse",
-        ) => Surface::Ran { ok: true },
-        (Agent::Cursor, "postToolUseFailure") => Surface::Ran { ok: false },
-        _ => Surface::Other,
-    }
-}
+use crate::catalogue::{Agent, Answered, Carries, Surface};
 
 /// What a payload says about the call.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,7 +49,9 @@ fn text<'a>(payload: &'a Value, key: &str) -> Option<&'a str> {
 /// Reads a payload for an agent.
 pub fn request(agent: Agent, payload: &Value) -> Request {
     let event = text(payload, "hook_event_name").unwrap_or("").to_string();
-    let surface = surface(agent, &event);
+    let known = agent.event(&event);
+    let surface = known.map_or(Surface::Other, |e| e.surface);
+    let carries = known.map_or(Carries::Tool, |e| e.carries);
     let session_id = match agent {
         Agent::ClaudeCode => text(payload, "session_id"),
         Agent::Cursor => text(payload, "conversation_id").or_else(|| text(payload, "session_id")),
@@ -137,7 +61,7 @@ pub fn request(agent: Agent, payload: &Value) -> Request {
     let cwd = text(payload, "cwd")
         .map(str::to_string)
         .or_else(|| first_workspace_root(payload));
-    let (call, problem) = match call_of(agent, &event, payload) {
+    let (call, problem) = match call_of(agent, carries, payload) {
         Ok(call) => (Some(call), None),
         Err(problem) => (None, Some(problem)),
     };
@@ -204,7 +128,7 @@ fn input_object(value: Option<&Value>) -> Value {
     }
 }
 
-fn call_of(agent: Agent, event: &str, payload: &Value) -> Result<ToolCall, String> {
+fn call_of(agent: Agent, carries: Carries, payload: &Value) -> Result<ToolCall, String> {
     let named = |tool: &str, input: Value| ToolCall {
         tool: tool.to_string(),
         input,
@@ -216,13 +140,15 @@ fn call_of(agent: Agent, event: &str, payload: &Value) -> Result<ToolCall, Strin
             .filter(|t| !t.is_empty())
             .ok_or_else(|| "the payload names no tool".to_string())
     };
-    match (agent, event) {
-        (Agent::Cursor, "beforeShellExecution" | "afterShellExecution") => {
+    let file_path =
+        || text(payload, "file_path").ok_or_else(|| "the payload has no file path".to_string());
+    match (agent, carries) {
+        (_, Carries::Shell) => {
             let command = text(payload, "command")
                 .ok_or_else(|| "the payload has no shell command".to_string())?;
             Ok(named("Bash", json!({ "command": command })))
         }
-        (Agent::Cursor, "beforeMCPExecution" | "afterMCPExecution") => {
+        (_, Carries::Mcp) => {
             // The identity is the server the host reports, never a tool name that claims one.
             let tool = tool_name()?;
             let server = text(payload, "mcp_server_name")
@@ -233,17 +159,9 @@ fn call_of(agent: Agent, event: &str, payload: &Value) -> Result<ToolCall, Strin
             let name = format!("mcp__{}__{}", identifier(&server), identifier(tool));
             Ok(named(&name, input_object(payload.get("tool_input"))))
         }
-        (Agent::Cursor, "beforeReadFile") => {
-            let path = text(payload, "file_path")
-                .ok_or_else(|| "the payload has no file path".to_string())?;
-            Ok(named("Read", json!({ "file_path": path })))
-        }
-        (Agent::Cursor, "afterFileEdit") => {
-            let path = text(payload, "file_path")
-                .ok_or_else(|| "the payload has no file path".to_string())?;
-            Ok(named("Edit", json!({ "file_path": path })))
-        }
-        (Agent::Cursor, _) => {
+        (_, Carries::FileRead) => Ok(named("Read", json!({ "file_path": file_path()? }))),
+        (_, Carries::FileEdited) => Ok(named("Edit", json!({ "file_path": file_path()? }))),
+        (Agent::Cursor, Carries::Tool) => {
             let tool = tool_name()?;
             let input = input_object(payload.get("tool_input"));
             Ok(match tool {
@@ -252,7 +170,7 @@ fn call_of(agent: Agent, event: &str, payload: &Value) -> Result<ToolCall, Strin
                 other => named(other, input),
             })
         }
-        (Agent::ClaudeCode, _) => {
+        (Agent::ClaudeCode, Carries::Tool) => {
             let tool = tool_name()?;
             Ok(named(tool, input_object(payload.get("tool_input"))))
         }
@@ -306,70 +224,47 @@ pub struct Rendered {
     pub answered: &'static str,
 }
 
-/// Writes a verdict for a surface. `reason` is for the person and the model; `ask_instead` says
-/// how to proceed where a surface cannot ask.
+/// Writes a verdict for a surface, as the catalogue says it is answered there. `reason` is for
+/// the person and the model; `ask_instead` says how to proceed where a surface cannot ask.
 pub fn render(surface: Surface, decision: Decision, reason: &str, ask_instead: &str) -> Rendered {
-    let abstain = Rendered {
-        stdout: None,
-        answered: "abstain",
+    let answered = surface.answers(decision);
+    // An ask this surface cannot carry is refused with the way to proceed instead of a reason.
+    let text = if decision == Decision::Ask && answered == Answered::Deny {
+        ask_instead
+    } else {
+        reason
     };
-    let claude = |event: &str, verdict: &str| {
-        json!({"hookSpecificOutput": {
-            "hookEventName": event,
+    let verdict = answered.as_str();
+    let cursor =
+        |text: &str| json!({"permission": verdict, "user_message": text, "agent_message": text});
+    let stdout = match (surface, answered) {
+        (_, Answered::Abstain) => None,
+        (Surface::ClaudePreToolUse, _) => Some(json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
             "permissionDecision": verdict,
-            "permissionDecisionReason": reason,
-        }})
-    };
-    let cursor = |verdict: &str, text: &str| json!({"permission": verdict, "user_message": text, "agent_message": text});
-    match (surface, decision) {
-        (Surface::ClaudePreToolUse, d) => Rendered {
-            stdout: Some(claude("PreToolUse", d.as_str())),
-            answered: d.as_str(),
-        },
-        (Surface::ClaudePermissionRequest, Decision::Allow) => Rendered {
-            stdout: Some(json!({"hookSpecificOutput": {
-                "hookEventName": "PermissionRequest",
-                "decision": {"behavior": "allow"},
-            }})),
-            answered: "allow",
-        },
-        (Surface::ClaudePermissionRequest, Decision::Ask) => abstain,
-        (Surface::ClaudePermissionRequest, Decision::Deny) => Rendered {
-            stdout: Some(json!({"hookSpecificOutput": {
-                "hookEventName": "PermissionRequest",
-                "decision": {"behavior": "deny", "message": reason},
-            }})),
-            answered: "deny",
-        },
+            "permissionDecisionReason": text,
+        }})),
+        (Surface::ClaudePermissionRequest, Answered::Allow) => Some(json!({"hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow"},
+        }})),
+        (Surface::ClaudePermissionRequest, Answered::Ask) => None,
+        (Surface::ClaudePermissionRequest, Answered::Deny) => Some(json!({"hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": text},
+        }})),
         (
             Surface::CursorAskable | Surface::CursorNoAsk | Surface::CursorReadFile,
-            Decision::Allow,
-        ) => Rendered {
-            stdout: Some(json!({"permission": "allow"})),
-            answered: "allow",
-        },
-        (Surface::CursorAskable, d) => Rendered {
-            stdout: Some(cursor(d.as_str(), reason)),
-            answered: d.as_str(),
-        },
-        // This surface cannot ask: a person must still decide, so it refuses and says how.
-        (Surface::CursorNoAsk, Decision::Ask) => Rendered {
-            stdout: Some(cursor("deny", ask_instead)),
-            answered: "deny",
-        },
-        (Surface::CursorNoAsk, Decision::Deny) => Rendered {
-            stdout: Some(cursor("deny", reason)),
-            answered: "deny",
-        },
-        (Surface::CursorReadFile, Decision::Ask) => Rendered {
-            stdout: Some(json!({"permission": "deny", "user_message": ask_instead})),
-            answered: "deny",
-        },
-        (Surface::CursorReadFile, Decision::Deny) => Rendered {
-            stdout: Some(json!({"permission": "deny", "user_message": reason})),
-            answered: "deny",
-        },
-        (Surface::Ran { .. } | Surface::Other, _) => abstain,
+            Answered::Allow,
+        ) => Some(json!({"permission": "allow"})),
+        (Surface::CursorAskable | Surface::CursorNoAsk, _) => Some(cursor(text)),
+        // No message for the model on a file read.
+        (Surface::CursorReadFile, _) => Some(json!({"permission": verdict, "user_message": text})),
+        (Surface::Ran { .. } | Surface::Other, _) => None,
+    };
+    Rendered {
+        stdout,
+        answered: verdict,
     }
 }
 

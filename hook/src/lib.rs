@@ -16,6 +16,7 @@
 )]
 
 pub mod agent;
+pub mod catalogue;
 pub mod grants;
 pub mod ledger;
 pub mod payload;
@@ -32,7 +33,8 @@ use leastgrant_engine::grants::{Answers, GrantStore};
 use leastgrant_engine::{Decision, Envelope, Reason, Roots, Settings, analyze, decide};
 use serde_json::{Value, json};
 
-use crate::agent::{Agent, Request, Surface};
+use crate::agent::Request;
+use crate::catalogue::{Agent, Surface};
 use crate::ledger::{Ledger, cut_long_strings};
 
 /// What the hook knows of its surroundings: read by the binary, given by tests.
@@ -288,10 +290,7 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
     let ask_instead = format!(
         "leastgrant would ask you first: {headline} ({whose}). {} cannot ask here, so it is \
          refused; if you want it, approve it once with {how} and try again.",
-        match agent {
-            Agent::ClaudeCode => "Claude Code",
-            Agent::Cursor => "Cursor",
-        }
+        agent.title()
     );
     let judged = Judged {
         decision,

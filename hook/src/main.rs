@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::io::Errno;
 
-use leastgrant_hook::agent::{self, Agent};
+use leastgrant_hook::agent;
+use leastgrant_hook::catalogue::Agent;
 use leastgrant_hook::payload::{MAX_INPUT, ascii_json};
 use leastgrant_hook::{Environment, answer, state_dir};
 

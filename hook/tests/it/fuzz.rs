@@ -2,7 +2,7 @@
 //! of every event an agent sends never panic, always leave standard output empty or one JSON
 //! object, and never answer a gate event with silence.
 
-use leastgrant_hook::agent::Agent;
+use leastgrant_hook::catalogue::Agent;
 use leastgrant_hook::{Environment, answer};
 use proptest::prelude::*;
 use serde_json::{Value, json};

@@ -1,7 +1,8 @@
-//! The hook's integration tests: the file grant store, the wire-format conformance cases of
+//! The hook's integration tests: the agents' catalogue against the binary, the file grant store, the wire-format conformance cases of
 //! `tests/data/conformance.toml` through the real binary, the ledger under concurrency, and
 //! decisions with a real frozen envelope.
 
+mod catalogue;
 mod conformance;
 mod envelope;
 mod fuzz;
