@@ -8,11 +8,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow};
 use clap::Args;
+use leastgrant_demo::{DemoOptions, generate};
 use leastgrant_replay::Options;
 use leastgrant_replay::summary::DEFAULT_MISS_BUDGET;
 use serde_json::json;
 
-use crate::demo::{DemoOptions, generate};
 use crate::ingest::{IngestArgs, default_state_dir, sources};
 use crate::simulate::{GridArgs, file_answers, home_dir, simulate, table_text};
 

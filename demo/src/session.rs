@@ -1,7 +1,19 @@
 //! One simulated session: turns of calls, who asks before which call, what the person answers,
 //! and the records Claude Code would write for them.
 
-use super::*;
+use leastgrant_ingest::common::iso_millis as iso;
+use leastgrant_ingest::outcome::{CANCELLED, INTERRUPT_MARKER, REFUSED};
+
+use crate::calibration::{
+    FEEDBACK_RISKY, FEEDBACK_ROUTINE, INTERRUPT_LONG, MODE_ACCEPT_EDITS, MODE_DEFAULT,
+    REFUSE_RISKY, REFUSE_ROUTINE, RISKY_PER_TURN,
+};
+use crate::project::{Project, Slot, fill};
+use crate::text::{Obj, Rng, base62, hex, jstr, number_lines, pick_fmt, uuid};
+use crate::vocabulary::{
+    COMMITS, Cmd, FEATURES, Failure, GIT_READS, INSPECT, RISKY, ROUTINE_REFUSALS, Risky, RiskyTool,
+    StackData, TOPICS,
+};
 
 // ---------------------------------------------------------------------------------------------
 // One call, and one session.

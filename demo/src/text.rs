@@ -1,32 +1,9 @@
-//! The demo's text helpers: template filling, the seeded generator (SplitMix64), ids, dates,
-//! and writing JSON records key by key in Claude Code's order.
+//! The demo's text helpers: the seeded generator (SplitMix64), ids, numbered lines, and writing
+//! JSON records key by key in Claude Code's order.
+//!
+//! The bottom of the crate: it knows no project, stack or session.
 
-use super::*;
-
-/// Fills a template's placeholders.
-pub(super) fn fill(template: &str, project: &Project, other: &str, branch: &str) -> String {
-    if !template.contains('{') {
-        return template.to_string();
-    }
-    let stack = project.stack.data();
-    template
-        .replace("{name}", &project.name)
-        .replace("{package}", &project.package)
-        .replace("{root}", &project.root)
-        .replace("{home}", HOME)
-        .replace("{other}", other)
-        .replace("{branch}", branch)
-        .replace("{ext}", stack.ext)
-        .replace("{publish}", stack.publish)
-        .replace(
-            "{file}",
-            &stack
-                .files
-                .first()
-                .map_or(String::new(), |f| f.replace("{name}", &project.name))
-                .replace("{package}", &project.package),
-        )
-}
+use std::fmt::Write as _;
 
 /// One of `templates`, `{topic}` filled with `topic`.
 pub(super) fn pick_fmt(rng: &mut Rng, templates: &[&str], topic: &str) -> String {

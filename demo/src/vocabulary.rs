@@ -2,7 +2,14 @@
 //! files, failures, docs), the git and inspection commands every project runs, and the risky
 //! calls a person refuses.
 
-use super::*;
+/// The language and tools of a project.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stack {
+    Rust,
+    Node,
+    Python,
+    Go,
+}
 
 // ---------------------------------------------------------------------------------------------
 // What each stack's work looks like.

@@ -1,5 +1,6 @@
 //! The dependency edges of design §3, read from `cargo metadata`: the engine is a leaf that
-//! depends on nothing heavy; the hook depends on the engine only; report never on replay.
+//! depends on nothing heavy; the hook depends on the engine only; report never on replay; the
+//! demo generator on none of the engine, replay, report or hook, and nothing but the CLI on it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -91,6 +92,7 @@ const WORKSPACE: &[&str] = &[
     "leastgrant-replay",
     "leastgrant-report",
     "leastgrant-hook",
+    "leastgrant-demo",
 ];
 const HEAVY: &[&str] = &[
     "arrow",
@@ -139,7 +141,7 @@ fn the_hook_depends_on_the_engine_only() {
 }
 
 #[test]
-fn ingest_and_report_never_depend_on_the_engine_or_replay() {
+fn ingest_report_replay_and_demo_keep_to_their_edges() {
     let closure = normal_closure(&metadata());
     for (crate_name, forbidden) in [
         (
@@ -149,6 +151,7 @@ fn ingest_and_report_never_depend_on_the_engine_or_replay() {
                 "leastgrant-replay",
                 "leastgrant-report",
                 "leastgrant-hook",
+                "leastgrant-demo",
             ][..],
         ),
         (
@@ -158,11 +161,25 @@ fn ingest_and_report_never_depend_on_the_engine_or_replay() {
                 "leastgrant-replay",
                 "leastgrant-ingest",
                 "leastgrant-hook",
+                "leastgrant-demo",
             ][..],
         ),
         (
             "leastgrant-replay",
-            &["leastgrant-report", "leastgrant-hook"][..],
+            &["leastgrant-report", "leastgrant-hook", "leastgrant-demo"][..],
+        ),
+        (
+            "leastgrant-demo",
+            &[
+                "leastgrant-engine",
+                "leastgrant-replay",
+                "leastgrant-report",
+                "leastgrant-hook",
+                "clap",
+                "anyhow",
+                "indicatif",
+                "plotters",
+            ][..],
         ),
     ] {
         for name in forbidden {
