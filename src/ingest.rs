@@ -6,32 +6,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
-use clap::Args;
+use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use indicatif::{ProgressBar, ProgressStyle};
-use leastgrant_ingest::run::{Progress, SourceFile, SourceKind, Summary, run};
+use leastgrant_ingest::registry::{SOURCES, SourceFile, discover};
+use leastgrant_ingest::run::{Progress, Summary, run};
+use leastgrant_ingest::source::{Machine, Source};
 use serde_json::json;
 
 #[derive(Args, Default)]
 pub struct IngestArgs {
-    /// A Claude Code `projects` directory (repeatable) [default: `$CLAUDE_CONFIG_DIR`,
-    /// `~/.claude/projects`, `~/.config/claude/projects`].
-    #[arg(long = "claude", value_name = "DIR")]
-    claude: Vec<PathBuf>,
-    /// A SpecStory history directory (`.specstory/history`, repeatable) [default: the current
-    /// project's, when it has one].
-    #[arg(long = "specstory", value_name = "DIR")]
-    specstory: Vec<PathBuf>,
-    /// A Cursor `state.vscdb` (repeatable) [default: Cursor's global database on this machine].
-    #[arg(long = "cursor", value_name = "PATH")]
-    cursor: Vec<PathBuf>,
-    /// A Codex CLI sessions directory (repeatable) [default: `$CODEX_HOME` or `~/.codex`:
-    /// `sessions/` and `archived_sessions/`].
-    #[arg(long = "codex", value_name = "DIR")]
-    codex: Vec<PathBuf>,
-    /// A leastgrant state directory whose hook ledger to read (`ledger.jsonl` and its rotations;
-    /// repeatable) [default: this machine's, `$LEASTGRANT_HOME` or `~/.leastgrant`].
-    #[arg(long = "ledger", value_name = "DIR")]
-    ledger: Vec<PathBuf>,
+    /// One repeatable flag per source of the registry (`--claude DIR`, `--cursor PATH`, …).
+    #[command(flatten)]
+    places: SourcePlaces,
     /// Where the events table goes [default: `~/.leastgrant/data`].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -40,108 +26,63 @@ pub struct IngestArgs {
     json: bool,
 }
 
+/// The places named on the command line, per source: a repeatable flag for each source in
+/// `leastgrant_ingest::registry::SOURCES`, with the flag name, value name and help it declares.
+#[derive(Default)]
+struct SourcePlaces(Vec<(&'static Source, Vec<PathBuf>)>);
+
+impl FromArgMatches for SourcePlaces {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Self(
+            SOURCES
+                .iter()
+                .map(|source| {
+                    let places = matches
+                        .get_many::<PathBuf>(source.flag.long)
+                        .map(|places| places.cloned().collect())
+                        .unwrap_or_default();
+                    (*source, places)
+                })
+                .collect(),
+        ))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for SourcePlaces {
+    fn augment_args(command: Command) -> Command {
+        SOURCES.iter().fold(command, |command, source| {
+            command.arg(
+                Arg::new(source.flag.long)
+                    .long(source.flag.long)
+                    .value_name(source.flag.value_name)
+                    .help(source.flag.help)
+                    .action(ArgAction::Append)
+                    .value_parser(clap::value_parser!(PathBuf)),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: Command) -> Command {
+        Self::augment_args(command)
+    }
+}
+
 /// The sources to read: those named, else everything discoverable.
 pub fn sources(args: &IngestArgs, home: &Path, cwd: &Path) -> Vec<SourceFile> {
-    let IngestArgs {
-        claude,
-        specstory,
-        cursor,
-        codex,
-        ledger,
-        ..
-    } = args;
-    let explicit = !claude.is_empty()
-        || !specstory.is_empty()
-        || !cursor.is_empty()
-        || !codex.is_empty()
-        || !ledger.is_empty();
-    let claude_roots: Vec<PathBuf> = if explicit {
-        claude.to_vec()
-    } else {
-        leastgrant_ingest::claude::default_roots(
-            home,
-            std::env::var("CLAUDE_CONFIG_DIR").ok().as_deref(),
-        )
+    let state_dir = default_state_dir(home);
+    let env = |name: &str| std::env::var_os(name);
+    let machine = Machine {
+        home,
+        cwd,
+        state_dir: &state_dir,
+        env: &env,
     };
-    let specstory_dirs: Vec<PathBuf> = if explicit {
-        specstory.to_vec()
-    } else {
-        cwd.ancestors()
-            .map(|d| d.join(".specstory/history"))
-            .filter(|d| d.is_dir())
-            .take(1)
-            .collect()
-    };
-    let cursor_paths: Vec<PathBuf> = if explicit {
-        cursor.clone()
-    } else {
-        let appdata = std::env::var_os("APPDATA").map(PathBuf::from);
-        leastgrant_ingest::cursor::default_paths(home, appdata.as_deref())
-    };
-    let mut files: Vec<SourceFile> = cursor_paths
-        .into_iter()
-        .map(|path| SourceFile {
-            kind: SourceKind::Cursor,
-            path,
-        })
-        .collect();
-    let codex_roots: Vec<PathBuf> = if explicit {
-        codex.clone()
-    } else {
-        let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
-        leastgrant_ingest::codex::default_roots(home, codex_home.as_deref())
-    };
-    for root in codex_roots {
-        files.extend(
-            leastgrant_ingest::codex::discover(&root)
-                .into_iter()
-                .map(|path| SourceFile {
-                    kind: SourceKind::Codex,
-                    path,
-                }),
-        );
-    }
-    let ledger_dirs: Vec<PathBuf> = if explicit {
-        ledger.clone()
-    } else {
-        vec![default_state_dir(home)]
-    };
-    for dir in ledger_dirs {
-        files.extend(
-            leastgrant_ingest::ledger::discover(&dir)
-                .into_iter()
-                .map(|path| SourceFile {
-                    kind: SourceKind::Ledger,
-                    path,
-                }),
-        );
-    }
-    for root in claude_roots {
-        files.extend(
-            leastgrant_ingest::claude::discover(&root)
-                .into_iter()
-                .map(|path| SourceFile {
-                    kind: SourceKind::Claude,
-                    path,
-                }),
-        );
-    }
-    for dir in specstory_dirs {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        files.extend(
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "md"))
-                .map(|path| SourceFile {
-                    kind: SourceKind::SpecStory,
-                    path,
-                }),
-        );
-    }
-    files
+    discover(&args.places.0, &machine)
 }
 
 pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {

@@ -56,13 +56,10 @@ pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
             made.projects,
             history.display()
         );
-        let files = leastgrant_ingest::claude::discover(&history.join("projects"))
-            .into_iter()
-            .map(|path| leastgrant_ingest::run::SourceFile {
-                kind: leastgrant_ingest::run::SourceKind::Claude,
-                path,
-            })
-            .collect();
+        let files = leastgrant_ingest::registry::files_at(
+            &leastgrant_ingest::claude::SOURCE,
+            &history.join("projects"),
+        );
         (files, base, note)
     } else {
         let note = format!("{} history files found on this machine", found.len());

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use leastgrant_ingest::run::{SourceFile, SourceKind, run};
+use leastgrant_ingest::registry::SourceFile;
+use leastgrant_ingest::run::run;
 
 /// Runs per side; the best is reported.
 const RUNS: usize = 3;
@@ -109,7 +110,7 @@ fn main() {
         .map(|d| {
             d.filter_map(Result::ok)
                 .map(|e| SourceFile {
-                    kind: SourceKind::Claude,
+                    source: &leastgrant_ingest::claude::SOURCE,
                     path: e.path(),
                 })
                 .collect()

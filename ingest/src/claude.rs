@@ -20,7 +20,28 @@ use crate::common::{
 };
 use crate::outcome::{self, ResultFacts};
 use crate::schema::{Event, Outcome};
+use crate::source::{Flag, Machine, Source, just_the_file};
 use record::{Block, ClaudeRecord, parse_record};
+
+/// Claude Code's JSONL transcripts.
+pub const SOURCE: Source = Source {
+    kind: "claude-jsonl",
+    flag: Flag {
+        long: "claude",
+        value_name: "DIR",
+        help: "A Claude Code `projects` directory (repeatable) [default: `$CLAUDE_CONFIG_DIR`, \
+               `~/.claude/projects`, `~/.config/claude/projects`]",
+    },
+    default_places,
+    discover,
+    files: just_the_file,
+    read: read_claude,
+};
+
+fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
+    let config_dir = (machine.env)("CLAUDE_CONFIG_DIR").and_then(|v| v.into_string().ok());
+    default_roots(machine.home, config_dir.as_deref())
+}
 
 /// The `projects` directories Claude Code may write to: `$CLAUDE_CONFIG_DIR` (a comma-separated
 /// list), else `~/.claude` and `~/.config/claude`; only those that exist.
@@ -200,7 +221,7 @@ fn call_event(
         agent: "claude-code".to_string(),
         agent_version: record.version.as_str().map(str::to_string),
         source: format!("{source_path}:{line}"),
-        source_kind: "claude-jsonl".to_string(),
+        source_kind: SOURCE.kind.to_string(),
         project_key: String::new(),
         project_root: String::new(),
         session_id,

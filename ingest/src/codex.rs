@@ -15,9 +15,30 @@ use crate::common::{
     BadCounts, excerpt, files_below, json_lines, set_project, stable_id, timestamp_or_count,
 };
 use crate::schema::{Event, Outcome};
+use crate::source::{Flag, Machine, Source, just_the_file};
 
 /// The stored agent name.
 pub const AGENT: &str = "codex";
+
+/// Codex CLI rollouts.
+pub const SOURCE: Source = Source {
+    kind: "codex-jsonl",
+    flag: Flag {
+        long: "codex",
+        value_name: "DIR",
+        help: "A Codex CLI sessions directory (repeatable) [default: `$CODEX_HOME` or `~/.codex`: \
+               `sessions/` and `archived_sessions/`]",
+    },
+    default_places,
+    discover,
+    files: just_the_file,
+    read: read_codex,
+};
+
+fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
+    let codex_home = (machine.env)("CODEX_HOME").map(PathBuf::from);
+    default_roots(machine.home, codex_home.as_deref())
+}
 
 /// The rollout directories under the Codex home (`$CODEX_HOME`, else `~/.codex`) that exist.
 pub fn default_roots(home: &Path, codex_home: Option<&Path>) -> Vec<PathBuf> {
@@ -242,7 +263,7 @@ fn call_event(
         agent: AGENT.to_string(),
         agent_version: state.version.clone(),
         source: format!("{source_path}:{}", record.line),
-        source_kind: crate::run::SourceKind::Codex.as_str().to_string(),
+        source_kind: SOURCE.kind.to_string(),
         project_key: String::new(),
         project_root: String::new(),
         session_id: String::new(),

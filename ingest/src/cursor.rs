@@ -18,13 +18,39 @@ use serde_json::Value;
 use crate::common::{
     BadCounts, command_and_path, excerpt, parse_timestamp_us, project_key, stable_id,
 };
-use crate::schema::{Event, Outcome};
+use crate::schema::{Event, Outcome, UNKNOWN_PROJECT};
+use crate::source::{Flag, Machine, Source, just_the_file};
 
 /// The stored agent name.
 pub const AGENT: &str = "cursor";
 
-/// Where the project is recorded when no source names it.
-pub const UNKNOWN_PROJECT: &str = "(unknown)";
+/// Cursor's global `state.vscdb`, with its write-ahead log.
+pub const SOURCE: Source = Source {
+    kind: "cursor-vscdb",
+    flag: Flag {
+        long: "cursor",
+        value_name: "PATH",
+        help: "A Cursor `state.vscdb` (repeatable) [default: Cursor's global database on this \
+               machine]",
+    },
+    default_places,
+    discover: just_the_file,
+    files,
+    // A database is read through SQLite, from a private copy, not from the bytes.
+    read: |path, _bytes, bad| read_cursor(path, bad),
+};
+
+fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
+    let appdata = (machine.env)("APPDATA").map(PathBuf::from);
+    default_paths(machine.home, appdata.as_deref())
+}
+
+/// The database and its log: committed work not yet in the database is part of it.
+fn files(path: &Path) -> Vec<PathBuf> {
+    std::iter::once(path.to_path_buf())
+        .chain(wal_of(path))
+        .collect()
+}
 
 /// The global databases present under `home` (Linux, macOS, and Windows via `appdata`).
 pub fn default_paths(home: &Path, appdata: Option<&Path>) -> Vec<PathBuf> {
@@ -40,7 +66,7 @@ pub fn default_paths(home: &Path, appdata: Option<&Path>) -> Vec<PathBuf> {
 }
 
 /// The database's write-ahead log, when it has one: committed work not yet in the database.
-pub fn wal_of(path: &Path) -> Option<PathBuf> {
+fn wal_of(path: &Path) -> Option<PathBuf> {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     Some(PathBuf::from(wal)).filter(|w| w.is_file())
@@ -238,7 +264,7 @@ fn tool_event(
         agent: AGENT.to_string(),
         agent_version: None,
         source: format!("{}#{bubble_key}", context.source_path),
-        source_kind: crate::run::SourceKind::Cursor.as_str().to_string(),
+        source_kind: SOURCE.kind.to_string(),
         project_key: project_key(&context.project_root),
         project_root: context.project_root.clone(),
         session_id: context.id.to_string(),

@@ -19,7 +19,24 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{BadCounts, command_and_path, each_json_line, project_key, stable_id};
-use crate::schema::{Event, Outcome};
+use crate::schema::{Event, Outcome, UNKNOWN_PROJECT};
+use crate::source::{Flag, Machine, Source, just_the_file};
+
+/// The hook's decision ledger.
+pub const SOURCE: Source = Source {
+    kind: "ledger",
+    flag: Flag {
+        long: "ledger",
+        value_name: "DIR",
+        help: "A leastgrant state directory whose hook ledger to read (`ledger.jsonl` and its \
+               rotations; repeatable) [default: this machine's, `$LEASTGRANT_HOME` or \
+               `~/.leastgrant`]",
+    },
+    default_places: |machine: &Machine<'_>| vec![machine.state_dir.to_path_buf()],
+    discover,
+    files: just_the_file,
+    read: read_ledger,
+};
 
 /// The ledger's file name in the state directory.
 pub const FILE: &str = "ledger.jsonl";
@@ -29,9 +46,6 @@ pub const ROTATIONS: u32 = 3;
 
 /// The `denial_kind` of a call the hook denied.
 pub const DENIAL_KIND: &str = "leastgrant-hook";
-
-/// Where the project is recorded when the line names neither project nor working directory.
-const UNKNOWN_PROJECT: &str = crate::cursor::UNKNOWN_PROJECT;
 
 /// The only ledger version this reader knows.
 const VERSION: u64 = 1;
@@ -227,7 +241,7 @@ impl Reader {
             agent: agent.to_string(),
             agent_version: None,
             source: format!("{}:{line}", self.source_path),
-            source_kind: crate::run::SourceKind::Ledger.as_str().to_string(),
+            source_kind: SOURCE.kind.to_string(),
             project_key: project_key(&project_root),
             project_root,
             session_id: session.to_string(),

@@ -1,86 +1,21 @@
 //! One ingest run: read the sources that are new or changed since the manifest, in parallel,
-//! claim their events in path order (so ownership of a cloned event is deterministic), write
-//! them in batches, and report what was read, what was skipped and why.
+//! claim their events in claim order (the registry's order of sources, then paths: ownership of
+//! a cloned event is deterministic), write them in batches, and report what was read, what was
+//! skipped and why.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 
 use crate::common::{BadCounts, content_digest};
+use crate::registry::SourceFile;
 use crate::schema::Event;
 use crate::table::{
     Manifest, SourceCounts, SourceEntry, TableError, bucket_of, event_key, fragment_bucket,
     remove_fragment, remove_rows, remove_unlisted, write_fragments,
 };
-
-/// Which reader a source file needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SourceKind {
-    /// Claude Code JSONL.
-    Claude,
-    /// A SpecStory Markdown export.
-    SpecStory,
-    /// A Cursor IDE `state.vscdb` (with its write-ahead log).
-    Cursor,
-    /// A Codex CLI rollout JSONL.
-    Codex,
-    /// The hook's decision ledger (`ledger.jsonl` or a rotation).
-    Ledger,
-}
-
-impl SourceKind {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::Claude => "claude-jsonl",
-            SourceKind::SpecStory => "specstory",
-            SourceKind::Cursor => "cursor-vscdb",
-            SourceKind::Codex => "codex-jsonl",
-            SourceKind::Ledger => "ledger",
-        }
-    }
-
-    /// Reads one file's bytes. Adding a source is one file with one such function.
-    fn read(self, path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> {
-        match self {
-            SourceKind::Claude => crate::claude::read_claude(path, bytes, bad),
-            SourceKind::SpecStory => {
-                let text = String::from_utf8_lossy(bytes);
-                if matches!(text, std::borrow::Cow::Owned(_)) {
-                    bad.add("invalid-utf8");
-                }
-                crate::specstory::read_specstory(path, text.trim_start_matches('\u{feff}'), bad)
-            }
-            // A database is read through SQLite, from a private copy.
-            SourceKind::Cursor => crate::cursor::read_cursor(path, bad),
-            SourceKind::Codex => crate::codex::read_codex(path, bytes, bad),
-            SourceKind::Ledger => crate::ledger::read_ledger(path, bytes, bad),
-        }
-    }
-
-    /// The files whose contents make up the source: a database's log is part of it.
-    fn files(self, path: &Path) -> Vec<PathBuf> {
-        match self {
-            SourceKind::Cursor => std::iter::once(path.to_path_buf())
-                .chain(crate::cursor::wal_of(path))
-                .collect(),
-            SourceKind::Claude | SourceKind::SpecStory | SourceKind::Codex | SourceKind::Ledger => {
-                vec![path.to_path_buf()]
-            }
-        }
-    }
-}
-
-/// A file to ingest.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct SourceFile {
-    /// Its reader.
-    pub kind: SourceKind,
-    /// Where it is.
-    pub path: PathBuf,
-}
 
 /// What a run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -372,7 +307,7 @@ fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
         bad: BadCounts::default(),
         bytes: 0,
     };
-    let files = source.kind.files(&source.path);
+    let files = (source.source.files)(&source.path);
     let metas: Result<Vec<std::fs::Metadata>, _> = files.iter().map(std::fs::metadata).collect();
     let Ok(metas) = metas else {
         let mut result = unchanged(None);
@@ -406,9 +341,9 @@ fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
         result.touched = Some(entry);
         return result;
     }
-    let events = source.kind.read(&source.path, &bytes, &mut bad);
+    let events = (source.source.read)(&source.path, &bytes, &mut bad);
     let entry = SourceEntry {
-        kind: source.kind.as_str().to_string(),
+        kind: source.source.kind.to_string(),
         size,
         mtime_ns: mtime,
         hash,

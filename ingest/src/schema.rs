@@ -19,6 +19,9 @@ pub const SCHEMA_VERSION: &str = "2";
 /// The metadata key holding [`SCHEMA_VERSION`].
 pub const SCHEMA_VERSION_KEY: &str = "leastgrant.schema_version";
 
+/// The `project_root` (and key) of a call whose source names no project.
+pub const UNKNOWN_PROJECT: &str = "(unknown)";
+
 /// How a tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Outcome {

@@ -15,18 +15,21 @@
 //! Must not: guess a permission mode (SpecStory does not record one).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::common::{
     BadCounts, command_and_path, excerpt, parse_timestamp_us, project_key, stable_id,
 };
 use crate::outcome::{self, ResultFacts};
 use crate::schema::{Event, Outcome};
+use crate::source::{Flag, Machine, Source, just_the_file};
 
+mod body;
 mod input;
 
+use body::{Body, decode_entities};
 use input::{WRITE_TOOLS, recover_input};
 
 /// The longest result kept in an event, in bytes.
@@ -48,6 +51,53 @@ const RESULT_OPENINGS: &[&str] = &[
     outcome::CLASSIFIER_DENIED,
     outcome::NOT_GRANTED,
 ];
+
+/// SpecStory's Markdown exports.
+pub const SOURCE: Source = Source {
+    kind: "specstory",
+    flag: Flag {
+        long: "specstory",
+        value_name: "DIR",
+        help: "A SpecStory history directory (`.specstory/history`, repeatable) [default: the \
+               current project's, when it has one]",
+    },
+    default_places,
+    discover,
+    files: just_the_file,
+    read,
+};
+
+/// The history directory of the project the current directory is in, when it has one.
+fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
+    machine
+        .cwd
+        .ancestors()
+        .map(|d| d.join(".specstory/history"))
+        .filter(|d| d.is_dir())
+        .take(1)
+        .collect()
+}
+
+/// The exports (`*.md`) in a history directory; none when it cannot be read.
+pub fn discover(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect()
+}
+
+/// Reads one export's bytes: invalid UTF-8 is replaced (and counted), a BOM dropped.
+fn read(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> {
+    let text = String::from_utf8_lossy(bytes);
+    if matches!(text, std::borrow::Cow::Owned(_)) {
+        bad.add("invalid-utf8");
+    }
+    read_specstory(path, text.trim_start_matches('\u{feff}'), bad)
+}
 
 /// Reads one SpecStory export into events, one per tool call, in file order.
 pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event> {
@@ -109,7 +159,7 @@ pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event
                 agent: agent.clone(),
                 agent_version: None,
                 source: format!("{source_path}:{}", call.line),
-                source_kind: crate::run::SourceKind::SpecStory.as_str().to_string(),
+                source_kind: SOURCE.kind.to_string(),
                 project_key: key.clone(),
                 project_root: project_root.clone(),
                 session_id: session_id.clone(),
@@ -546,23 +596,6 @@ fn split_summary<'a>(lines: &'a [&'a str]) -> (Option<String>, &'a [&'a str]) {
     }
 }
 
-/// A block's body read into the parts SpecStory renders.
-#[derive(Default)]
-struct Body {
-    /// The input's text lines, raw, blank ones left out.
-    text: Vec<String>,
-    /// The input's code fences: info string and raw content.
-    fences: Vec<(String, String)>,
-    /// A generic `**Input:**` list (`- key: `value``) or a `Parameters:` JSON object.
-    fields: Map<String, Value>,
-    /// The result, raw.
-    result: Option<String>,
-    /// The result sat under an `**Error:**` label.
-    labelled_error: bool,
-    /// The result's fence was never closed.
-    unclosed_result: bool,
-}
-
 #[derive(PartialEq)]
 enum Section {
     Plain,
@@ -935,64 +968,9 @@ fn absolute(dir: &Path) -> String {
         .to_string()
 }
 
-/// Decodes HTML character references (`&lt;` `&gt;` `&amp;` `&quot;` `&#39;` `&#96;`, any
-/// `&#N;` / `&#xH;`) in one pass, so `&amp;lt;` stays `&lt;`.
-fn decode_entities(text: &str) -> String {
-    if !text.contains('&') {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('&') {
-        out.push_str(rest.get(..at).unwrap_or(""));
-        let tail = rest.get(at..).unwrap_or("");
-        let decoded = tail
-            .get(1..)
-            .and_then(|t| t.split_once(';'))
-            .and_then(|(name, _)| {
-                let ch = match name {
-                    "lt" => Some('<'),
-                    "gt" => Some('>'),
-                    "amp" => Some('&'),
-                    "quot" => Some('"'),
-                    "apos" => Some('\''),
-                    _ => {
-                        let number = name.strip_prefix('#')?;
-                        let code = match number.strip_prefix(['x', 'X']) {
-                            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                            None => number.parse().ok()?,
-                        };
-                        char::from_u32(code)
-                    }
-                }?;
-                Some((ch, name.len() + 2))
-            });
-        match decoded {
-            Some((ch, consumed)) => {
-                out.push(ch);
-                rest = tail.get(consumed..).unwrap_or("");
-            }
-            None => {
-                out.push('&');
-                rest = tail.get(1..).unwrap_or("");
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn entities_decode_once() {
-        assert_eq!(
-            decode_entities("a &lt;b&gt; &amp;lt; &#39;&#96;&#x41; &nope; &"),
-            "a <b> &lt; '`A &nope; &"
-        );
-    }
 
     #[test]
     fn header_times() {

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Body, decode_entities};
+use super::body::{Body, decode_entities};
 
 /// Tools whose input is one shell command, by the names the agents give them.
 pub(super) const SHELL_TOOLS: &[&str] = &[

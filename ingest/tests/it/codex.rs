@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use leastgrant_ingest::common::BadCounts;
-use leastgrant_ingest::run::{SourceFile, SourceKind, run};
+use leastgrant_ingest::registry::SourceFile;
+use leastgrant_ingest::run::run;
 use leastgrant_ingest::table::read_table;
 use serde::Deserialize;
 
@@ -103,7 +104,7 @@ fn a_rollout_ingests_once() {
     let files: Vec<SourceFile> = leastgrant_ingest::codex::discover(&data("codex/sessions"))
         .into_iter()
         .map(|path| SourceFile {
-            kind: SourceKind::Codex,
+            source: &leastgrant_ingest::codex::SOURCE,
             path,
         })
         .collect();

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use leastgrant_ingest::common::BadCounts;
 use leastgrant_ingest::cursor::read_cursor;
-use leastgrant_ingest::run::{SourceFile, SourceKind, run};
+use leastgrant_ingest::registry::SourceFile;
+use leastgrant_ingest::run::run;
 use leastgrant_ingest::schema::Event;
 use leastgrant_ingest::table::read_table;
 use rusqlite::Connection;
@@ -295,7 +296,7 @@ fn a_live_wal_database_is_read_without_disturbing_it() {
 
     let table = dir.join("table");
     let source = vec![SourceFile {
-        kind: SourceKind::Cursor,
+        source: &leastgrant_ingest::cursor::SOURCE,
         path: path.clone(),
     }];
     let first = run(source.clone(), &table, &|_| {}).unwrap();

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use leastgrant_ingest::common::{BadCounts, stable_id};
 use leastgrant_ingest::ledger::{discover, read_ledger};
-use leastgrant_ingest::run::{SourceFile, SourceKind, run};
+use leastgrant_ingest::registry::SourceFile;
+use leastgrant_ingest::run::run;
 use leastgrant_ingest::schema::Event;
 use leastgrant_ingest::table::read_table;
 use proptest::prelude::*;
@@ -210,12 +211,12 @@ fn the_ledger_ingests_into_a_table_and_reads_back() {
     let mut sources: Vec<SourceFile> = ledger_files
         .iter()
         .map(|path| SourceFile {
-            kind: SourceKind::Ledger,
+            source: &leastgrant_ingest::ledger::SOURCE,
             path: path.clone(),
         })
         .collect();
     sources.push(SourceFile {
-        kind: SourceKind::Claude,
+        source: &leastgrant_ingest::claude::SOURCE,
         path: transcript.clone(),
     });
     let table = dir.join("table");

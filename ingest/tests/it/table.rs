@@ -4,7 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use leastgrant_ingest::run::{SourceFile, SourceKind, run};
+use leastgrant_ingest::registry::SourceFile;
+use leastgrant_ingest::run::run;
 use leastgrant_ingest::schema::SCHEMA_VERSION;
 use leastgrant_ingest::table::read_table;
 use serde_json::json;
@@ -36,7 +37,7 @@ fn transcript(calls: &[(&str, &str)]) -> String {
 
 fn claude(path: &Path) -> SourceFile {
     SourceFile {
-        kind: SourceKind::Claude,
+        source: &leastgrant_ingest::claude::SOURCE,
         path: path.to_path_buf(),
     }
 }

@@ -238,11 +238,11 @@ fn the_real_samples_replay_and_every_refusal_is_a_miss_or_a_catch() {
     }
     let scratch = Scratch::new("real");
     let table = scratch.0.join("table");
-    let mut sources: Vec<leastgrant_ingest::run::SourceFile> =
+    let mut sources: Vec<leastgrant_ingest::registry::SourceFile> =
         leastgrant_ingest::claude::discover(&samples.join("claude-code"))
             .into_iter()
-            .map(|path| leastgrant_ingest::run::SourceFile {
-                kind: leastgrant_ingest::run::SourceKind::Claude,
+            .map(|path| leastgrant_ingest::registry::SourceFile {
+                source: &leastgrant_ingest::claude::SOURCE,
                 path,
             })
             .collect();
@@ -250,8 +250,8 @@ fn the_real_samples_replay_and_every_refusal_is_a_miss_or_a_catch() {
         if entry.extension().is_some_and(|x| x == "md")
             && entry.components().any(|c| c.as_os_str() == "history")
         {
-            sources.push(leastgrant_ingest::run::SourceFile {
-                kind: leastgrant_ingest::run::SourceKind::SpecStory,
+            sources.push(leastgrant_ingest::registry::SourceFile {
+                source: &leastgrant_ingest::specstory::SOURCE,
                 path: entry,
             });
         }

@@ -1,0 +1,98 @@
+//! Every source, listed once, and finding their files.
+//!
+//! Adding a source is one reader module with its `SOURCE` and one line in [`SOURCES`]; the
+//! command line's flags and default discovery come from this list.
+//!
+//! Owns: the sources and their claim order, the [`SourceFile`] a run reads, and discovery (the
+//! places given, else every source's default places). Must not: read a source or the
+//! environment.
+
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+use crate::source::{Machine, Source};
+use crate::{claude, codex, cursor, ledger, specstory};
+
+/// Every source, in claim order: of two sources recording the same event (a Claude Code call in
+/// a transcript and in the hook's ledger), the earlier in this list owns it.
+pub const SOURCES: [&Source; 5] = [
+    &claude::SOURCE,
+    &specstory::SOURCE,
+    &cursor::SOURCE,
+    &codex::SOURCE,
+    &ledger::SOURCE,
+];
+
+/// A file to ingest.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Its reader.
+    pub source: &'static Source,
+    /// Where it is.
+    pub path: PathBuf,
+}
+
+impl SourceFile {
+    /// Where the source sits in [`SOURCES`] (sources not listed there come after, by kind).
+    fn rank(&self) -> (usize, &'static str) {
+        let kind = self.source.kind;
+        let index = SOURCES.iter().position(|s| s.kind == kind);
+        (index.unwrap_or(SOURCES.len()), kind)
+    }
+}
+
+/// Sources in claim order, then paths: the order a run claims events in.
+impl Ord for SourceFile {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.rank()
+            .cmp(&other.rank())
+            .then_with(|| self.path.cmp(&other.path))
+    }
+}
+
+impl PartialOrd for SourceFile {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for SourceFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for SourceFile {}
+
+/// The files of `source` at one place.
+pub fn files_at(source: &'static Source, place: &Path) -> Vec<SourceFile> {
+    (source.discover)(place)
+        .into_iter()
+        .map(|path| SourceFile { source, path })
+        .collect()
+}
+
+/// The files to read: at the places `given` per source when any source has some (a source given
+/// none is then not read), else at every source's default places on `machine`.
+pub fn discover(
+    given: &[(&'static Source, Vec<PathBuf>)],
+    machine: &Machine<'_>,
+) -> Vec<SourceFile> {
+    let explicit = given.iter().any(|(_, places)| !places.is_empty());
+    let mut files = Vec::new();
+    for source in SOURCES {
+        let places: Vec<PathBuf> = if explicit {
+            given
+                .iter()
+                .filter(|(s, _)| s.kind == source.kind)
+                .flat_map(|(_, places)| places.iter().cloned())
+                .collect()
+        } else {
+            (source.default_places)(machine)
+        };
+        for place in places {
+            files.extend(files_at(source, &place));
+        }
+    }
+    files
+}
