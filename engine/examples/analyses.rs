@@ -12,11 +12,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use leastgrant_engine::decide::{Context, NoRules, Posture, Rules};
+use leastgrant_engine::decide::{Context, NoRules, Posture};
 use leastgrant_engine::grants::{Answers, Grant, GrantScope, GrantVerdict};
 use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{
-    Action, Analysis, Envelope, Evidence, Roots, SessionState, Settings, ToolCall, Verdict,
+    Action, Analysis, Envelope, Evidence, Roots, Rules, SessionState, Settings, ToolCall, Verdict,
     analyze, decide,
 };
 use serde::Deserialize;
@@ -218,13 +218,21 @@ fn policy(roots: &Roots, default_mode: &str) -> Policy {
 
 fn grants() -> Vec<Grant> {
     vec![
-        Grant::new("Bash", GrantVerdict::Allow, GrantScope::ThisAction {
-            spelling: "cargo test".to_string(),
-        }),
+        Grant::new(
+            "Bash",
+            GrantVerdict::Allow,
+            GrantScope::ThisAction {
+                spelling: "cargo test".to_string(),
+            },
+        ),
         Grant::new("WebFetch", GrantVerdict::Allow, GrantScope::ThisTool),
-        Grant::new("Bash", GrantVerdict::Deny, GrantScope::ThisCall {
-            args: serde_json::json!({"command": "git log"}),
-        }),
+        Grant::new(
+            "Bash",
+            GrantVerdict::Deny,
+            GrantScope::ThisCall {
+                args: serde_json::json!({"command": "git log"}),
+            },
+        ),
     ]
 }
 
@@ -243,10 +251,12 @@ fn render_corpus(out: &mut String, name: &str, roots: &Roots, calls: &[(String, 
         grants: &grants,
     };
     let fresh = SessionState::default();
-    let mut tainted = SessionState::default();
-    tainted.read_secrets = true;
-    tainted.fetched_code = true;
-    tainted.read_outside = true;
+    let tainted = SessionState {
+        read_secrets: true,
+        fetched_code: true,
+        read_outside: true,
+        ..SessionState::default()
+    };
     let now_us = T0 + 45 * DAY_US;
     let postures = [
         Posture::Observe,
@@ -307,10 +317,6 @@ fn main() {
     let mut out = String::new();
     render_corpus(&mut out, "specstory", &roots, &calls);
     render_corpus(&mut out, "bypass", &bypass_roots, &bypass);
-    let _ = writeln!(
-        out,
-        "total: {} commands",
-        calls.len() + bypass.len()
-    );
+    let _ = writeln!(out, "total: {} commands", calls.len() + bypass.len());
     print!("{out}");
 }

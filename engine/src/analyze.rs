@@ -5,57 +5,18 @@
 //! path is resolved and placed here, the capability is corrected by where its paths lie, and
 //! anything not accounted for makes the action not understood.
 
-use crate::glob::is_glob;
 use crate::knowledge::{self, Invocation, Judgement};
 use crate::model::{
-    Access, Action, ActionFlags, Capability as C, Exposure, Reach, Reversibility, Scale, Subject,
-    Target,
+    Access, Action, ActionFlags, Analysis, Capability as C, Exposure, Reach, Reversibility, Scale,
+    Subject, ToolCall,
 };
-pub use crate::paths::Roots;
-use crate::paths::{self, Zone, place, resolve};
+use crate::paths::{self, Roots, resolve};
 use crate::shell::lex::Word;
 use crate::shell::parse::parse;
 use crate::shell::unwrap::{Effective, Wrapper, is_shell, trusted_program_path, unwrap_script};
-use crate::signature::{Normalizer, path_placeholder, redact_text};
+use crate::signature::{Normalizer, redact_text};
 use crate::spelling::{effective_text, shell_signature, shell_words, spell};
-
-/// One tool call as the agent made it. The tool name is the agent's own; the input is its JSON.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ToolCall {
-    /// The agent's tool name (`Bash`, `Read`, `run_terminal_cmd`, `mcp__github__create_issue`).
-    pub tool: String,
-    /// The tool's input.
-    pub input: serde_json::Value,
-    /// The working directory the call runs in (the project root when unknown).
-    pub cwd: Option<String>,
-    /// The tool's descriptor digest, when the agent reports the tool's schema (MCP).
-    pub descriptor: Option<String>,
-}
-
-impl ToolCall {
-    /// A shell command, as Claude Code's Bash tool would send it.
-    pub fn shell(command: &str, cwd: Option<&str>) -> ToolCall {
-        ToolCall {
-            tool: "Bash".to_string(),
-            input: serde_json::json!({ "command": command }),
-            cwd: cwd.map(str::to_string),
-            descriptor: None,
-        }
-    }
-}
-
-/// What a tool call does.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Analysis {
-    /// Its actions, in the order they would run.
-    pub actions: Vec<Action>,
-    /// Everything was accounted for: parsed, every program known, every path placed.
-    pub understood: bool,
-    /// What was not (parse problems and each action's unknowns).
-    pub problems: Vec<String>,
-    /// A network fetch pipes into a shell or an interpreter.
-    pub piped_from_network: bool,
-}
+use crate::targets::place_targets;
 
 /// Analyses one tool call relative to `roots`.
 pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
@@ -94,7 +55,7 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
         }
     };
     let tool = crate::tools::canonical_tool(&call.tool);
-    let call_args = std::sync::Arc::new(crate::grants::canonical_args(&tool, &call.input));
+    let call_args = std::sync::Arc::new(crate::tools::canonical_args(&tool, &call.input));
     for action in &mut analysis.actions {
         analysis.problems.extend(action.unknowns.iter().cloned());
         action.subject.call_args = Some(std::sync::Arc::clone(&call_args));
@@ -506,136 +467,6 @@ fn classify_effective(
     }
 }
 
-/// Resolves and places every path target, and corrects the capability by where they lie.
-pub(crate) fn place_targets(
-    judgement: &mut Judgement,
-    normalizer: &mut Normalizer<'_>,
-    unknowns: &mut Vec<String>,
-    flags: &mut ActionFlags,
-) -> Vec<Target> {
-    let roots = normalizer.roots();
-    let mut targets = Vec::new();
-    for (word, access) in &judgement.targets {
-        if matches!(
-            word.text.as_str(),
-            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "-"
-        ) {
-            // Sinks and standard streams are not files anyone cares about.
-            continue;
-        }
-        let (resolved, mut placement) = normalizer.place(&word.text);
-        let path = resolved.clone().unwrap_or_else(|| word.raw.clone());
-        // What the shell expands a glob word to: each brace alternative resolved on its own.
-        let mut expanded: Vec<Option<String>> = Vec::new();
-        if word.glob {
-            for alternative in crate::glob::expand_braces(&word.text) {
-                let (alt_resolved, alt) = normalizer.place(&alternative);
-                if alt.zone != Zone::Workspace && placement.zone == Zone::Workspace {
-                    placement.zone = alt.zone;
-                }
-                placement.secret |= alt.secret;
-                placement.persistence |= alt.persistence;
-                placement.control |= alt.control;
-                placement.own_state |= alt.own_state;
-                if let Some(glob) = alt_resolved.as_deref().filter(|a| is_glob(a)) {
-                    let (secret, persistence, control) =
-                        paths::glob_may_reach(&glob.to_ascii_lowercase());
-                    placement.secret |= secret && *access != Access::Write;
-                    placement.persistence |= persistence;
-                    placement.control |= control;
-                }
-                expanded.push(alt_resolved);
-            }
-        }
-        // A write that reaches leastgrant's state without naming it: a recursive copy or delete
-        // of a directory above it, or a glob that could expand into it.
-        if *access != Access::Read {
-            let reaches_below = judgement.recursive || *access == Access::Delete || word.glob;
-            let above = std::iter::once(&resolved)
-                .chain(&expanded)
-                .flatten()
-                .any(|r| roots.contains_own_state(r));
-            let glob_into = expanded
-                .iter()
-                .flatten()
-                .any(|r| is_glob(r) && glob_reaches_own_state(r, roots));
-            if reaches_below && above || glob_into {
-                placement.own_state = true;
-            }
-        }
-        if word.glob && placement.zone != Zone::Workspace {
-            judgement.blast.scale = judgement.blast.scale.max(Scale::Many);
-        }
-        match placement.zone {
-            Zone::Unresolved => unknowns.push(format!(
-                "`{}` is a path the engine cannot resolve",
-                redact_text(&word.raw)
-            )),
-            Zone::Workspace => {}
-            _ => {
-                judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
-                match access {
-                    Access::Read => {
-                        if judgement.capability == C::FsReadWorkspace {
-                            judgement.capability = C::FsReadOutside;
-                        }
-                    }
-                    Access::Write | Access::Delete => {
-                        // Local work that lands outside the project is an outside write, whatever
-                        // tool does it (`gcc -o /usr/local/bin/x`, `curl -o ~/.bashrc`).
-                        if matches!(
-                            judgement.capability,
-                            C::FsWriteWorkspace
-                                | C::FsReadWorkspace
-                                | C::FsReadOutside
-                                | C::ExecBuild
-                                | C::ExecTest
-                                | C::ExecInspect
-                                | C::ExecVcsRead
-                                | C::ExecVcsWrite
-                                | C::NetFetch
-                                | C::Meta
-                        ) && *access == Access::Write
-                        {
-                            judgement.capability = C::FsWriteOutside;
-                        }
-                        judgement.blast.reversibility =
-                            judgement.blast.reversibility.max(Reversibility::Hard);
-                    }
-                    Access::Execute => {
-                        unknowns.push("runs code from outside the project".to_string())
-                    }
-                }
-            }
-        }
-        let sweeps_secrets = judgement.recursive
-            && *access == Access::Read
-            && resolved
-                .as_deref()
-                .is_some_and(|r| paths::is_sweep_of_secrets(r, roots));
-        if placement.secret || sweeps_secrets {
-            judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
-            if judgement.capability.is_read_only()
-                || judgement.capability == C::FsWriteWorkspace && *access == Access::Read
-            {
-                judgement.capability = C::SecretRead;
-                judgement.blast.reach = judgement.blast.reach.max(Reach::Machine);
-            }
-        }
-        if placement.persistence && *access != Access::Read {
-            flags.persistence = true;
-        }
-        targets.push(Target {
-            recursive: judgement.recursive,
-            path,
-            glob: word.glob,
-            access: *access,
-            placement,
-        });
-    }
-    targets
-}
-
 /// `$NAME` or `${NAME…}` where the name says it holds a credential.
 fn names_secret_variable(raw: &str) -> bool {
     if !raw.contains('$') {
@@ -663,16 +494,4 @@ fn names_secret_variable(raw: &str) -> bool {
         .iter()
         .any(|s| name.contains(s))
     })
-}
-
-/// A shell glob that could expand to a path in leastgrant's own state.
-fn glob_reaches_own_state(glob: &str, roots: &Roots) -> bool {
-    crate::glob::glob_may_reach_dir(glob, &roots.state_dir)
-        || crate::glob::glob_may_reach_dir(glob, &paths::join(&roots.project, ".leastgrant"))
-}
-
-/// The placeholder for a structured tool's path argument.
-pub(crate) fn path_signature(raw: &str, cwd: Option<&str>, roots: &Roots) -> String {
-    let resolved = resolve(raw, cwd, roots);
-    path_placeholder(&place(resolved.as_deref(), roots))
 }

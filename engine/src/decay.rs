@@ -9,7 +9,18 @@
 
 use std::collections::BTreeMap;
 
-use crate::envelope::{DayCounts, HORIZON_DAYS};
+/// Evidence older than this many days before the newest is dropped: at a 90-day half-life it
+/// weighs under 1/10,000, and dropping by a horizon keeps the fold order-independent.
+pub const HORIZON_DAYS: i64 = 4 * 365;
+
+/// Counts for one signature on one day at one tier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DayCounts {
+    /// Human approvals.
+    pub confirmed: u32,
+    /// Runs nobody was asked about.
+    pub observed: u32,
+}
 
 /// The weight of evidence `age_days` old at a half-life: 1 for today (or the future).
 pub fn decay_weight(age_days: i64, half_life_days: f64) -> f64 {

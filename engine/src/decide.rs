@@ -4,10 +4,12 @@
 //! Reasons are written for people and say what would change the answer. The replay and the
 //! hook both call [`decide`], so a replayed verdict and a live one are the same verdict.
 
-use crate::analyze::Analysis;
 use crate::envelope::{Familiarity, Learned, Promotion, Thresholds, can_promote};
-use crate::model::{Access, Action, Capability as C, Exposure, Reach, Reversibility, Scale};
-use crate::paths::Zone;
+pub use crate::model::NoRules;
+use crate::model::{
+    Access, Action, Analysis, AnswerSource, Capability as C, Decision, Exposure, Reach,
+    Reversibility, RuleHit, Rules, Scale, Zone,
+};
 use crate::session::SessionState;
 
 /// What a setting lets learning do.
@@ -66,28 +68,6 @@ impl Default for Settings {
     }
 }
 
-/// The answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Decision {
-    /// Let it run.
-    Allow,
-    /// Ask the person.
-    Ask,
-    /// Refuse.
-    Deny,
-}
-
-impl Decision {
-    /// The lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Allow => "allow",
-            Decision::Ask => "ask",
-            Decision::Deny => "deny",
-        }
-    }
-}
-
 /// How a reason bears on the decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Weight {
@@ -122,74 +102,33 @@ impl Reason {
     }
 }
 
-/// What a rule says about an action.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleHit {
-    /// Allow, ask or deny.
-    pub decision: Decision,
-    /// The rule as written, or the grant's identity, for the reason line.
-    pub rule: String,
-    /// Where the answer came from.
-    pub source: AnswerSource,
-}
-
-/// Which kind of advance answer decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AnswerSource {
-    /// A rule of the policy.
-    Rule,
-    /// A grant (`leastgrant allow|deny`).
-    Grant,
-    /// The policy's `defaultMode: deny` for calls no rule matched.
-    DefaultMode,
-}
-
-impl RuleHit {
-    /// The reason a person reads.
-    fn reason(&self) -> Reason {
-        let verb = match self.decision {
-            Decision::Allow => "allows it",
-            Decision::Ask => "asks",
-            Decision::Deny => "denies it",
-        };
-        let weight = match self.decision {
-            Decision::Allow => Weight::Lowers,
-            Decision::Ask => Weight::Raises,
-            Decision::Deny => Weight::Blocks,
-        };
-        let (code, text) = match self.source {
-            AnswerSource::Rule => (
-                format!("rule.{}", self.decision.as_str()),
-                format!("your rule `{}` {verb}", self.rule),
-            ),
-            AnswerSource::Grant => (
-                format!("grant.{}", self.decision.as_str()),
-                format!("your grant `{}` {verb}", self.rule),
-            ),
-            AnswerSource::DefaultMode => (
-                "rule.default".to_string(),
-                format!("no rule matches it, and `{}` {verb}", self.rule),
-            ),
-        };
-        Reason { code, text, weight }
-    }
-}
-
-/// Answers given in advance. The rule language is its own work; the engine only consults it.
-pub trait Rules {
-    /// The rule that decides `action`, if any. Implementations resolve deny-over-allow and
-    /// carve-outs themselves.
-    fn check(&self, action: &Action) -> Option<RuleHit>;
-}
-
-/// No rules at all.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoRules;
-
-impl Rules for NoRules {
-    fn check(&self, _action: &Action) -> Option<RuleHit> {
-        None
-    }
+/// The reason a person reads for an answer given in advance.
+fn answer_reason(hit: &RuleHit) -> Reason {
+    let verb = match hit.decision {
+        Decision::Allow => "allows it",
+        Decision::Ask => "asks",
+        Decision::Deny => "denies it",
+    };
+    let weight = match hit.decision {
+        Decision::Allow => Weight::Lowers,
+        Decision::Ask => Weight::Raises,
+        Decision::Deny => Weight::Blocks,
+    };
+    let (code, text) = match hit.source {
+        AnswerSource::Rule => (
+            format!("rule.{}", hit.decision.as_str()),
+            format!("your rule `{}` {verb}", hit.rule),
+        ),
+        AnswerSource::Grant => (
+            format!("grant.{}", hit.decision.as_str()),
+            format!("your grant `{}` {verb}", hit.rule),
+        ),
+        AnswerSource::DefaultMode => (
+            "rule.default".to_string(),
+            format!("no rule matches it, and `{}` {verb}", hit.rule),
+        ),
+    };
+    Reason { code, text, weight }
 }
 
 /// Everything a decision depends on besides the call itself. All inputs: no clock, no I/O.
@@ -713,7 +652,7 @@ fn explain(
         }
         Stage::Rule => {
             if let Some(hit) = &prep.rule {
-                verdict.reasons.push(hit.reason());
+                verdict.reasons.push(answer_reason(hit));
                 if hit.decision == Decision::Allow {
                     for floor in &prep.floors {
                         verdict.reasons.push(Reason::new(

@@ -11,9 +11,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::analyze::Analysis;
-use crate::decay::{DecayTable, DecayedSums, Exact, SumsCache, Weights};
-use crate::model::{Action, Capability};
+use crate::decay::{DayCounts, DecayTable, DecayedSums, Exact, HORIZON_DAYS, SumsCache, Weights};
+use crate::model::{Action, Analysis, Capability};
 
 /// How the envelope knows about a signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -120,10 +119,6 @@ pub fn wilson_lower_bound(successes: f64, trials: f64, z: f64) -> f64 {
 /// Microseconds in a day.
 pub const DAY_US: i64 = 86_400_000_000;
 
-/// Evidence older than this many days before the newest is dropped: at a 90-day half-life it
-/// weighs under 1/10,000, and dropping by a horizon keeps the fold order-independent.
-pub const HORIZON_DAYS: i64 = 4 * 365;
-
 /// How many session hashes the bottom-k sketches keep; gates ask for far fewer.
 const SESSION_SKETCH: usize = 32;
 
@@ -173,15 +168,6 @@ impl SessionSketch {
         }
         sketch
     }
-}
-
-/// Counts for one signature on one day at one tier.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DayCounts {
-    /// Human approvals.
-    pub confirmed: u32,
-    /// Runs nobody was asked about.
-    pub observed: u32,
 }
 
 /// What has been learned about one signature.

@@ -25,9 +25,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::decay::Exact;
+use crate::decay::{DayCounts, Exact};
 use crate::decide::{Posture, Settings};
-use crate::envelope::{DayCounts, Envelope, Familiarity, Learned, StoredFacts, Thresholds};
+use crate::envelope::{Envelope, Familiarity, Learned, StoredFacts, Thresholds};
 use crate::hex::hex;
 use crate::model::Capability;
 use crate::paths;

@@ -12,9 +12,9 @@ use std::fmt;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::decide::{AnswerSource, Decision, RuleHit, Rules};
-use crate::model::Action;
+use crate::model::{Action, AnswerSource, Decision, RuleHit, Rules};
 use crate::rules::Policy;
+use crate::tools::canonical_args;
 
 /// Allow or deny; both persist alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -200,9 +200,6 @@ pub fn scope_from_json(value: &Value) -> Option<GrantScope> {
     }
 }
 
-/// Prose an agent adds to a shell call that is not part of what the call does.
-const PROSE_FIELDS: &[&str] = &["description", "explanation", "timeout"];
-
 /// A spelling with its flags removed (words starting with `-` after the program).
 fn strip_flags(spelling: &str) -> String {
     let mut words = spelling.split(' ');
@@ -211,20 +208,6 @@ fn strip_flags(spelling: &str) -> String {
         .chain(words.filter(|w| !(w.starts_with('-') && w.len() > 1)))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Canonical arguments: objects with sorted keys (serde_json's map is ordered); for a shell
-/// call, the prose Claude Code adds (`description`, `timeout`) is not part of the call.
-pub fn canonical_args(tool: &str, args: &Value) -> Value {
-    match args {
-        Value::Object(map) if tool == "Bash" => Value::Object(
-            map.iter()
-                .filter(|(k, _)| !PROSE_FIELDS.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }
 
 /// The first 16 hex digits of SHA-256 over canonical JSON.

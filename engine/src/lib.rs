@@ -36,10 +36,15 @@ pub mod shell;
 pub mod signature;
 mod spelling;
 mod static_index;
+mod targets;
 pub mod tools;
 
-pub use analyze::{Analysis, Roots, ToolCall, analyze};
-pub use decide::{Decision, Posture, Reason, Rules, Settings, Verdict, decide};
+pub use analyze::analyze;
+pub use decide::{Posture, Reason, Settings, Verdict, decide};
 pub use envelope::{Envelope, Evidence, Thresholds};
-pub use model::{Action, Blast, Capability, Exposure, Reach, Reversibility, Scale, Target};
+pub use model::{
+    Action, Analysis, Blast, Capability, Decision, Exposure, Reach, Reversibility, Rules, Scale,
+    Target, ToolCall,
+};
+pub use paths::Roots;
 pub use session::SessionState;

@@ -2,8 +2,7 @@
 //! a network send, a publish or an MCP call; fetched code followed by code nobody has read. The
 //! replay keeps one per simulated session, the hook one per live session.
 
-use crate::analyze::Analysis;
-use crate::model::{Action, Capability};
+use crate::model::{Action, Analysis, Capability};
 
 /// Session-scoped facts that turn an allow into an ask: a credential read followed by a
 /// network send, a publish or an MCP call; fetched code followed by unknown code.

@@ -5,7 +5,8 @@
 //! `<n>`, `<text>`, …), flags are sorted, and what changes risk survives (redirect targets,
 //! `git -c` keys, execution-changing assignments, privilege). Secrets are redacted.
 
-use crate::paths::{Placement, Roots, UNRESOLVED_PLACEMENT, Zone, place, resolve};
+use crate::model::{Placement, Zone};
+use crate::paths::{Roots, UNRESOLVED_PLACEMENT, place, resolve};
 use crate::shell::UNRESOLVED;
 
 /// The placeholder for a placed path.

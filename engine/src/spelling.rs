@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::shell::lex::Word;
+use crate::shell::quote::{push_quoted, push_word};
 use crate::shell::unwrap::{Effective, Wrapper, trusted_program_path};
 use crate::signature::Normalizer;
 
@@ -73,38 +73,6 @@ pub(crate) fn shell_words(effective: &Effective) -> String {
         push_word(&mut out, word);
     }
     out
-}
-
-/// Appends a word as [`push_quoted`] would. A word whose value is unknown becomes one
-/// [`crate::shell::UNRESOLVED`] character: a deny rule treats it as "could be anything".
-pub fn push_word(out: &mut String, word: &Word) {
-    if word.is_literal() {
-        push_quoted(out, &word.text, true);
-    } else {
-        out.push(crate::shell::UNRESOLVED);
-    }
-}
-
-/// Appends a literal word, quoted if it holds spaces or shell syntax, so `git 'status; rm -rf x'`
-/// never reads as `git status; rm -rf x` to a rule. Unknown words keep their written form.
-pub fn push_quoted(out: &mut String, text: &str, literal: bool) {
-    let plain = || {
-        !text.is_empty()
-            && text.chars().all(|c| {
-                c.is_alphanumeric()
-                    || matches!(
-                        c,
-                        '-' | '_' | '.' | '/' | '=' | ':' | '@' | '%' | '+' | ',' | '^' | '~'
-                    )
-            })
-    };
-    if !literal || plain() {
-        out.push_str(text);
-    } else {
-        out.push('\'');
-        out.push_str(&text.replace('\'', "'\\''"));
-        out.push('\'');
-    }
 }
 
 pub(crate) fn effective_text(effective: &Effective) -> String {

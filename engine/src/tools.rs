@@ -7,15 +7,15 @@
 
 use serde_json::Value;
 
-use crate::analyze::{ToolCall, path_signature, place_targets};
 use crate::knowledge::Judgement;
 use crate::model::{
-    Access, Action, ActionFlags, Capability as C, Reach, Reversibility, Scale, Subject,
+    Access, Action, ActionFlags, Capability as C, Reach, Reversibility, Scale, Subject, ToolCall,
 };
 use crate::paths::Roots;
 use crate::shell::lex::Word;
 use crate::signature::{Normalizer, normalize_arg, redact_text};
 use crate::static_index::name_set;
+use crate::targets::{path_signature, place_targets};
 
 /// A shell command carried by a tool call.
 pub struct ShellCall {
@@ -617,5 +617,22 @@ fn value_shape(
         },
         Value::Object(_) if depth >= 2 => "<obj>".to_string(),
         Value::Object(_) => format!("{{{}}}", args_shape(value, depth, secret_store, roots, cwd)),
+    }
+}
+
+/// Prose an agent adds to a shell call that is not part of what the call does.
+const PROSE_FIELDS: &[&str] = &["description", "explanation", "timeout"];
+
+/// Canonical arguments: objects with sorted keys (serde_json's map is ordered); for a shell
+/// call, the prose Claude Code adds (`description`, `timeout`) is not part of the call.
+pub fn canonical_args(tool: &str, args: &Value) -> Value {
+    match args {
+        Value::Object(map) if tool == "Bash" => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !PROSE_FIELDS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }

@@ -1,4 +1,5 @@
-//! The vocabulary of a classified action: capability, blast radius, tier and targets.
+//! The vocabulary of a classified action: capability, blast radius, tier, and targets with
+//! where they lie.
 //!
 //! One meaning per name, everywhere: these types are what the replay counts, the hook reports
 //! and the envelope is keyed on.
@@ -343,6 +344,64 @@ impl Access {
     }
 }
 
+/// Which region outside the project a path falls in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum Zone {
+    Workspace,
+    /// Exactly a directory above credential stores (`~`, `/`, `/etc`, `/home`, `~/.config`):
+    /// reading it recursively sweeps secrets.
+    CredentialTree,
+    Etc,
+    System,
+    Runtime,
+    Temp,
+    Home,
+    Other,
+    Unresolved,
+}
+
+impl Zone {
+    /// The placeholder suffix used in signatures.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Zone::Workspace => "workspace",
+            Zone::CredentialTree => "credential-tree",
+            Zone::Etc => "etc",
+            Zone::System => "system",
+            Zone::Runtime => "runtime",
+            Zone::Temp => "temp",
+            Zone::Home => "home",
+            Zone::Other => "other",
+            Zone::Unresolved => "unresolved",
+        }
+    }
+}
+
+/// Everything the floors need to know about one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// The region.
+    pub zone: Zone,
+    /// A credential store or a directory that holds them.
+    pub secret: bool,
+    /// A file or directory whose contents run later without being asked (shell startup, hooks,
+    /// autostart, cron).
+    pub persistence: bool,
+    /// A file that steers an agent, CI or a later approved command (CLAUDE.md, workflows,
+    /// `.claude/settings.json`, `package.json`).
+    pub control: bool,
+    /// Inside leastgrant's own state directory.
+    pub own_state: bool,
+}
+
+impl Placement {
+    /// Inside the project, and nothing special about it.
+    pub fn is_plain_workspace(&self) -> bool {
+        self.zone == Zone::Workspace && !self.secret && !self.persistence && !self.control
+    }
+}
+
 /// A path an action touches, resolved against the working directory and placed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -355,7 +414,7 @@ pub struct Target {
     /// How the action uses it.
     pub access: Access,
     /// Where it lies.
-    pub placement: crate::paths::Placement,
+    pub placement: Placement,
 }
 
 /// One thing an event does, classified.

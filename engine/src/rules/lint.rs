@@ -24,7 +24,7 @@ const OTHER_TOOLS: &[&str] = &[
     "BashOutput",
     "KillShell",
 ];
-use crate::decide::Decision;
+use crate::model::Decision;
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq)]

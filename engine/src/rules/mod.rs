@@ -14,8 +14,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::decide::{AnswerSource, Decision, RuleHit, Rules};
-use crate::model::{Access, Action};
+use crate::model::{Access, Action, AnswerSource, Decision, RuleHit, Rules};
 use crate::paths::Roots;
 use pattern::{GlobKind, Pattern};
 
@@ -439,7 +438,7 @@ impl Rule {
                 || action
                     .targets
                     .iter()
-                    .any(|t| t.placement.zone == crate::paths::Zone::Unresolved))
+                    .any(|t| t.placement.zone == crate::model::Zone::Unresolved))
         {
             return false;
         }

@@ -7,6 +7,7 @@
 
 pub mod lex;
 pub mod parse;
+pub mod quote;
 pub mod unwrap;
 
 /// Stands for a value the analysis cannot know (an unset variable, a substitution's output).

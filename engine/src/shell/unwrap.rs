@@ -8,6 +8,7 @@
 
 use super::lex::{Redirect, Word};
 use super::parse::{Context, SimpleCommand, parse};
+use super::quote::push_word;
 use super::{MAX_DEPTH, UNRESOLVED};
 use crate::static_index::{Names, flags, name_set, packed_names};
 
@@ -468,7 +469,7 @@ fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
             if i > 0 {
                 out.push(' ');
             }
-            crate::spelling::push_word(&mut out, word);
+            push_word(&mut out, word);
         }
         out
     } else {

@@ -80,7 +80,8 @@ fn knowledge_cases() {
 /// search of it sweeps the credentials below it.
 #[test]
 fn a_macos_home_is_a_credential_tree_in_any_case() {
-    use leastgrant_engine::paths::{Zone, place};
+    use leastgrant_engine::model::Zone;
+    use leastgrant_engine::paths::place;
     use leastgrant_engine::{Roots, ToolCall, analyze};
     let roots = Roots::new("/Users/Dev/proj", "/Users/Dev");
     for path in ["/Users/Dev", "/users/dev", "/USERS/DEV/.config"] {
