@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{
-    BadCounts, attended_for, command_and_path, each_json_line, excerpt, files_below, set_project,
-    stable_id, timestamp_or_count,
+    BadCounts, attended_for, claude_event_id, command_and_path, each_json_line, excerpt,
+    files_below, set_project, timestamp_or_count,
 };
 use crate::outcome::{self, ResultFacts};
-use crate::schema::{Event, Outcome};
+use crate::schema::{Event, Outcome, agent};
 use crate::source::{Flag, Machine, Source, just_the_file};
 use record::{Block, ClaudeRecord, parse_record};
 
@@ -217,8 +217,8 @@ fn call_event(
         .unwrap_or_default()
         .to_string();
     Event {
-        event_id: stable_id(&["claude-code", id]),
-        agent: "claude-code".to_string(),
+        event_id: claude_event_id(id),
+        agent: agent::CLAUDE_CODE.to_string(),
         agent_version: record.version.as_str().map(str::to_string),
         source: format!("{source_path}:{line}"),
         source_kind: SOURCE.kind.to_string(),

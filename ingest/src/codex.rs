@@ -14,11 +14,11 @@ use serde_json::Value;
 use crate::common::{
     BadCounts, excerpt, files_below, json_lines, set_project, stable_id, timestamp_or_count,
 };
-use crate::schema::{Event, Outcome};
+use crate::schema::{Event, Outcome, agent};
 use crate::source::{Flag, Machine, Source, just_the_file};
 
 /// The stored agent name.
-pub const AGENT: &str = "codex";
+const AGENT: &str = agent::CODEX;
 
 /// Codex CLI rollouts.
 pub const SOURCE: Source = Source {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::schema::Event;
+use crate::schema::{Event, agent};
 
 /// Counts of input that could not be used, by reason. Never fatal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -178,6 +178,12 @@ pub fn stable_id(parts: &[&str]) -> String {
         .take(8)
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// The event id of a Claude Code call, from its `tool_use` id: the same whichever source
+/// records the call (its transcript, the hook's ledger), so the table keeps it once.
+pub fn claude_event_id(tool_use_id: &str) -> String {
+    stable_id(&[agent::CLAUDE_CODE, tool_use_id])
 }
 
 /// Whether a person was answering prompts under a Claude Code permission mode.

@@ -18,11 +18,11 @@ use serde_json::Value;
 use crate::common::{
     BadCounts, command_and_path, excerpt, parse_timestamp_us, project_key, stable_id,
 };
-use crate::schema::{Event, Outcome, UNKNOWN_PROJECT};
+use crate::schema::{Event, Outcome, UNKNOWN_PROJECT, agent};
 use crate::source::{Flag, Machine, Source, just_the_file};
 
 /// The stored agent name.
-pub const AGENT: &str = "cursor";
+const AGENT: &str = agent::CURSOR;
 
 /// Cursor's global `state.vscdb`, with its write-ahead log.
 pub const SOURCE: Source = Source {

@@ -18,8 +18,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{BadCounts, command_and_path, each_json_line, project_key, stable_id};
-use crate::schema::{Event, Outcome, UNKNOWN_PROJECT};
+use crate::common::{
+    BadCounts, claude_event_id, command_and_path, each_json_line, project_key, stable_id,
+};
+use crate::schema::{Event, Outcome, UNKNOWN_PROJECT, agent};
 use crate::source::{Flag, Machine, Source, just_the_file};
 
 /// The hook's decision ledger.
@@ -188,7 +190,7 @@ impl Reader {
             tool_name.to_string(),
             tool_input.clone(),
         );
-        let claude = agent == "claude-code";
+        let claude = agent == agent::CLAUDE_CODE;
         let event_name = text(value, "event").unwrap_or("");
 
         // Claude's permission dialog for a call already gated: the same call, its answer counts.
@@ -222,7 +224,7 @@ impl Reader {
         }
         let ts_text = ts_us.map(|t| t.to_string()).unwrap_or_default();
         let event_id = match (claude, derived) {
-            (true, false) => stable_id(&["claude-code", call_id]),
+            (true, false) => claude_event_id(call_id),
             (_, true) => stable_id(&["ledger", agent, session, call_id, &ts_text]),
             (false, false) => stable_id(&["ledger", agent, session, call_id]),
         };

@@ -132,6 +132,17 @@ pub struct Event {
     pub result_excerpt: Option<String>,
 }
 
+/// The stored names of the agents that more than one reader records (the `agent` column; the
+/// hook's `--agent` names them the same way in its ledger).
+pub mod agent {
+    /// Claude Code.
+    pub const CLAUDE_CODE: &str = "claude-code";
+    /// The Codex CLI.
+    pub const CODEX: &str = "codex";
+    /// Cursor.
+    pub const CURSOR: &str = "cursor";
+}
+
 /// Column names, in table order. No other module spells them.
 pub mod col {
     #![allow(missing_docs)]

@@ -23,7 +23,7 @@ use crate::common::{
     BadCounts, command_and_path, excerpt, parse_timestamp_us, project_key, stable_id,
 };
 use crate::outcome::{self, ResultFacts};
-use crate::schema::{Event, Outcome};
+use crate::schema::{Event, Outcome, agent};
 use crate::source::{Flag, Machine, Source, just_the_file};
 
 mod body;
@@ -229,9 +229,9 @@ fn session_comment(lines: &[&str]) -> Option<Session> {
 fn agent_slug(provider: &str) -> String {
     let lower = provider.to_ascii_lowercase();
     let known = [
-        ("claude", "claude-code"),
-        ("codex", "codex"),
-        ("cursor", "cursor"),
+        ("claude", agent::CLAUDE_CODE),
+        ("codex", agent::CODEX),
+        ("cursor", agent::CURSOR),
         ("gemini", "gemini"),
         ("droid", "droid"),
         ("copilot", "copilot"),
@@ -832,7 +832,7 @@ impl Call {
             .map(str::to_string);
         let is_error = if body.labelled_error {
             Some(true)
-        } else if agent == "claude-code" {
+        } else if agent == agent::CLAUDE_CODE {
             result.as_deref().and_then(claude_error_flag)
         } else {
             None
