@@ -7,7 +7,7 @@ use clap::Args;
 use leastgrant_engine::decide::Context;
 use leastgrant_engine::envelope::Learned;
 use leastgrant_engine::frozen::Frozen;
-use leastgrant_engine::grants::{Answers, GrantStore};
+use leastgrant_engine::grants::{GrantStore, RulesAndGrants};
 use leastgrant_engine::{
     Analysis, Decision, Envelope, SessionState, ToolCall, Verdict, analyze, decide,
 };
@@ -71,7 +71,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         workspace.grants().load()?
     };
-    let answers = Answers {
+    let answers = RulesAndGrants {
         policy: &policy,
         grants: &grants,
     };
@@ -103,7 +103,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let ctx = Context {
         envelope: learned,
         session: &session,
-        rules: &answers,
+        answers: &answers,
         settings: &settings,
         now_us: now,
     };

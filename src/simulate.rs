@@ -17,7 +17,7 @@ use leastgrant_engine::rules::Policy;
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
 use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary, UPPER_Z, rate, wilson_upper_bound};
-use leastgrant_replay::{AdvanceAnswers, Options, Unattended, export, run};
+use leastgrant_replay::{Options, ProjectAnswers, Unattended, export, run};
 use serde_json::{Value, json};
 
 use crate::ingest::{default_data_dir, default_state_dir};
@@ -152,7 +152,7 @@ impl ReplayArgs {
 
 /// The rules (`given`, else the hook's default files) and grants of a state directory, for the
 /// replay.
-pub fn file_answers(state_dir: &Path, given: Vec<PathBuf>) -> Arc<dyn AdvanceAnswers> {
+pub fn file_answers(state_dir: &Path, given: Vec<PathBuf>) -> Arc<dyn ProjectAnswers> {
     Arc::new(FileAnswers {
         given,
         state_dir: state_dir.display().to_string(),
@@ -183,7 +183,7 @@ impl FileAnswers {
     }
 }
 
-impl AdvanceAnswers for FileAnswers {
+impl ProjectAnswers for FileAnswers {
     fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String> {
         let (files, roots) = self.files(roots);
         let policy = leastgrant_hook::policy::load_policy(&files, &roots, !self.given.is_empty())?;

@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use leastgrant_engine::decide::{Context, NoRules};
+use leastgrant_engine::decide::{Context, NoAnswers};
 use leastgrant_engine::shell::lex::lex;
 use leastgrant_engine::{
     Envelope, Evidence, Roots, SessionState, Settings, ToolCall, analyze, decide,
@@ -105,7 +105,7 @@ fn main() {
     let ctx = Context {
         envelope: &envelope,
         session: &session,
-        rules: &NoRules,
+        answers: &NoAnswers,
         settings: &settings,
         now_us: 1_767_225_600_000_000 + 100 * 86_400_000_000,
     };

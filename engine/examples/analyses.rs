@@ -12,12 +12,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use leastgrant_engine::decide::{Context, NoRules, Posture};
-use leastgrant_engine::grants::{Answers, Grant, GrantScope, GrantVerdict};
+use leastgrant_engine::decide::{Context, NoAnswers, Posture};
+use leastgrant_engine::grants::{Grant, GrantScope, GrantVerdict, RulesAndGrants};
 use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{
-    Action, Analysis, Envelope, Evidence, Roots, Rules, SessionState, Settings, ToolCall, Verdict,
-    analyze, decide,
+    Action, Analysis, Answers, Envelope, Evidence, Roots, SessionState, Settings, ToolCall,
+    Verdict, analyze, decide,
 };
 use serde::Deserialize;
 
@@ -242,11 +242,11 @@ fn render_corpus(out: &mut String, name: &str, roots: &Roots, calls: &[(String, 
     let lenient = policy(roots, "ask");
     let headless = policy(roots, "deny");
     let grants = grants();
-    let answers = Answers {
+    let rules_and_grants = RulesAndGrants {
         policy: &lenient,
         grants: &grants,
     };
-    let deny_by_default = Answers {
+    let deny_by_default = RulesAndGrants {
         policy: &headless,
         grants: &grants,
     };
@@ -268,10 +268,10 @@ fn render_corpus(out: &mut String, name: &str, roots: &Roots, calls: &[(String, 
     for ((id, call), analysis) in calls.iter().zip(&analyses) {
         let _ = writeln!(out, "call {id}: tool={} input={}", call.tool, call.input);
         render_analysis(out, analysis);
-        let runs: [(&str, &dyn Rules, &SessionState); 4] = [
-            ("none", &NoRules, &fresh),
-            ("answers", &answers, &fresh),
-            ("tainted", &NoRules, &tainted),
+        let runs: [(&str, &dyn Answers, &SessionState); 4] = [
+            ("none", &NoAnswers, &fresh),
+            ("answers", &rules_and_grants, &fresh),
+            ("tainted", &NoAnswers, &tainted),
             ("default-deny", &deny_by_default, &fresh),
         ];
         for posture in postures {
@@ -279,13 +279,13 @@ fn render_corpus(out: &mut String, name: &str, roots: &Roots, calls: &[(String, 
                 posture,
                 ..Settings::default()
             };
-            for (label, rules, session) in runs {
+            for (label, answers, session) in runs {
                 let verdict = decide(
                     analysis,
                     &Context {
                         envelope: &envelope,
                         session,
-                        rules,
+                        answers,
                         settings: &settings,
                         now_us,
                     },

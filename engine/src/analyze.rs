@@ -5,7 +5,7 @@
 //! path is resolved and placed here, the capability is corrected by where its paths lie, and
 //! anything not accounted for makes the action not understood.
 
-use crate::knowledge::{self, Invocation, Judgement};
+use crate::knowledge::{self, Classification, Invocation};
 use crate::model::{
     Access, Action, ActionFlags, Analysis, Capability as C, Exposure, Reach, Reversibility, Scale,
     Subject, ToolCall,
@@ -153,7 +153,7 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
 /// whose effect depends on control flow makes later relative paths ambiguous (inside a
 /// subshell it would not leak, but scopes are not tracked, so this errs towards unknown).
 fn change_directory(effective: &Effective, cwd: Option<&str>, roots: &Roots) -> Option<String> {
-    let ctx = effective.context;
+    let ctx = effective.surroundings;
     if ctx.isolated || ctx.conditional || ctx.in_loop || ctx.background {
         return None;
     }
@@ -206,14 +206,14 @@ fn classify_effective(
         {
             None
         } else {
-            knowledge::judge(&Invocation {
+            knowledge::classify(&Invocation {
                 program: &effective.program,
                 args: &effective.args,
                 config_keys: &effective.config_keys,
             })
         };
         let shell = is_shell(&effective.program);
-        let mut j = Judgement::opaque(
+        let mut j = Classification::opaque(
             if shell {
                 C::ExecInterpreter
             } else {
@@ -238,9 +238,9 @@ fn classify_effective(
         j
     } else if effective.program.is_empty() {
         if effective.redirects.iter().any(|r| r.writes()) {
-            Judgement::new(C::FsWriteWorkspace)
+            Classification::new(C::FsWriteWorkspace)
         } else {
-            Judgement::new(C::Meta)
+            Classification::new(C::Meta)
         }
     } else {
         let invocation = Invocation {
@@ -248,10 +248,10 @@ fn classify_effective(
             args: &effective.args,
             config_keys: &effective.config_keys,
         };
-        match knowledge::judge(&invocation) {
+        match knowledge::classify(&invocation) {
             Some(j) => j,
             None if effective.program_path.contains('/') => {
-                let mut j = Judgement::opaque(
+                let mut j = Classification::opaque(
                     C::ExecUnknown,
                     "runs a program or script the engine has not read",
                 );
@@ -259,7 +259,7 @@ fn classify_effective(
                     .push((Word::plain(&effective.program_path), Access::Execute));
                 j
             }
-            None => Judgement::opaque(
+            None => Classification::opaque(
                 C::ExecUnknown,
                 &format!(
                     "`{}` is a program the engine does not know",
@@ -272,8 +272,8 @@ fn classify_effective(
     let mut flags = ActionFlags {
         piped_from_network,
         persistence: judgement.persistence,
-        in_loop: effective.context.in_loop,
-        background: effective.context.background,
+        in_loop: effective.surroundings.in_loop,
+        background: effective.surroundings.background,
         ..ActionFlags::default()
     };
     for wrapper in &effective.wrappers {
@@ -291,7 +291,7 @@ fn classify_effective(
     if judgement.capability == C::ExecRemote {
         flags.remote = true;
     }
-    if effective.context.in_loop {
+    if effective.surroundings.in_loop {
         judgement.blast.scale = Scale::Sweeping;
     }
     if piped_from_network {

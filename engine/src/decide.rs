@@ -5,10 +5,10 @@
 //! hook both call [`decide`], so a replayed verdict and a live one are the same verdict.
 
 use crate::envelope::{Familiarity, Learned, Promotion, Thresholds, can_promote};
-pub use crate::model::NoRules;
+pub use crate::model::NoAnswers;
 use crate::model::{
-    Access, Action, Analysis, AnswerSource, Capability as C, Decision, Exposure, Reach,
-    Reversibility, RuleHit, Rules, Scale, Zone,
+    Access, Action, Analysis, Answer, AnswerSource, Answers, Capability as C, Decision, Exposure,
+    Reach, Reversibility, Scale, Zone,
 };
 use crate::session::SessionState;
 
@@ -103,7 +103,7 @@ impl Reason {
 }
 
 /// The reason a person reads for an answer given in advance.
-fn answer_reason(hit: &RuleHit) -> Reason {
+fn answer_reason(hit: &Answer) -> Reason {
     let verb = match hit.decision {
         Decision::Allow => "allows it",
         Decision::Ask => "asks",
@@ -138,7 +138,7 @@ pub struct Context<'a> {
     /// The session so far.
     pub session: &'a SessionState,
     /// Rules in force.
-    pub rules: &'a dyn Rules,
+    pub answers: &'a dyn Answers,
     /// Posture and thresholds.
     pub settings: &'a Settings,
     /// Now, in microseconds since the epoch.
@@ -191,7 +191,7 @@ pub struct PreparedAction {
     /// The floors it hits.
     pub floors: Vec<Floor>,
     /// What the rules and grants say.
-    pub rule: Option<RuleHit>,
+    pub answer: Option<Answer>,
     /// Inside the project, no secrets: autopilot may waive "not understood".
     pub contained: bool,
     /// Harmless enough for the observation route under assist (and strict/observe).
@@ -201,13 +201,13 @@ pub struct PreparedAction {
 }
 
 /// The setting-independent facts of every action of a call, in order.
-pub fn prepare(analysis: &Analysis, rules: &dyn Rules) -> Vec<PreparedAction> {
+pub fn prepare(analysis: &Analysis, answers: &dyn Answers) -> Vec<PreparedAction> {
     analysis
         .actions
         .iter()
         .map(|action| PreparedAction {
             floors: floors(action, analysis),
-            rule: rules.check(action),
+            answer: answers.answer(action),
             contained: contained_in_project(action),
             harmless: harmless(action, Posture::Assist),
             harmless_autopilot: harmless(action, Posture::Autopilot),
@@ -221,7 +221,7 @@ pub enum Stage {
     /// The integrity floor (deny).
     Integrity,
     /// A rule or grant.
-    Rule,
+    Answer,
     /// One or more ask floors.
     Floors,
     /// Strict posture: only rules allow.
@@ -254,7 +254,7 @@ impl Judgement {
         }
         match self.stage {
             Stage::Integrity | Stage::Floors => self.floor.unwrap_or("floor"),
-            Stage::Rule => "rule",
+            Stage::Answer => "rule",
             Stage::Strict => "posture.strict",
             Stage::Learned => match self.learned.map(|(_, p)| p) {
                 Some(Promotion::Granted) => "learned.granted",
@@ -337,8 +337,8 @@ fn judge_action(action: &Action, prep: &PreparedAction, situation: &Situation<'_
         return plain(Decision::Deny, Stage::Integrity, Some(floor.code));
     }
     // 2–3. Rules: a deny rule denies; an allow rule allows past every ask floor.
-    if let Some(hit) = &prep.rule {
-        return plain(hit.decision, Stage::Rule, None);
+    if let Some(hit) = &prep.answer {
+        return plain(hit.decision, Stage::Answer, None);
     }
     // 4. Ask floors.
     let waived = posture == Posture::Autopilot && prep.contained;
@@ -381,7 +381,7 @@ const NOT_UNDERSTOOD: &str = "floor.not-understood";
 
 /// Decides a call: [`judge`], then the reasons a person reads.
 pub fn decide(analysis: &Analysis, ctx: &Context<'_>) -> Verdict {
-    let prepared = prepare(analysis, ctx.rules);
+    let prepared = prepare(analysis, ctx.answers);
     decide_prepared(analysis, &prepared, ctx)
 }
 
@@ -650,8 +650,8 @@ fn explain(
                     .push(Reason::new(floor.code, floor.text.clone(), Weight::Blocks));
             }
         }
-        Stage::Rule => {
-            if let Some(hit) = &prep.rule {
+        Stage::Answer => {
+            if let Some(hit) = &prep.answer {
                 verdict.reasons.push(answer_reason(hit));
                 if hit.decision == Decision::Allow {
                     for floor in &prep.floors {

@@ -4,7 +4,7 @@
 //! the same thing again upserts it. Arguments compare canonically (key order never matters;
 //! prose fields such as a Bash call's `description` are not part of a call's identity). A grant
 //! may pin the tool's descriptor digest: when the tool's schema changes, the grant no longer
-//! covers it and the person is asked again. Deny beats allow at the consumer ([`Answers`]).
+//! covers it and the person is asked again. Deny beats allow at the consumer ([`RulesAndGrants`]).
 //! Storage is behind the [`GrantStore`] seam; the file store lives with the hook, which owns I/O.
 
 use std::fmt;
@@ -12,7 +12,7 @@ use std::fmt;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::model::{Action, AnswerSource, Decision, RuleHit, Rules};
+use crate::model::{Action, Answer, AnswerSource, Answers, Decision};
 use crate::rules::Policy;
 use crate::tools::canonical_args;
 
@@ -250,22 +250,22 @@ pub trait GrantStore {
 /// A human's answers given in advance: grants and a rule policy, consulted together. A deny
 /// grant beats everything; then the policy's resolution (its denies beat allow grants); then an
 /// allow grant, which is more specific than any rule.
-pub struct Answers<'a> {
+pub struct RulesAndGrants<'a> {
     /// Rules in force.
     pub policy: &'a Policy,
     /// Grants in force.
     pub grants: &'a [Grant],
 }
 
-impl Rules for Answers<'_> {
-    fn check(&self, action: &Action) -> Option<RuleHit> {
+impl Answers for RulesAndGrants<'_> {
+    fn answer(&self, action: &Action) -> Option<Answer> {
         let covering = |verdict: GrantVerdict| {
             self.grants
                 .iter()
                 .find(|g| g.verdict == verdict && g.covers_action(action))
         };
         if let Some(grant) = covering(GrantVerdict::Deny) {
-            return Some(RuleHit {
+            return Some(Answer {
                 decision: Decision::Deny,
                 rule: grant.id().to_string(),
                 source: AnswerSource::Grant,
@@ -279,7 +279,7 @@ impl Rules for Answers<'_> {
             return from_policy;
         }
         if let Some(grant) = covering(GrantVerdict::Allow) {
-            return Some(RuleHit {
+            return Some(Answer {
                 decision: Decision::Allow,
                 rule: grant.id().to_string(),
                 source: AnswerSource::Grant,

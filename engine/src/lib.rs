@@ -43,7 +43,7 @@ pub use analyze::analyze;
 pub use decide::{Posture, Reason, Settings, Verdict, decide};
 pub use envelope::{Envelope, Evidence, Thresholds};
 pub use model::{
-    Action, Analysis, Blast, Capability, Decision, Exposure, Reach, Reversibility, Rules, Scale,
+    Action, Analysis, Answers, Blast, Capability, Decision, Exposure, Reach, Reversibility, Scale,
     Target, ToolCall,
 };
 pub use paths::Roots;

@@ -4,7 +4,7 @@
 //! Shared by the shell analysis and the structured tools; must not classify programs itself.
 
 use crate::glob::is_glob;
-use crate::knowledge::Judgement;
+use crate::knowledge::Classification;
 use crate::model::{
     Access, ActionFlags, Capability as C, Exposure, Reach, Reversibility, Scale, Target, Zone,
 };
@@ -13,7 +13,7 @@ use crate::signature::{Normalizer, path_placeholder, redact_text};
 
 /// Resolves and places every path target, and corrects the capability by where they lie.
 pub(crate) fn place_targets(
-    judgement: &mut Judgement,
+    judgement: &mut Classification,
     normalizer: &mut Normalizer<'_>,
     unknowns: &mut Vec<String>,
     flags: &mut ActionFlags,

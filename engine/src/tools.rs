@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::knowledge::Judgement;
+use crate::knowledge::Classification;
 use crate::model::{
     Access, Action, ActionFlags, Capability as C, Reach, Reversibility, Scale, Subject, ToolCall,
 };
@@ -144,7 +144,7 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             "target_directory",
         ],
     );
-    let (judgement, signature_arg, display): (Judgement, Option<String>, String) = match kind
+    let (judgement, signature_arg, display): (Classification, Option<String>, String) = match kind
         .as_str()
     {
         "read" | "readfile" | "view" | "catfile" | "openfile" | "notebookread" => {
@@ -171,7 +171,7 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         }
         "listdir" | "ls" => {
             // Lists one directory; not a recursive sweep.
-            let mut j = Judgement::new(C::FsReadWorkspace);
+            let mut j = Classification::new(C::FsReadWorkspace);
             let dir = path.unwrap_or(".");
             j.targets.push((Word::plain(dir), Access::Read));
             (j, None, dir.to_string())
@@ -188,17 +188,17 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
         }
         "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => {
             let url = text_field(input, &["url", "uri"]).unwrap_or("");
-            let j = Judgement::new(C::NetFetch);
+            let j = Classification::new(C::NetFetch);
             (j, Some(normalize_arg(url, None, roots)), url.to_string())
         }
         "websearch" | "websearchtool" => {
             let query = text_field(input, &["query", "search_term"]).unwrap_or("");
-            (Judgement::new(C::NetFetch), None, query.to_string())
+            (Classification::new(C::NetFetch), None, query.to_string())
         }
         "task" | "agent" | "spawnagent" | "subagent" => {
             let mode = text_field(input, &["mode", "permissionMode"]);
             let isolation = text_field(input, &["isolation"]);
-            let mut j = Judgement::new(C::AgentSpawn);
+            let mut j = Classification::new(C::AgentSpawn);
             let arg = match (mode, isolation) {
                 (None, None) => None,
                 (m, i) => {
@@ -220,10 +220,10 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
                     .to_string(),
             )
         }
-        k if META_TOOLS.contains(k) => (Judgement::new(C::Meta), None, String::new()),
+        k if META_TOOLS.contains(k) => (Classification::new(C::Meta), None, String::new()),
         k if k.starts_with("mcp") && tool.starts_with("mcp__") => return mcp(call, cwd, roots),
         _ => (
-            Judgement::opaque(
+            Classification::opaque(
                 C::ExecUnknown,
                 &format!("`{tool}` is a tool the engine does not know"),
             ),
@@ -346,14 +346,14 @@ fn file_tool(
     capability: C,
     access: Access,
     path: Option<&str>,
-) -> (Judgement, Option<String>, String) {
+) -> (Classification, Option<String>, String) {
     match path {
         Some(p) if !p.is_empty() => {
-            let j = Judgement::new(capability).with_paths([&Word::plain(p)], access);
+            let j = Classification::new(capability).with_paths([&Word::plain(p)], access);
             (j, None, p.to_string())
         }
         _ => (
-            Judgement::opaque(capability, "the call names no file"),
+            Classification::opaque(capability, "the call names no file"),
             Some("<no path>".to_string()),
             String::new(),
         ),
@@ -366,9 +366,9 @@ fn search_tool(
     pattern_is_glob: bool,
     cwd: &str,
     roots: &Roots,
-) -> (Judgement, Option<String>, String) {
+) -> (Classification, Option<String>, String) {
     let pattern = text_field(input, &["pattern", "glob_pattern", "query", "regex"]).unwrap_or("");
-    let mut j = Judgement::new(C::FsReadWorkspace).recursive(true);
+    let mut j = Classification::new(C::FsReadWorkspace).recursive(true);
     // A path-shaped glob pattern names where it looks (`~/.ssh/*`, `/etc/**`).
     let pattern_root: Option<String> = if pattern_is_glob
         && (pattern.starts_with('/') || pattern.starts_with('~') || pattern.starts_with(".."))
@@ -472,7 +472,7 @@ fn mcp(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
     ]
     .iter()
     .any(|s| tool.to_ascii_lowercase().contains(s));
-    let mut j = Judgement::new(C::McpCall);
+    let mut j = Classification::new(C::McpCall);
     if READ_VERBS.contains(verb) {
         j.blast = crate::model::Blast {
             reach: Reach::Network,

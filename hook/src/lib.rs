@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use leastgrant_engine::decide::{Context, Weight};
 use leastgrant_engine::envelope::Learned;
 use leastgrant_engine::frozen::Frozen;
-use leastgrant_engine::grants::{Answers, GrantStore};
+use leastgrant_engine::grants::{GrantStore, RulesAndGrants};
 use leastgrant_engine::{Decision, Envelope, Reason, Roots, Settings, analyze, decide};
 use serde_json::{Value, json};
 
@@ -109,16 +109,16 @@ pub fn answer(agent: Agent, input: &[u8], env: &Environment) -> Answer {
         }
         _ => {}
     }
-    let judged = judge(agent, &request, env, &mut notes);
+    let decided = decide_request(agent, &request, env, &mut notes);
     let rendered = agent::render(
         request.surface,
-        judged.decision,
-        &judged.reason,
-        &judged.ask_instead,
+        decided.decision,
+        &decided.reason,
+        &decided.ask_instead,
     );
     log(
         &ledger,
-        &decision_line(agent, env, &request, &judged, rendered.answered),
+        &decision_line(agent, env, &request, &decided, rendered.answered),
         &mut notes,
     );
     Answer {
@@ -137,7 +137,7 @@ fn log(ledger: &Ledger, line: &Value, notes: &mut Vec<String>) {
 }
 
 /// A decision and what it rests on.
-struct Judged {
+struct Decided {
     decision: Decision,
     reason: String,
     ask_instead: String,
@@ -149,7 +149,12 @@ struct Judged {
     setting: Option<String>,
 }
 
-fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<String>) -> Judged {
+fn decide_request(
+    agent: Agent,
+    request: &Request,
+    env: &Environment,
+    notes: &mut Vec<String>,
+) -> Decided {
     let cwd = request
         .cwd
         .clone()
@@ -206,7 +211,7 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
             Vec::new()
         }
     };
-    let answers = Answers {
+    let answers = RulesAndGrants {
         policy: &policy,
         grants: &grants,
     };
@@ -224,7 +229,7 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
     let ctx = Context {
         envelope: learned,
         session: &session,
-        rules: &answers,
+        answers: &answers,
         settings: &settings,
         now_us: env.now_us,
     };
@@ -292,7 +297,7 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
          refused; if you want it, approve it once with {how} and try again.",
         agent.title()
     );
-    let judged = Judged {
+    let decided = Decided {
         decision,
         reason,
         ask_instead,
@@ -306,14 +311,14 @@ fn judge(agent: Agent, request: &Request, env: &Environment, notes: &mut Vec<Str
     if let Some(mapped) = mapped {
         state::keep_until_exit(mapped);
     }
-    judged
+    decided
 }
 
 fn decision_line(
     agent: Agent,
     env: &Environment,
     request: &Request,
-    judged: &Judged,
+    decided: &Decided,
     answered: &str,
 ) -> Value {
     json!({
@@ -325,18 +330,18 @@ fn decision_line(
         "session_id": request.session_id,
         "call_id": request.call_id,
         "cwd": request.cwd,
-        "project": judged.project,
+        "project": decided.project,
         "permission_mode": request.permission_mode,
         "attended": request.attended(),
         "tool_name": request.call.as_ref().map(|c| c.tool.clone()),
         "tool_input": request.call.as_ref().map(|c| cut_long_strings(&c.input)),
-        "verdict": judged.decision.as_str(),
+        "verdict": decided.decision.as_str(),
         "answered": answered,
-        "reasons": judged.codes,
-        "headline": judged.headline,
-        "signatures": judged.signatures,
-        "envelope": judged.envelope,
-        "setting": judged.setting,
+        "reasons": decided.codes,
+        "headline": decided.headline,
+        "signatures": decided.signatures,
+        "envelope": decided.envelope,
+        "setting": decided.setting,
     })
 }
 

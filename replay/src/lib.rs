@@ -20,7 +20,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-pub use replay::{AdvanceAnswers, Options, ProjectRun, Unattended, replay_project};
+pub use replay::{Options, ProjectAnswers, ProjectRun, Unattended, replay_project};
 pub use settings::{Grid, GridFile, Setting};
 pub use summary::Summary;
 

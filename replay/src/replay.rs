@@ -10,10 +10,11 @@ use std::sync::Arc;
 
 use leastgrant_engine::decay::DecayTable;
 use leastgrant_engine::decide::{
-    Context, Judgement, NoRules, PreparedAction, Situation, Stage, decide_prepared, judge, prepare,
+    Context, Judgement, NoAnswers, PreparedAction, Situation, Stage, decide_prepared, judge,
+    prepare,
 };
 use leastgrant_engine::envelope::DAY_US;
-use leastgrant_engine::grants::{Answers, Grant};
+use leastgrant_engine::grants::{Grant, RulesAndGrants};
 use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{
     Analysis, Decision, Envelope, Evidence, Roots, SessionState, ToolCall, analyze,
@@ -283,12 +284,12 @@ pub struct Options {
     /// Keep each setting's final envelope (export).
     pub keep_envelopes: bool,
     /// The rules and grants in force per project, as the hook will apply them; `None`: none.
-    pub answers: Option<Arc<dyn AdvanceAnswers>>,
+    pub answers: Option<Arc<dyn ProjectAnswers>>,
 }
 
-/// Where the replay gets each project's rules and grants: the CLI reads the same files the hook
-/// reads, so what is audited is what will run.
-pub trait AdvanceAnswers: Send + Sync + std::fmt::Debug {
+/// The answers given in advance per project (rules and grants), for the replay: the CLI reads
+/// the same files the hook reads, so what is audited is what will run.
+pub trait ProjectAnswers: Send + Sync + std::fmt::Debug {
     /// The policy and grants in force for a project.
     fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String>;
     /// What the summary says about them (the files read, or "none").
@@ -529,8 +530,8 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
             };
             let analysis = analyze(&call, &roots);
             let prepared = match &answers {
-                Some((policy, grants)) => prepare(&analysis, &Answers { policy, grants }),
-                None => prepare(&analysis, &NoRules),
+                Some((policy, grants)) => prepare(&analysis, &RulesAndGrants { policy, grants }),
+                None => prepare(&analysis, &NoAnswers),
             };
             let action_signatures: Vec<u32> = analysis
                 .actions
@@ -836,7 +837,7 @@ fn miss_record(
             let ctx = Context {
                 envelope,
                 session,
-                rules: &NoRules,
+                answers: &NoAnswers,
                 settings: engine_settings,
                 now_us: now,
             };

@@ -3,7 +3,7 @@
 //! Reads (`describe`, `list`, `get`, `plan`) are learnable at a high tier; anything that
 //! changes remote state is external and hard to undo; naming production raises the reach.
 
-use super::{Invocation, Judgement};
+use super::{Classification, Invocation};
 use crate::model::{Capability as C, Exposure, Reach, Reversibility, Scale};
 use crate::static_index::{flags, name_set};
 
@@ -171,7 +171,7 @@ fn secretish(inv: &Invocation<'_>) -> bool {
     })
 }
 
-fn with_production(inv: &Invocation<'_>, j: Judgement) -> Judgement {
+fn with_production(inv: &Invocation<'_>, j: Classification) -> Classification {
     if production_named(inv) && !j.capability.is_read_only() {
         j.reach(Reach::Production)
     } else {
@@ -179,7 +179,7 @@ fn with_production(inv: &Invocation<'_>, j: Judgement) -> Judgement {
     }
 }
 
-fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
+fn cloud_cli(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "--profile",
         "--region",
@@ -214,16 +214,16 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
     // rclone's config holds every remote's credentials: `show` and `dump` print them.
     if inv.program == "rclone" && positionals.first().is_some_and(|w| w.text == "config") {
         return match positionals.get(1).map(|w| w.text.as_str()) {
-            Some("show" | "dump" | "redacted") => Judgement::new(C::SecretRead),
-            Some("file" | "paths" | "providers") => Judgement::new(C::ExecInspect),
-            _ => Judgement::new(C::FsWriteOutside).reversibility(Reversibility::Hard),
+            Some("show" | "dump" | "redacted") => Classification::new(C::SecretRead),
+            Some("file" | "paths" | "providers") => Classification::new(C::ExecInspect),
+            _ => Classification::new(C::FsWriteOutside).reversibility(Reversibility::Hard),
         };
     }
     if inv.program == "rclone" && positionals.first().is_some_and(|w| w.text == "reveal") {
-        return Judgement::new(C::SecretRead);
+        return Classification::new(C::SecretRead);
     }
     if secretish(inv) {
-        return Judgement::new(C::SecretRead).reach(Reach::External);
+        return Classification::new(C::SecretRead).reach(Reach::External);
     }
     let words: Vec<String> = positionals
         .iter()
@@ -245,7 +245,7 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
             || w == "start-session"
             || w == "console"
     }) {
-        return Judgement::opaque(C::ExecRemote, "runs commands on a remote machine");
+        return Classification::opaque(C::ExecRemote, "runs commands on a remote machine");
     }
     if inv.program == "rclone"
         || (words.first().map(String::as_str) == Some("s3")
@@ -262,24 +262,24 @@ fn cloud_cli(inv: &Invocation<'_>) -> Judgement {
         };
         return match operands.split_last() {
             Some((dest, sources)) if !remote(dest) && sources.iter().all(|s| remote(s)) => {
-                let mut j = Judgement::new(C::NetFetch).reversibility(Reversibility::Easy);
+                let mut j = Classification::new(C::NetFetch).reversibility(Reversibility::Easy);
                 j.targets
                     .push(((*dest).clone(), crate::model::Access::Write));
                 j
             }
-            Some((_, sources)) => Judgement::new(C::NetSend)
+            Some((_, sources)) => Classification::new(C::NetSend)
                 .reach(Reach::External)
                 .with_paths(
                     sources.iter().copied().filter(|s| !remote(s)),
                     crate::model::Access::Read,
                 ),
-            None => Judgement::new(C::NetSend).reach(Reach::External),
+            None => Classification::new(C::NetSend).reach(Reach::External),
         };
     }
     let j = if words.is_empty() || is_read(&verb) {
-        Judgement::new(C::ExecCloudRead)
+        Classification::new(C::ExecCloudRead)
     } else {
-        let mut j = Judgement::new(C::ExecCloud);
+        let mut j = Classification::new(C::ExecCloud);
         if verb.starts_with("delete")
             || verb.starts_with("remove")
             || verb.starts_with("terminate")
@@ -344,7 +344,7 @@ fn is_write_verb(word: &str) -> bool {
     WRITE.contains(word) || WRITE.iter().any(|w| word.starts_with(&format!("{w}-")))
 }
 
-fn kubectl(inv: &Invocation<'_>) -> Judgement {
+fn kubectl(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags![
         "-n",
         "--namespace",
@@ -371,14 +371,14 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
         "--request-timeout",
     ]);
     if inv.has("--kubeconfig") {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecCloud,
             "points kubectl at another cluster configuration",
         );
     }
     let j = match sub.as_str() {
         "exec" | "attach" | "debug" | "cp" | "port-forward" | "proxy" | "run" => {
-            Judgement::opaque(C::ExecContainer, "runs commands inside the cluster")
+            Classification::opaque(C::ExecContainer, "runs commands inside the cluster")
                 .reach(Reach::External)
         }
         // `kubectl get pods,secrets` lists kinds separated by commas.
@@ -390,7 +390,7 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
                     .any(|kind| kind.starts_with("secret"))
             }) =>
         {
-            Judgement::new(C::SecretRead).reach(Reach::External)
+            Classification::new(C::SecretRead).reach(Reach::External)
         }
         // `--raw` and `--flatten` print the embedded keys and tokens.
         "config"
@@ -399,7 +399,7 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
                 .iter()
                 .any(|w| w.text == "view" && inv.has_any(flags!["--raw", "--flatten"])) =>
         {
-            Judgement::new(C::SecretRead)
+            Classification::new(C::SecretRead)
         }
         "config"
             if inv.args.iter().any(|w| {
@@ -409,10 +409,10 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
                 )
             }) =>
         {
-            Judgement::new(C::ExecCloudRead)
+            Classification::new(C::ExecCloudRead)
         }
-        "config" => Judgement::new(C::ExecCloud).reach(Reach::Machine),
-        s if is_read(s) || s.is_empty() => Judgement::new(C::ExecCloudRead),
+        "config" => Classification::new(C::ExecCloud).reach(Reach::Machine),
+        s if is_read(s) || s.is_empty() => Classification::new(C::ExecCloudRead),
         _ if inv.args.iter().any(|w| {
             matches!(
                 w.text.as_str(),
@@ -420,17 +420,17 @@ fn kubectl(inv: &Invocation<'_>) -> Judgement {
             )
         }) =>
         {
-            Judgement::new(C::ExecCloudRead)
+            Classification::new(C::ExecCloudRead)
         }
         "delete" | "drain" | "cordon" | "taint" => {
-            Judgement::new(C::ExecCloud).reversibility(Reversibility::Irreversible)
+            Classification::new(C::ExecCloud).reversibility(Reversibility::Irreversible)
         }
-        _ => Judgement::new(C::ExecCloud),
+        _ => Classification::new(C::ExecCloud),
     };
     with_production(inv, j)
 }
 
-fn helm(inv: &Invocation<'_>) -> Judgement {
+fn helm(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags![
         "-n",
         "--namespace",
@@ -444,19 +444,19 @@ fn helm(inv: &Invocation<'_>) -> Judgement {
         "--repo",
     ]);
     let j = match sub.as_str() {
-        "template" | "lint" | "build" => Judgement::new(C::ExecIacPlan),
-        "login" | "token" => Judgement::new(C::SecretRead),
+        "template" | "lint" | "build" => Classification::new(C::ExecIacPlan),
+        "login" | "token" => Classification::new(C::SecretRead),
         "uninstall" | "delete" | "destroy" => {
-            Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible)
+            Classification::new(C::ExecIac).reversibility(Reversibility::Irreversible)
         }
-        s if is_read(s) || s.is_empty() => Judgement::new(C::ExecCloudRead),
-        "repo" | "dependency" | "dep" | "pull" | "fetch" => Judgement::new(C::ExecPkg),
-        _ => Judgement::new(C::ExecIac),
+        s if is_read(s) || s.is_empty() => Classification::new(C::ExecCloudRead),
+        "repo" | "dependency" | "dep" | "pull" | "fetch" => Classification::new(C::ExecPkg),
+        _ => Classification::new(C::ExecIac),
     };
     with_production(inv, j)
 }
 
-fn iac(inv: &Invocation<'_>) -> Judgement {
+fn iac(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags![
         "-var",
         "-var-file",
@@ -472,7 +472,7 @@ fn iac(inv: &Invocation<'_>) -> Judgement {
         "--limit",
     ]);
     if inv.args.iter().any(|w| w.text.starts_with("-chdir=")) {
-        return Judgement::opaque(C::ExecIac, "runs configuration from another directory");
+        return Classification::opaque(C::ExecIac, "runs configuration from another directory");
     }
     let j = match (inv.program, sub.as_str()) {
         ("ansible" | "ansible-playbook", _) => {
@@ -483,18 +483,20 @@ fn iac(inv: &Invocation<'_>) -> Judgement {
                 "--list-hosts",
                 "--list-tasks",
             ]) {
-                Judgement::new(C::ExecIacPlan)
+                Classification::new(C::ExecIacPlan)
             } else {
-                Judgement::new(C::ExecIac)
+                Classification::new(C::ExecIac)
             }
         }
         ("vault", "read" | "kv" | "login" | "token") => {
-            Judgement::new(C::SecretRead).reach(Reach::External)
+            Classification::new(C::SecretRead).reach(Reach::External)
         }
         (_, "output") if inv.has_any(flags!["-json", "-raw", "--json"]) => {
-            Judgement::new(C::SecretRead).reach(Reach::External)
+            Classification::new(C::SecretRead).reach(Reach::External)
         }
-        (_, "fmt") if !inv.has_any(flags!["-check", "--check"]) => Judgement::new(C::ExecBuild),
+        (_, "fmt") if !inv.has_any(flags!["-check", "--check"]) => {
+            Classification::new(C::ExecBuild)
+        }
         (
             _,
             "init" | "get" | "providers" | "version" | "fmt" | "validate" | "graph" | "show"
@@ -507,21 +509,21 @@ fn iac(inv: &Invocation<'_>) -> Judgement {
                     .iter()
                     .any(|w| matches!(w.text.as_str(), "rm" | "mv" | "push" | "replace-provider"))
             {
-                Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible)
+                Classification::new(C::ExecIac).reversibility(Reversibility::Irreversible)
             } else if sub == "output" || sub == "show" || sub == "state" {
                 // Outputs and state hold secrets in plain text.
-                Judgement::new(C::ExecIacPlan).exposure(Exposure::ReadsSecrets)
+                Classification::new(C::ExecIacPlan).exposure(Exposure::ReadsSecrets)
             } else if sub == "init" || sub == "get" {
-                Judgement::new(C::ExecPkg)
+                Classification::new(C::ExecPkg)
             } else {
-                Judgement::new(C::ExecIacPlan)
+                Classification::new(C::ExecIacPlan)
             }
         }
         (_, "destroy" | "remove" | "rm" | "delete" | "taint") => {
-            Judgement::new(C::ExecIac).reversibility(Reversibility::Irreversible)
+            Classification::new(C::ExecIac).reversibility(Reversibility::Irreversible)
         }
-        ("vagrant", "ssh") => Judgement::opaque(C::ExecRemote, "a shell on another machine"),
-        _ => Judgement::new(C::ExecIac),
+        ("vagrant", "ssh") => Classification::opaque(C::ExecRemote, "a shell on another machine"),
+        _ => Classification::new(C::ExecIac),
     };
     with_production(inv, j)
 }

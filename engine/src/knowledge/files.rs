@@ -4,7 +4,7 @@
 //! The special cases are the tools that look read-only and are not: `sed -i`, `sort -o`,
 //! `tee`, `dd of=`, `find -delete`, `tar -x`, and recursive searches of credential trees.
 
-use super::{Invocation, Judgement};
+use super::{Classification, Invocation};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
 use crate::static_index::{Names, flags};
@@ -215,7 +215,7 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     (&["open", "xdg-open", "start"], open),
 ];
 
-fn reader(inv: &Invocation<'_>) -> Judgement {
+fn reader(inv: &Invocation<'_>) -> Classification {
     // Options that take a value, per program: `cat -n .env` reads `.env`.
     let valued: Names<'_> = match inv.program {
         "head" | "tail" => flags![
@@ -282,23 +282,23 @@ fn reader(inv: &Invocation<'_>) -> Judgement {
         "uniq" | "xxd" if positionals.len() >= 2 => positionals.pop().cloned(),
         "iconv" => inv.any_value(flags!["-o", "--output"]),
         "yq" if inv.has_any(flags!["-i", "--inplace"]) => {
-            return Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write);
+            return Classification::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write);
         }
         _ => None,
     };
     if let Some(out) = output {
-        let mut j = Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Read);
+        let mut j = Classification::new(C::FsWriteWorkspace).with_paths(positionals, Access::Read);
         j.targets.push((out, Access::Write));
         return j;
     }
     if inv.program == "base64" && inv.has_any(flags!["-o", "--output"]) {
-        return Judgement::new(C::FsWriteWorkspace)
+        return Classification::new(C::FsWriteWorkspace)
             .with_paths(inv.value(flags!["-o", "--output"]), Access::Write);
     }
-    Judgement::new(C::FsReadWorkspace).with_paths(positionals, Access::Read)
+    Classification::new(C::FsReadWorkspace).with_paths(positionals, Access::Read)
 }
 
-fn sort(inv: &Invocation<'_>) -> Judgement {
+fn sort(inv: &Invocation<'_>) -> Classification {
     let valued = flags![
         "-k",
         "-t",
@@ -309,7 +309,8 @@ fn sort(inv: &Invocation<'_>) -> Judgement {
         "--key",
         "--field-separator",
     ];
-    let j = Judgement::new(C::FsReadWorkspace).with_paths(inv.positionals(valued), Access::Read);
+    let j =
+        Classification::new(C::FsReadWorkspace).with_paths(inv.positionals(valued), Access::Read);
     match inv.any_value(flags!["-o", "--output"]) {
         Some(out) => {
             let mut j = j;
@@ -322,32 +323,32 @@ fn sort(inv: &Invocation<'_>) -> Judgement {
     }
 }
 
-fn lister(inv: &Invocation<'_>) -> Judgement {
+fn lister(inv: &Invocation<'_>) -> Classification {
     let valued = flags!["-I", "-L", "--ignore", "-d", "--max-depth", "-P", "-o"];
     if inv.program == "tree"
         && let Some(out) = inv.any_value(flags!["-o"])
     {
         // `tree -o FILE` writes its listing.
-        return Judgement::new(C::FsWriteWorkspace)
+        return Classification::new(C::FsWriteWorkspace)
             .with_paths(inv.positionals(valued), Access::Read)
             .with_paths([&out], Access::Write);
     }
     let recursive =
         inv.has_any(flags!["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
     let positionals = inv.positionals(valued);
-    let j = Judgement::new(C::FsReadWorkspace).recursive(recursive);
+    let j = Classification::new(C::FsReadWorkspace).recursive(recursive);
     if positionals.is_empty() {
         return j;
     }
     j.with_paths(positionals, Access::Read)
 }
 
-fn searcher(inv: &Invocation<'_>) -> Judgement {
+fn searcher(inv: &Invocation<'_>) -> Classification {
     if inv.has_any(flags!["--pre", "--pre-glob"])
         || inv.args.iter().any(|w| w.text.starts_with("--pre="))
     {
         // ripgrep runs the `--pre` program on every file.
-        return Judgement::opaque(C::ExecUnknown, "runs a preprocessor program on every file");
+        return Classification::opaque(C::ExecUnknown, "runs a preprocessor program on every file");
     }
     let valued = flags![
         "-e",
@@ -393,7 +394,7 @@ fn searcher(inv: &Invocation<'_>) -> Judgement {
     }
     let recursive = matches!(inv.program, "rg" | "ag" | "ack" | "ugrep")
         || inv.has_any(flags!["-r", "-R", "--recursive", "--dereference-recursive"]);
-    let mut j = Judgement::new(C::FsReadWorkspace).recursive(recursive);
+    let mut j = Classification::new(C::FsReadWorkspace).recursive(recursive);
     if let Some(file) = inv.any_value(flags!["-f", "--file"]) {
         j.targets.push((file, Access::Read));
     }
@@ -405,7 +406,7 @@ fn searcher(inv: &Invocation<'_>) -> Judgement {
     j.with_paths(positionals, Access::Read)
 }
 
-fn finder(inv: &Invocation<'_>) -> Judgement {
+fn finder(inv: &Invocation<'_>) -> Classification {
     let valued = flags![
         "-e",
         "--extension",
@@ -421,10 +422,10 @@ fn finder(inv: &Invocation<'_>) -> Judgement {
         "--exec-batch",
     ];
     if inv.has_any(flags!["-x", "--exec", "-X", "--exec-batch"]) {
-        return Judgement::opaque(C::ExecUnknown, "fd runs a command on every match");
+        return Classification::opaque(C::ExecUnknown, "fd runs a command on every match");
     }
     let positionals = inv.positionals(valued);
-    Judgement::new(C::FsReadWorkspace)
+    Classification::new(C::FsReadWorkspace)
         .recursive(true)
         .with_paths(
             positionals.get(1..).unwrap_or(&[]).iter().copied(),
@@ -432,15 +433,15 @@ fn finder(inv: &Invocation<'_>) -> Judgement {
         )
 }
 
-fn find(inv: &Invocation<'_>) -> Judgement {
+fn find(inv: &Invocation<'_>) -> Classification {
     let owned_roots = crate::shell::unwrap::find_roots(inv.args);
     let roots: Vec<&crate::shell::lex::Word> = owned_roots.iter().collect();
     let mut j = if inv.has("-delete") {
-        Judgement::new(C::FsDelete)
+        Classification::new(C::FsDelete)
             .scale(Scale::Many)
             .with_paths(roots.iter().copied(), Access::Delete)
     } else {
-        Judgement::new(C::FsReadWorkspace).with_paths(roots.iter().copied(), Access::Read)
+        Classification::new(C::FsReadWorkspace).with_paths(roots.iter().copied(), Access::Read)
     };
     j = j.recursive(true);
     if roots.is_empty() {
@@ -456,13 +457,13 @@ fn find(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn inspect(_inv: &Invocation<'_>) -> Judgement {
-    Judgement::new(C::ExecInspect).reach(Reach::None)
+fn inspect(_inv: &Invocation<'_>) -> Classification {
+    Classification::new(C::ExecInspect).reach(Reach::None)
 }
 
 /// Builtins that change the shell's own state: names they set can hijack later commands,
 /// aliases and hashed paths replace programs, and listing the state prints the environment.
-fn shell_state(inv: &Invocation<'_>) -> Judgement {
+fn shell_state(inv: &Invocation<'_>) -> Classification {
     let words: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
     let names: Vec<&str> = match inv.program {
         // `read NAME…`, `printf -v NAME`, `export/declare NAME=…`.
@@ -484,7 +485,7 @@ fn shell_state(inv: &Invocation<'_>) -> Judgement {
         .iter()
         .find(|n| crate::shell::unwrap::is_hijack(n.trim_start_matches('-')))
     {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecUnknown,
             &format!(
                 "`{}` sets `{name}`, which changes what later commands run",
@@ -493,17 +494,17 @@ fn shell_state(inv: &Invocation<'_>) -> Judgement {
         );
     }
     if words.iter().any(|w| w.contains("$(") || w.contains('`')) && inv.program != "printf" {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecUnknown,
             "a value that holds code, which runs if it is evaluated later",
         );
     }
     match inv.program {
-        "alias" if words.iter().any(|w| w.contains('=')) => Judgement::opaque(
+        "alias" if words.iter().any(|w| w.contains('=')) => Classification::opaque(
             C::ExecUnknown,
             "an alias changes what a later command name runs",
         ),
-        "hash" if words.contains(&"-p") => Judgement::opaque(
+        "hash" if words.contains(&"-p") => Classification::opaque(
             C::ExecUnknown,
             "`hash -p` changes which file a later command name runs",
         ),
@@ -511,36 +512,36 @@ fn shell_state(inv: &Invocation<'_>) -> Judgement {
         "export" | "declare" | "typeset" | "readonly"
             if words.is_empty() || words.contains(&"-p") =>
         {
-            Judgement::new(C::SecretRead)
+            Classification::new(C::SecretRead)
         }
-        "set" if words.is_empty() => Judgement::new(C::SecretRead),
-        "printf" | "read" => Judgement::new(C::ExecInspect).reach(Reach::None),
-        _ => Judgement::new(C::Meta),
+        "set" if words.is_empty() => Classification::new(C::SecretRead),
+        "printf" | "read" => Classification::new(C::ExecInspect).reach(Reach::None),
+        _ => Classification::new(C::Meta),
     }
 }
 
-fn print_env(_inv: &Invocation<'_>) -> Judgement {
+fn print_env(_inv: &Invocation<'_>) -> Classification {
     // The environment routinely holds tokens.
-    Judgement::new(C::SecretRead)
+    Classification::new(C::SecretRead)
 }
 
-fn writer_all(inv: &Invocation<'_>) -> Judgement {
+fn writer_all(inv: &Invocation<'_>) -> Classification {
     let valued = flags!["-m", "--mode", "-t", "-d", "-r", "--reference"];
-    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(valued), Access::Write)
+    Classification::new(C::FsWriteWorkspace).with_paths(inv.positionals(valued), Access::Write)
 }
 
-fn tee(inv: &Invocation<'_>) -> Judgement {
-    Judgement::new(C::FsWriteWorkspace).with_paths(inv.positionals(flags![]), Access::Write)
+fn tee(inv: &Invocation<'_>) -> Classification {
+    Classification::new(C::FsWriteWorkspace).with_paths(inv.positionals(flags![]), Access::Write)
 }
 
-fn truncate(inv: &Invocation<'_>) -> Judgement {
+fn truncate(inv: &Invocation<'_>) -> Classification {
     let valued = flags!["-s", "--size", "-r", "--reference", "-n", "--iterations"];
-    Judgement::new(C::FsWriteWorkspace)
+    Classification::new(C::FsWriteWorkspace)
         .reversibility(Reversibility::Hard)
         .with_paths(inv.positionals(valued), Access::Write)
 }
 
-fn shred(inv: &Invocation<'_>) -> Judgement {
+fn shred(inv: &Invocation<'_>) -> Classification {
     let valued = flags!["-n", "--iterations", "-s", "--size", "--random-source"];
     let capability = if inv.has_any(flags!["-u", "--remove"]) {
         C::FsDelete
@@ -552,12 +553,12 @@ fn shred(inv: &Invocation<'_>) -> Judgement {
     } else {
         Access::Write
     };
-    Judgement::new(capability)
+    Classification::new(capability)
         .reversibility(Reversibility::Irreversible)
         .with_paths(inv.positionals(valued), access)
 }
 
-fn copy(inv: &Invocation<'_>) -> Judgement {
+fn copy(inv: &Invocation<'_>) -> Classification {
     let valued = flags![
         "-t",
         "--target-directory",
@@ -572,7 +573,7 @@ fn copy(inv: &Invocation<'_>) -> Judgement {
     ];
     let positionals = inv.positionals(valued);
     let recursive = inv.has_any(flags!["-r", "-R", "-a", "--recursive", "--archive"]);
-    let mut j = Judgement::new(C::FsWriteWorkspace).recursive(recursive);
+    let mut j = Classification::new(C::FsWriteWorkspace).recursive(recursive);
     let target = inv.any_value(flags!["-t", "--target-directory"]);
     let (sources, dest) = match (&target, positionals.split_last()) {
         (Some(_), _) => (positionals.as_slice(), None),
@@ -586,11 +587,11 @@ fn copy(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn move_files(inv: &Invocation<'_>) -> Judgement {
+fn move_files(inv: &Invocation<'_>) -> Classification {
     let valued = flags!["-t", "--target-directory", "-S", "--suffix"];
     let positionals = inv.positionals(valued);
     // `mv` moves a directory with everything in it.
-    let mut j = Judgement::new(C::FsWriteWorkspace).recursive(true);
+    let mut j = Classification::new(C::FsWriteWorkspace).recursive(true);
     let target = inv.any_value(flags!["-t", "--target-directory"]);
     let (sources, dest) = match (&target, positionals.split_last()) {
         (Some(_), _) => (positionals.as_slice(), None),
@@ -606,9 +607,9 @@ fn move_files(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn link(inv: &Invocation<'_>) -> Judgement {
+fn link(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags!["-t", "--target-directory", "-S"]);
-    let mut j = Judgement::new(C::FsWriteWorkspace);
+    let mut j = Classification::new(C::FsWriteWorkspace);
     if let Some((link, targets)) = positionals.split_last() {
         // The link's target counts as written: a link into `/etc` lets later "workspace"
         // writes land there. A relative symlink target is relative to the link's directory.
@@ -632,16 +633,16 @@ fn link(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn delete(inv: &Invocation<'_>) -> Judgement {
+fn delete(inv: &Invocation<'_>) -> Classification {
     let recursive = inv.has_any(flags!["-r", "-R", "--recursive"]);
-    let mut j = Judgement::new(C::FsDelete).recursive(recursive);
+    let mut j = Classification::new(C::FsDelete).recursive(recursive);
     if recursive || inv.has_any(flags!["-f", "--force"]) {
         j = j.scale(Scale::Many);
     }
     j.with_paths(inv.positionals(flags![]), Access::Delete)
 }
 
-fn permissions(inv: &Invocation<'_>) -> Judgement {
+fn permissions(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags!["--reference"]);
     let recursive = inv.has_any(flags!["-R", "--recursive"]);
     let paths: Vec<&Word> = if inv.program == "xattr" || inv.has("--reference") {
@@ -674,14 +675,14 @@ fn permissions(inv: &Invocation<'_>) -> Judgement {
     } else {
         positionals.get(1..).unwrap_or(&[]).to_vec()
     };
-    let mut j = Judgement::new(C::FsWriteWorkspace).recursive(recursive);
+    let mut j = Classification::new(C::FsWriteWorkspace).recursive(recursive);
     if inv.program == "chown" || inv.program == "chgrp" {
         j = j.reversibility(Reversibility::Hard);
     }
     j.with_paths(paths, Access::Write)
 }
 
-fn sed(inv: &Invocation<'_>) -> Judgement {
+fn sed(inv: &Invocation<'_>) -> Classification {
     let valued = flags![
         "-e",
         "-f",
@@ -693,7 +694,7 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
     ];
     let mut positionals = inv.positionals(valued);
     if inv.has_any(flags!["-f", "--file"]) || inv.attached_value(flags!["-f", "--file"]).is_some() {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecUnknown,
             "the sed program is in a file the engine has not read",
         );
@@ -718,7 +719,7 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
         scripts.push(positionals.remove(0).text.clone());
     }
     if scripts.iter().any(|script| sed_script_escapes(script)) {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecUnknown,
             "the sed program writes files or runs commands",
         );
@@ -729,9 +730,9 @@ fn sed(inv: &Invocation<'_>) -> Judgement {
             .iter()
             .any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
     if in_place {
-        Judgement::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write)
+        Classification::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write)
     } else {
-        Judgement::new(C::FsReadWorkspace).with_paths(positionals, Access::Read)
+        Classification::new(C::FsReadWorkspace).with_paths(positionals, Access::Read)
     }
 }
 
@@ -764,8 +765,8 @@ fn sed_script_escapes(script: &str) -> bool {
     })
 }
 
-fn dd(inv: &Invocation<'_>) -> Judgement {
-    let mut j = Judgement::new(C::FsReadWorkspace);
+fn dd(inv: &Invocation<'_>) -> Classification {
+    let mut j = Classification::new(C::FsReadWorkspace);
     for word in inv.args {
         if let Some(path) = word.text.strip_prefix("if=") {
             let mut w = word.clone();
@@ -789,7 +790,7 @@ fn dd(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn tar(inv: &Invocation<'_>) -> Judgement {
+fn tar(inv: &Invocation<'_>) -> Classification {
     let first = inv.args.first().map(|w| w.text.as_str()).unwrap_or("");
     let bundled = !first.starts_with('-') && !first.is_empty();
     // `tar cIf prog …`, `-cI prog`: a bundled `I` names a compression program to run.
@@ -805,7 +806,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
             .iter()
             .any(|w| w.text.starts_with('-') && cluster_has_i(&w.text))
     {
-        return Judgement::opaque(C::ExecUnknown, "tar runs another program");
+        return Classification::opaque(C::ExecUnknown, "tar runs another program");
     }
     let has = |letter: char, long: &str| {
         inv.has(&format!("-{letter}")) || inv.has(long) || (bundled && first.contains(letter))
@@ -819,7 +820,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
         "--new-volume-script",
         "-F",
     ]) {
-        return Judgement::opaque(C::ExecUnknown, "tar runs another program");
+        return Classification::opaque(C::ExecUnknown, "tar runs another program");
     }
     let valued = flags![
         "-f",
@@ -868,7 +869,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
     let dir = inv.any_value(flags!["-C", "--directory"]);
     if has('x', "--extract") || has('x', "--get") {
         // The archive decides which files change (and may hold `..` entries).
-        let mut j = Judgement::opaque(
+        let mut j = Classification::opaque(
             C::FsWriteWorkspace,
             "archive extraction writes whatever the archive holds",
         );
@@ -897,7 +898,7 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
                 .collect(),
             None => positionals.into_iter().cloned().collect(),
         };
-        let mut j = Judgement::new(C::FsWriteWorkspace)
+        let mut j = Classification::new(C::FsWriteWorkspace)
             .recursive(true)
             .with_paths(&members, Access::Read);
         if let Some(a) = archive {
@@ -905,21 +906,21 @@ fn tar(inv: &Invocation<'_>) -> Judgement {
         }
         return j;
     }
-    let mut j = Judgement::new(C::FsReadWorkspace);
+    let mut j = Classification::new(C::FsReadWorkspace);
     if let Some(a) = archive {
         j.targets.push((a, Access::Read));
     }
     j
 }
 
-fn zip(inv: &Invocation<'_>) -> Judgement {
+fn zip(inv: &Invocation<'_>) -> Classification {
     if inv.has_any(flags!["-TT", "--unzip-command"])
         || inv
             .args
             .iter()
             .any(|w| w.text.starts_with("-TT") || w.text.starts_with("--unzip-command="))
     {
-        return Judgement::opaque(C::ExecUnknown, "zip runs the test command it is given");
+        return Classification::opaque(C::ExecUnknown, "zip runs the test command it is given");
     }
     let positionals = inv.positionals(flags!["-x", "-i", "-P", "--password", "-o"]);
     if inv.program != "zip"
@@ -928,12 +929,12 @@ fn zip(inv: &Invocation<'_>) -> Judgement {
             Some("x" | "e")
         )
     {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::FsWriteWorkspace,
             "archive extraction writes whatever the archive holds",
         );
     }
-    let mut j = Judgement::new(C::FsWriteWorkspace)
+    let mut j = Classification::new(C::FsWriteWorkspace)
         .recursive(inv.has_any(flags!["-r", "--recurse-paths"]) || inv.program != "zip");
     let skip = usize::from(inv.program != "zip");
     let mut words = positionals.into_iter().skip(skip);
@@ -943,19 +944,19 @@ fn zip(inv: &Invocation<'_>) -> Judgement {
     j.with_paths(words, Access::Read)
 }
 
-fn extract(inv: &Invocation<'_>) -> Judgement {
+fn extract(inv: &Invocation<'_>) -> Classification {
     if inv.has_any(flags!["-l", "-t", "--list", "--test"]) {
-        return Judgement::new(C::FsReadWorkspace)
+        return Classification::new(C::FsReadWorkspace)
             .with_paths(inv.positionals(flags!["-d", "-x"]), Access::Read);
     }
     if matches!(
         inv.program,
         "gunzip" | "bunzip2" | "unxz" | "uncompress" | "unzstd"
     ) {
-        return Judgement::new(C::FsWriteWorkspace)
+        return Classification::new(C::FsWriteWorkspace)
             .with_paths(inv.positionals(flags!["-S"]), Access::Write);
     }
-    let mut j = Judgement::opaque(
+    let mut j = Classification::opaque(
         C::FsWriteWorkspace,
         "archive extraction writes whatever the archive holds",
     )
@@ -967,42 +968,42 @@ fn extract(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn compress(inv: &Invocation<'_>) -> Judgement {
+fn compress(inv: &Invocation<'_>) -> Classification {
     if inv.has_any(flags!["-c", "--stdout", "-l", "--list", "-t", "--test"]) {
-        return Judgement::new(C::FsReadWorkspace)
+        return Classification::new(C::FsReadWorkspace)
             .with_paths(inv.positionals(flags!["-S"]), Access::Read);
     }
-    Judgement::new(C::FsWriteWorkspace)
+    Classification::new(C::FsWriteWorkspace)
         .with_paths(inv.positionals(flags!["-S", "-o"]), Access::Write)
 }
 
-fn patch(inv: &Invocation<'_>) -> Judgement {
+fn patch(inv: &Invocation<'_>) -> Classification {
     if inv.has_any(flags!["--dry-run", "-C", "--check"]) {
-        return Judgement::new(C::FsReadWorkspace);
+        return Classification::new(C::FsReadWorkspace);
     }
-    Judgement::opaque(C::FsWriteWorkspace, "the patch decides which files change")
+    Classification::opaque(C::FsWriteWorkspace, "the patch decides which files change")
 }
 
-fn split(inv: &Invocation<'_>) -> Judgement {
+fn split(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags!["-l", "-b", "-n", "-a", "-C", "-f"]);
-    let mut j = Judgement::new(C::FsWriteWorkspace);
+    let mut j = Classification::new(C::FsWriteWorkspace);
     if let Some(input) = positionals.first() {
         j.targets.push(((*input).clone(), Access::Read));
     }
     j
 }
 
-fn editor(inv: &Invocation<'_>) -> Judgement {
+fn editor(inv: &Invocation<'_>) -> Classification {
     // An interactive editor; in an agent's shell it blocks or runs its own commands.
-    Judgement::opaque(
+    Classification::opaque(
         C::FsWriteWorkspace,
         "an interactive editor can run anything",
     )
     .with_paths(inv.positionals(flags![]), Access::Write)
 }
 
-fn open(inv: &Invocation<'_>) -> Judgement {
-    Judgement::opaque(
+fn open(inv: &Invocation<'_>) -> Classification {
+    Classification::opaque(
         C::ExecUnknown,
         "opens a file or URL with whatever program is registered",
     )

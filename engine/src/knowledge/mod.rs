@@ -30,7 +30,7 @@ pub struct Invocation<'a> {
 
 /// What a program invocation does, as far as the tables know.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Judgement {
+pub struct Classification {
     /// The kind of action.
     pub capability: Capability,
     /// Its blast radius (the capability's default unless the entry says otherwise).
@@ -46,10 +46,10 @@ pub struct Judgement {
     pub persistence: bool,
 }
 
-impl Judgement {
+impl Classification {
     /// A judgement with the capability's default blast radius.
-    pub fn new(capability: Capability) -> Judgement {
-        Judgement {
+    pub fn new(capability: Capability) -> Classification {
+        Classification {
             capability,
             blast: capability.default_blast(),
             targets: Vec::new(),
@@ -60,8 +60,8 @@ impl Judgement {
     }
 
     /// Not understood: the engine cannot tell what this will do.
-    pub fn opaque(capability: Capability, why: &str) -> Judgement {
-        let mut j = Judgement::new(capability);
+    pub fn opaque(capability: Capability, why: &str) -> Classification {
+        let mut j = Classification::new(capability);
         j.opaque = Some(why.to_string());
         j
     }
@@ -70,33 +70,33 @@ impl Judgement {
         mut self,
         words: impl IntoIterator<Item = &'w Word>,
         access: Access,
-    ) -> Judgement {
+    ) -> Classification {
         self.targets
             .extend(words.into_iter().map(|w| (w.clone(), access)));
         self
     }
 
-    pub(crate) fn reach(mut self, reach: Reach) -> Judgement {
+    pub(crate) fn reach(mut self, reach: Reach) -> Classification {
         self.blast.reach = self.blast.reach.max(reach);
         self
     }
 
-    pub(crate) fn reversibility(mut self, r: Reversibility) -> Judgement {
+    pub(crate) fn reversibility(mut self, r: Reversibility) -> Classification {
         self.blast.reversibility = self.blast.reversibility.max(r);
         self
     }
 
-    pub(crate) fn exposure(mut self, e: Exposure) -> Judgement {
+    pub(crate) fn exposure(mut self, e: Exposure) -> Classification {
         self.blast.exposure = self.blast.exposure.max(e);
         self
     }
 
-    pub(crate) fn scale(mut self, s: Scale) -> Judgement {
+    pub(crate) fn scale(mut self, s: Scale) -> Classification {
         self.blast.scale = self.blast.scale.max(s);
         self
     }
 
-    pub(crate) fn recursive(mut self, yes: bool) -> Judgement {
+    pub(crate) fn recursive(mut self, yes: bool) -> Classification {
         self.recursive |= yes;
         if yes {
             self.blast.scale = self.blast.scale.max(Scale::Many);
@@ -220,7 +220,7 @@ impl<'a> Invocation<'a> {
     }
 }
 
-type Judge = fn(&Invocation<'_>) -> Judgement;
+type Judge = fn(&Invocation<'_>) -> Classification;
 
 /// All tables, later families winning a name clash.
 const TABLES: [&[(&[&str], Judge)]; 6] = [
@@ -325,7 +325,7 @@ fn judge_of(program: &str) -> Option<Judge> {
 }
 
 /// Judges an invocation; `None` when no table knows the program.
-pub fn judge(invocation: &Invocation<'_>) -> Option<Judgement> {
+pub fn classify(invocation: &Invocation<'_>) -> Option<Classification> {
     let lowered;
     let mut program = invocation.program;
     if program.bytes().any(|b| b.is_ascii_uppercase()) {

@@ -4,7 +4,7 @@
 //! A fetch is learnable at the network tier; anything that sends data (`curl -d @file`, `-T`,
 //! `-F`, `wget --post-file`, `nc`, `scp` to a host) can exfiltrate and never is.
 
-use super::{Invocation, Judgement};
+use super::{Classification, Invocation};
 use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility};
 use crate::shell::lex::Word;
 use crate::static_index::flags;
@@ -95,7 +95,7 @@ fn upload_flags(inv: &Invocation<'_>) -> Vec<Word> {
     sent
 }
 
-fn http(inv: &Invocation<'_>) -> Judgement {
+fn http(inv: &Invocation<'_>) -> Classification {
     // aria2c runs a command when a download starts, stops or ends.
     let hooks = flags![
         "--on-download-complete",
@@ -106,14 +106,14 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         "--on-bt-download-complete",
     ];
     if inv.program == "aria2c" && inv.has_any(hooks) {
-        let mut j = Judgement::opaque(C::NetFetch, "runs a command when a download ends");
+        let mut j = Classification::opaque(C::NetFetch, "runs a command when a download ends");
         if let Some(hook) = inv.any_value(hooks) {
             j.targets.push((hook, Access::Execute));
         }
         return j;
     }
     if inv.has_any(flags!["-K", "--config"]) {
-        return Judgement::opaque(C::NetSend, "options come from a config file");
+        return Classification::opaque(C::NetSend, "options come from a config file");
     }
     let urls: Vec<&Word> = inv.positionals(flags![
         "-o",
@@ -160,7 +160,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         "--dump-header",
     ]);
     if urls.iter().any(|u| !u.is_literal()) {
-        return Judgement::opaque(C::NetFetch, "the address is only known at run time");
+        return Classification::opaque(C::NetFetch, "the address is only known at run time");
     }
     // `file://` reads a local file.
     let local: Vec<Word> = urls
@@ -168,7 +168,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         .filter_map(|u| u.text.strip_prefix("file://").map(Word::plain))
         .collect();
     if !local.is_empty() {
-        let mut j = Judgement::new(C::FsReadWorkspace).with_paths(local.iter(), Access::Read);
+        let mut j = Classification::new(C::FsReadWorkspace).with_paths(local.iter(), Access::Read);
         for flag in [flags!["-o", "--output"]] {
             if let Some(out) = inv.any_value(flag) {
                 j.targets.push((out, Access::Write));
@@ -190,7 +190,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         || httpie_send
         || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD")
     {
-        let mut j = Judgement::new(C::NetSend);
+        let mut j = Classification::new(C::NetSend);
         for mut w in sent {
             // `-F name=@file` and `-F name=<file` name the file after the field name.
             if let Some((_, value)) = w
@@ -218,7 +218,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
         }
         j
     } else {
-        Judgement::new(C::NetFetch)
+        Classification::new(C::NetFetch)
     };
     for flag in [
         flags!["-o", "--output"],
@@ -268,7 +268,7 @@ fn http(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn wget(inv: &Invocation<'_>) -> Judgement {
+fn wget(inv: &Invocation<'_>) -> Classification {
     let mut j = if inv.has_any(flags![
         "--post-file",
         "--post-data",
@@ -276,13 +276,13 @@ fn wget(inv: &Invocation<'_>) -> Judgement {
         "--body-data",
         "--method",
     ]) {
-        let mut j = Judgement::new(C::NetSend);
+        let mut j = Classification::new(C::NetSend);
         if let Some(file) = inv.any_value(flags!["--post-file", "--body-file"]) {
             j.targets.push((file, Access::Read));
         }
         j
     } else {
-        Judgement::new(C::NetFetch)
+        Classification::new(C::NetFetch)
     };
     match inv.any_value(flags![
         "-O",
@@ -307,7 +307,7 @@ fn wget(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn ssh(inv: &Invocation<'_>) -> Judgement {
+fn ssh(inv: &Invocation<'_>) -> Classification {
     let valued = flags![
         "-p", "-i", "-l", "-o", "-F", "-L", "-R", "-D", "-J", "-W", "-b", "-c", "-E", "-m", "-O",
         "-Q", "-S", "-w", "-B", "-e", "-I",
@@ -320,10 +320,10 @@ fn ssh(inv: &Invocation<'_>) -> Judgement {
             || t.contains("knownhostscommand")
     }) || inv.has("-F")
     {
-        return Judgement::opaque(C::ExecUnknown, "ssh options that run a local command");
+        return Classification::opaque(C::ExecUnknown, "ssh options that run a local command");
     }
     let positionals = inv.positionals(valued);
-    let mut j = Judgement::new(C::ExecRemote);
+    let mut j = Classification::new(C::ExecRemote);
     if inv.has("-N") && positionals.len() == 1 {
         // Forwarding only: no remote command, no shell.
     } else if positionals.len() > 1 {
@@ -346,7 +346,7 @@ fn is_remote_spec(text: &str) -> bool {
         || text.contains("://")
 }
 
-fn remote_copy(inv: &Invocation<'_>) -> Judgement {
+fn remote_copy(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "-P", "-i", "-o", "-F", "-l", "-c", "-J", "-S", "-b", "-D"
     ]);
@@ -357,30 +357,30 @@ fn remote_copy(inv: &Invocation<'_>) -> Judgement {
         || inv.has("-F")
         || inv.has("-S")
     {
-        return Judgement::opaque(C::ExecUnknown, "options that run a local command");
+        return Classification::opaque(C::ExecUnknown, "options that run a local command");
     }
     let Some((dest, sources)) = positionals.split_last() else {
-        return Judgement::opaque(C::NetSend, "an interactive transfer session");
+        return Classification::opaque(C::NetSend, "an interactive transfer session");
     };
     if is_remote_spec(&dest.text)
         || matches!(inv.program, "sftp" | "ftp" | "lftp" | "tftp" | "smbclient")
     {
-        Judgement::new(C::NetSend).with_paths(sources.iter().copied(), Access::Read)
+        Classification::new(C::NetSend).with_paths(sources.iter().copied(), Access::Read)
     } else {
-        let mut j = Judgement::new(C::NetFetch).reversibility(Reversibility::Easy);
+        let mut j = Classification::new(C::NetFetch).reversibility(Reversibility::Easy);
         j.targets.push(((*dest).clone(), Access::Write));
         j
     }
 }
 
-fn rsync(inv: &Invocation<'_>) -> Judgement {
+fn rsync(inv: &Invocation<'_>) -> Classification {
     if inv.has_any(flags!["-e", "--rsh", "--rsync-path"])
         || inv
             .args
             .iter()
             .any(|w| w.text.starts_with("--rsh=") || w.text.starts_with("--rsync-path="))
     {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecUnknown,
             "rsync runs the program given with -e or --rsync-path",
         );
@@ -402,17 +402,17 @@ fn rsync(inv: &Invocation<'_>) -> Judgement {
         "--log-file",
     ]);
     let Some((dest, sources)) = positionals.split_last() else {
-        return Judgement::new(C::ExecInspect);
+        return Classification::new(C::ExecInspect);
     };
     let mut j = if is_remote_spec(&dest.text) {
-        Judgement::new(C::NetSend).with_paths(sources.iter().copied(), Access::Read)
+        Classification::new(C::NetSend).with_paths(sources.iter().copied(), Access::Read)
     } else if sources.iter().any(|s| is_remote_spec(&s.text)) {
-        let mut j = Judgement::new(C::NetFetch).reversibility(Reversibility::Easy);
+        let mut j = Classification::new(C::NetFetch).reversibility(Reversibility::Easy);
         j.targets.push(((*dest).clone(), Access::Write));
         j
     } else {
-        let mut j =
-            Judgement::new(C::FsWriteWorkspace).with_paths(sources.iter().copied(), Access::Read);
+        let mut j = Classification::new(C::FsWriteWorkspace)
+            .with_paths(sources.iter().copied(), Access::Read);
         j.targets.push(((*dest).clone(), Access::Write));
         j
     };
@@ -428,7 +428,7 @@ fn rsync(inv: &Invocation<'_>) -> Judgement {
     j.recursive(inv.has_any(flags!["-r", "-a", "--recursive", "--archive"]))
 }
 
-fn socket(inv: &Invocation<'_>) -> Judgement {
+fn socket(inv: &Invocation<'_>) -> Classification {
     if inv.program == "openssl" {
         return openssl(inv);
     }
@@ -439,16 +439,16 @@ fn socket(inv: &Invocation<'_>) -> Judgement {
                     || w.text.to_ascii_lowercase().contains("system:")
             })
     {
-        return Judgement::opaque(C::NetSend, "binds a program to a network socket");
+        return Classification::opaque(C::NetSend, "binds a program to a network socket");
     }
-    Judgement::new(C::NetSend)
+    Classification::new(C::NetSend)
 }
 
 /// openssl: `-in`/`-key` files are read, `-out`/`-keyout` files written, and an engine or a
 /// provider directory is code it loads.
-fn openssl(inv: &Invocation<'_>) -> Judgement {
+fn openssl(inv: &Invocation<'_>) -> Classification {
     if inv.has_any(flags!["-engine", "-keygen_engine", "-provider-path"]) {
-        let mut j = Judgement::opaque(C::ExecUnknown, "openssl loads an engine or provider");
+        let mut j = Classification::opaque(C::ExecUnknown, "openssl loads an engine or provider");
         if let Some(module) = inv.value(flags!["-engine", "-keygen_engine", "-provider-path"]) {
             j.targets.push((module.clone(), Access::Execute));
         }
@@ -457,15 +457,15 @@ fn openssl(inv: &Invocation<'_>) -> Judgement {
     let sub = inv.sub(flags![]);
     let writes_out = inv.has_any(flags!["-out", "-keyout"]);
     let mut j = if matches!(sub.as_str(), "s_client" | "s_server") {
-        Judgement::new(C::NetSend)
+        Classification::new(C::NetSend)
     } else if matches!(
         sub.as_str(),
         "version" | "x509" | "dgst" | "list" | "ciphers" | "rand"
     ) && !writes_out
     {
-        Judgement::new(C::ExecInspect)
+        Classification::new(C::ExecInspect)
     } else {
-        Judgement::new(C::FsWriteWorkspace).reach(Reach::Machine)
+        Classification::new(C::FsWriteWorkspace).reach(Reach::Machine)
     };
     for (flag, access) in [
         ("-in", Access::Read),
@@ -483,16 +483,16 @@ fn openssl(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn diagnostic(inv: &Invocation<'_>) -> Judgement {
+fn diagnostic(inv: &Invocation<'_>) -> Classification {
     // `ip netns exec NS CMD` and `ip vrf exec NAME CMD` run CMD.
     if inv.program == "ip" && inv.args.iter().any(|w| w.text == "exec") {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecPrivilege,
             "runs a command in another network namespace",
         );
     }
     match inv.program {
-        "nmap" | "tcpdump" => Judgement::new(C::NetSend).reach(Reach::Network),
+        "nmap" | "tcpdump" => Classification::new(C::NetSend).reach(Reach::Network),
         "ip" | "ifconfig" | "route" | "arp"
             if inv.args.iter().any(|w| {
                 matches!(
@@ -509,11 +509,11 @@ fn diagnostic(inv: &Invocation<'_>) -> Judgement {
                 )
             }) =>
         {
-            Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard)
+            Classification::new(C::ExecProcess).reversibility(Reversibility::Hard)
         }
         "ip" | "ifconfig" | "ss" | "netstat" | "arp" | "route" => {
-            Judgement::new(C::ExecInspect).reach(Reach::Machine)
+            Classification::new(C::ExecInspect).reach(Reach::Machine)
         }
-        _ => Judgement::new(C::NetFetch),
+        _ => Classification::new(C::NetFetch),
     }
 }

@@ -5,7 +5,7 @@
 //! learnable, any other name is opaque (the script could be anything). Installing or publishing
 //! is never routine: installs run other people's code, publishes cannot be taken back.
 
-use super::{Invocation, Judgement};
+use super::{Classification, Invocation};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::static_index::{Names, flags, name_set};
 
@@ -252,10 +252,10 @@ fn script_kind(name: &str) -> Option<C> {
 }
 
 /// A package script judged by its name.
-fn script(name: &str) -> Judgement {
+fn script(name: &str) -> Classification {
     match script_kind(name) {
-        Some(kind) => Judgement::new(kind),
-        None => Judgement::opaque(
+        Some(kind) => Classification::new(kind),
+        None => Classification::opaque(
             C::ExecUnknown,
             &format!("runs the package script `{name}`, which could be anything"),
         ),
@@ -263,14 +263,14 @@ fn script(name: &str) -> Judgement {
 }
 
 /// `--prefix`/`--dir`/`-C` point a tool at another project: its code runs.
-fn other_project(inv: &Invocation<'_>, flags: Names<'_>, mut j: Judgement) -> Judgement {
+fn other_project(inv: &Invocation<'_>, flags: Names<'_>, mut j: Classification) -> Classification {
     if let Some(dir) = inv.any_value(flags) {
         j.targets.push((dir, Access::Execute));
     }
     j
 }
 
-fn js(inv: &Invocation<'_>) -> Judgement {
+fn js(inv: &Invocation<'_>) -> Classification {
     let valued = flags![
         "--prefix",
         "-C",
@@ -288,7 +288,7 @@ fn js(inv: &Invocation<'_>) -> Judgement {
     ];
     // `bun -e CODE` and `bun -p CODE` evaluate the code itself.
     if inv.program == "bun" && inv.has_any(flags!["-e", "--eval", "-p", "--print"]) {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecInterpreter,
             "evaluates code given on the command line",
         );
@@ -305,19 +305,19 @@ fn js(inv: &Invocation<'_>) -> Judgement {
                 && inv.program != "bun"
                 && inv.program != "pnpm"
             {
-                Judgement::new(C::ExecInspect)
+                Classification::new(C::ExecInspect)
             } else {
-                let mut j = Judgement::new(C::ExecPkg);
+                let mut j = Classification::new(C::ExecPkg);
                 if inv.has_any(flags!["-g", "--global", "--location=global"]) {
                     j = j.reversibility(Reversibility::Hard);
                 }
                 j
             }
         }
-        "test" | "t" | "tst" => Judgement::new(C::ExecTest),
+        "test" | "t" | "tst" => Classification::new(C::ExecTest),
         "run" | "run-script" | "rum" | "urn" => {
             if inv.program == "bun" && (arg.contains('.') || arg.contains('/')) {
-                Judgement::opaque(
+                Classification::opaque(
                     C::ExecInterpreter,
                     "runs a script file the engine has not read",
                 )
@@ -327,35 +327,37 @@ fn js(inv: &Invocation<'_>) -> Judgement {
         }
         "start" | "stop" | "restart" => script(sub),
         "publish" | "unpublish" | "deprecate" | "dist-tag" | "owner" | "access" | "team" => {
-            Judgement::new(C::ExecPkgPublish)
+            Classification::new(C::ExecPkgPublish)
         }
         "login" | "adduser" | "logout" | "token" | "whoami" => {
-            Judgement::opaque(C::SecretRead, "handles registry credentials")
+            Classification::opaque(C::SecretRead, "handles registry credentials")
         }
-        "pack" | "version" if arg.is_empty() || sub == "pack" => Judgement::new(C::ExecBuild),
-        "version" => Judgement::new(C::ExecVcsWrite),
+        "pack" | "version" if arg.is_empty() || sub == "pack" => Classification::new(C::ExecBuild),
+        "version" => Classification::new(C::ExecVcsWrite),
         "ls" | "list" | "ll" | "la" | "outdated" | "view" | "info" | "show" | "why" | "explain"
         | "search" | "docs" | "help" | "root" | "bin" | "prefix" | "doctor" | "fund"
-        | "licenses" | "query" | "sbom" => Judgement::new(C::ExecInspect),
-        "audit" if arg == "fix" => Judgement::new(C::ExecPkg),
-        "audit" => Judgement::new(C::NetFetch),
+        | "licenses" | "query" | "sbom" => Classification::new(C::ExecInspect),
+        "audit" if arg == "fix" => Classification::new(C::ExecPkg),
+        "audit" => Classification::new(C::NetFetch),
         "config" | "set" | "get" | "c" => {
             if matches!(arg, "get" | "list" | "ls" | "") || sub == "get" {
-                Judgement::new(C::ExecInspect)
+                Classification::new(C::ExecInspect)
             } else {
-                Judgement::new(C::FsWriteOutside).reach(Reach::Machine)
+                Classification::new(C::FsWriteOutside).reach(Reach::Machine)
             }
         }
-        "init" | "create" => Judgement::opaque(C::ExecUnknown, "runs an initializer package"),
-        "exec" | "x" | "dlx" => Judgement::opaque(C::ExecUnknown, "fetches a package and runs it"),
-        "cache" => Judgement::new(C::ExecPkg),
+        "init" | "create" => Classification::opaque(C::ExecUnknown, "runs an initializer package"),
+        "exec" | "x" | "dlx" => {
+            Classification::opaque(C::ExecUnknown, "fetches a package and runs it")
+        }
+        "cache" => Classification::new(C::ExecPkg),
         "workspaces" | "workspace" => {
-            Judgement::opaque(C::ExecUnknown, "runs a command in another workspace")
+            Classification::opaque(C::ExecUnknown, "runs a command in another workspace")
         }
         // yarn, pnpm and bun run scripts by bare name.
         other if inv.program != "npm" => {
             if inv.program == "bun" && (other.contains('.') || other.contains('/')) {
-                Judgement::opaque(
+                Classification::opaque(
                     C::ExecInterpreter,
                     "runs a script file the engine has not read",
                 )
@@ -363,7 +365,9 @@ fn js(inv: &Invocation<'_>) -> Judgement {
                 script(other)
             }
         }
-        other => Judgement::opaque(C::ExecUnknown, &format!("an unknown npm command `{other}`")),
+        other => {
+            Classification::opaque(C::ExecUnknown, &format!("an unknown npm command `{other}`"))
+        }
     };
     let j = if inv.has_any(flags![
         "-r",
@@ -379,7 +383,7 @@ fn js(inv: &Invocation<'_>) -> Judgement {
     other_project(inv, flags!["--prefix", "-C", "--dir", "--cwd"], j)
 }
 
-fn pip(inv: &Invocation<'_>) -> Judgement {
+fn pip(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags![
         "-r",
         "--requirement",
@@ -394,17 +398,17 @@ fn pip(inv: &Invocation<'_>) -> Judgement {
     ]);
     let mut j = match sub.as_str() {
         "install" | "uninstall" | "download" | "wheel" | "inject" | "upgrade" | "reinstall" => {
-            let mut j = Judgement::new(C::ExecPkg);
+            let mut j = Classification::new(C::ExecPkg);
             if let Some(target) = inv.any_value(flags!["-t", "--target", "--prefix", "--root"]) {
                 j.targets.push((target, Access::Write));
             }
             j
         }
-        "run" => Judgement::opaque(C::ExecUnknown, "fetches a package and runs it"),
+        "run" => Classification::opaque(C::ExecUnknown, "fetches a package and runs it"),
         "list" | "show" | "freeze" | "check" | "inspect" | "debug" | "help" | "index"
-        | "search" | "cache" | "hash" | "" => Judgement::new(C::ExecInspect),
-        "config" => Judgement::new(C::FsWriteOutside),
-        _ => Judgement::opaque(C::ExecUnknown, "an unknown pip command"),
+        | "search" | "cache" | "hash" | "" => Classification::new(C::ExecInspect),
+        "config" => Classification::new(C::FsWriteOutside),
+        _ => Classification::opaque(C::ExecUnknown, "an unknown pip command"),
     };
     // `--python X` re-runs pip under the interpreter X.
     if let Some(python) = inv.any_value(flags!["--python"]) {
@@ -413,7 +417,7 @@ fn pip(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn python_project(inv: &Invocation<'_>) -> Judgement {
+fn python_project(inv: &Invocation<'_>) -> Classification {
     let valued = flags![
         "-p",
         "--python",
@@ -449,30 +453,30 @@ fn python_project(inv: &Invocation<'_>) -> Judgement {
         "sync" | "add" | "remove" | "install" | "update" | "upgrade" | "lock" | "create"
         | "env" | "venv" | "self" | "python" | "toolchain" => {
             if sub == "venv" || (sub == "env" && arg == "use") {
-                Judgement::new(C::FsWriteWorkspace)
+                Classification::new(C::FsWriteWorkspace)
             } else if sub == "lock" && inv.has("--check") {
-                Judgement::new(C::ExecTest)
+                Classification::new(C::ExecTest)
             } else {
-                Judgement::new(C::ExecPkg)
+                Classification::new(C::ExecPkg)
             }
         }
         "tool" if matches!(arg, "run") => {
-            Judgement::opaque(C::ExecUnknown, "fetches a package and runs it")
+            Classification::opaque(C::ExecUnknown, "fetches a package and runs it")
         }
-        "tool" if matches!(arg, "list" | "dir") => Judgement::new(C::ExecInspect),
-        "tool" => Judgement::new(C::ExecPkg),
-        "build" => Judgement::new(C::ExecBuild),
-        "publish" | "upload" => Judgement::new(C::ExecPkgPublish),
+        "tool" if matches!(arg, "list" | "dir") => Classification::new(C::ExecInspect),
+        "tool" => Classification::new(C::ExecPkg),
+        "build" => Classification::new(C::ExecBuild),
+        "publish" | "upload" => Classification::new(C::ExecPkgPublish),
         "show" | "check" | "tree" | "list" | "info" | "version" | "search" | "graph" | "help"
         | "--version" | "config"
             if sub != "config" || arg.is_empty() =>
         {
-            Judgement::new(C::ExecInspect)
+            Classification::new(C::ExecInspect)
         }
-        "test" => Judgement::new(C::ExecTest),
-        "init" | "new" => Judgement::new(C::FsWriteWorkspace),
-        "shell" | "activate" => Judgement::opaque(C::ExecUnknown, "an interactive shell"),
-        _ => Judgement::opaque(
+        "test" => Classification::new(C::ExecTest),
+        "init" | "new" => Classification::new(C::FsWriteWorkspace),
+        "shell" | "activate" => Classification::opaque(C::ExecUnknown, "an interactive shell"),
+        _ => Classification::opaque(
             C::ExecUnknown,
             &format!("an unknown `{}` command", inv.program),
         ),
@@ -480,9 +484,9 @@ fn python_project(inv: &Invocation<'_>) -> Judgement {
     other_project(inv, flags!["--directory", "--project", "-C"], j)
 }
 
-fn cargo(inv: &Invocation<'_>) -> Judgement {
+fn cargo(inv: &Invocation<'_>) -> Classification {
     if inv.has("--config") || inv.args.iter().any(|w| w.text.starts_with("--config=")) {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecUnknown,
             "`--config` can point cargo at other programs",
         );
@@ -518,31 +522,31 @@ fn cargo(inv: &Invocation<'_>) -> Judgement {
         | "audit" | "machete" | "shear" | "udeps" | "hack" | "semver-checks" | "insta"
         | "llvm-cov" | "tarpaulin" | "mutants" | "outdated" => {
             if sub == "clippy" && inv.has("--fix") {
-                Judgement::new(C::ExecBuild)
+                Classification::new(C::ExecBuild)
             } else {
-                Judgement::new(C::ExecTest)
+                Classification::new(C::ExecTest)
             }
         }
         "fmt" => {
             if inv.has("--check") {
-                Judgement::new(C::ExecTest)
+                Classification::new(C::ExecTest)
             } else {
-                Judgement::new(C::ExecBuild)
+                Classification::new(C::ExecBuild)
             }
         }
         "build" | "b" | "doc" | "d" | "run" | "r" | "clean" | "fix" | "expand" | "rustc"
         | "rustdoc" | "vendor" | "generate-lockfile" | "package" | "xtask" => {
-            Judgement::new(C::ExecBuild)
+            Classification::new(C::ExecBuild)
         }
-        "add" | "remove" | "rm" | "update" | "fetch" | "upgrade" => Judgement::new(C::ExecPkg),
+        "add" | "remove" | "rm" | "update" | "fetch" | "upgrade" => Classification::new(C::ExecPkg),
         "install" | "uninstall" | "binstall" => {
-            Judgement::new(C::ExecPkg).reversibility(Reversibility::Hard)
+            Classification::new(C::ExecPkg).reversibility(Reversibility::Hard)
         }
-        "publish" | "yank" | "owner" | "login" | "logout" => Judgement::new(C::ExecPkgPublish),
+        "publish" | "yank" | "owner" | "login" | "logout" => Classification::new(C::ExecPkgPublish),
         "tree" | "metadata" | "search" | "info" | "version" | "locate-project" | "pkgid"
-        | "verify-project" | "read-manifest" | "help" | "" => Judgement::new(C::ExecInspect),
-        "new" | "init" => Judgement::new(C::FsWriteWorkspace),
-        other => Judgement::opaque(
+        | "verify-project" | "read-manifest" | "help" | "" => Classification::new(C::ExecInspect),
+        "new" | "init" => Classification::new(C::FsWriteWorkspace),
+        other => Classification::opaque(
             C::ExecUnknown,
             &format!("`cargo {other}` runs a plugin the engine does not know"),
         ),
@@ -560,15 +564,15 @@ fn cargo(inv: &Invocation<'_>) -> Judgement {
     other_project(inv, flags!["--manifest-path"], j)
 }
 
-fn rustup(inv: &Invocation<'_>) -> Judgement {
+fn rustup(inv: &Invocation<'_>) -> Classification {
     match inv.sub(flags![]).as_str() {
-        "show" | "which" | "doc" | "--version" | "help" | "" => Judgement::new(C::ExecInspect),
-        "run" => Judgement::opaque(C::ExecUnknown, "runs a program with a toolchain"),
-        _ => Judgement::new(C::ExecPkg),
+        "show" | "which" | "doc" | "--version" | "help" | "" => Classification::new(C::ExecInspect),
+        "run" => Classification::opaque(C::ExecUnknown, "runs a program with a toolchain"),
+        _ => Classification::new(C::ExecPkg),
     }
 }
 
-fn go(inv: &Invocation<'_>) -> Judgement {
+fn go(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "-o",
         "-run",
@@ -595,38 +599,38 @@ fn go(inv: &Invocation<'_>) -> Judgement {
         })
     };
     if ["exec", "toolexec", "vettool"].into_iter().any(go_flag) {
-        return Judgement::opaque(C::ExecUnknown, "runs the build through another program");
+        return Classification::opaque(C::ExecUnknown, "runs the build through another program");
     }
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
-        "test" | "vet" => Judgement::new(C::ExecTest),
+        "test" | "vet" => Classification::new(C::ExecTest),
         "build" | "fmt" | "doc" | "clean" | "tool"
             if sub != "tool" || matches!(arg, "cover" | "pprof" | "vet") =>
         {
-            Judgement::new(C::ExecBuild)
+            Classification::new(C::ExecBuild)
         }
         "run" if arg.contains('@') => {
-            Judgement::opaque(C::ExecUnknown, "fetches a module and runs it")
+            Classification::opaque(C::ExecUnknown, "fetches a module and runs it")
         }
-        "run" => Judgement::new(C::ExecBuild),
+        "run" => Classification::new(C::ExecBuild),
         // `go env -w` persists settings (GOFLAGS=-toolexec=…) that every later build obeys.
         "env" if go_flag("w") || go_flag("u") => {
-            let mut j = Judgement::new(C::FsWriteOutside)
+            let mut j = Classification::new(C::FsWriteOutside)
                 .reach(Reach::Machine)
                 .reversibility(Reversibility::Hard);
             j.persistence = true;
             j
         }
-        "list" | "version" | "env" | "help" => Judgement::new(C::ExecInspect),
-        "mod" if matches!(arg, "graph" | "why" | "verify") => Judgement::new(C::ExecInspect),
-        "mod" | "get" | "work" => Judgement::new(C::ExecPkg),
-        "install" => Judgement::new(C::ExecPkg).reversibility(Reversibility::Hard),
-        "generate" => Judgement::opaque(
+        "list" | "version" | "env" | "help" => Classification::new(C::ExecInspect),
+        "mod" if matches!(arg, "graph" | "why" | "verify") => Classification::new(C::ExecInspect),
+        "mod" | "get" | "work" => Classification::new(C::ExecPkg),
+        "install" => Classification::new(C::ExecPkg).reversibility(Reversibility::Hard),
+        "generate" => Classification::opaque(
             C::ExecUnknown,
             "runs the commands written in `//go:generate` lines",
         ),
-        _ => Judgement::opaque(C::ExecUnknown, "an unknown go command"),
+        _ => Classification::opaque(C::ExecUnknown, "an unknown go command"),
     };
     let mut j = j;
     if let Some(out) = inv.any_value(flags!["-o"]) {
@@ -635,7 +639,7 @@ fn go(inv: &Invocation<'_>) -> Judgement {
     other_project(inv, flags!["-C"], j)
 }
 
-fn jvm(inv: &Invocation<'_>) -> Judgement {
+fn jvm(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "-f",
         "--file",
@@ -657,7 +661,7 @@ fn jvm(inv: &Invocation<'_>) -> Judgement {
         .map(|w| w.text.to_ascii_lowercase())
         .collect();
     if tasks.is_empty() {
-        return Judgement::new(C::ExecBuild);
+        return Classification::new(C::ExecBuild);
     }
     let mut worst = C::ExecInspect;
     for task in &tasks {
@@ -678,7 +682,7 @@ fn jvm(inv: &Invocation<'_>) -> Judgement {
                 C::ExecPkgPublish
             }
             _ => {
-                return Judgement::opaque(
+                return Classification::opaque(
                     C::ExecUnknown,
                     &format!("the build task `{task}` could be anything"),
                 );
@@ -686,7 +690,7 @@ fn jvm(inv: &Invocation<'_>) -> Judgement {
         };
         worst = worst.max_by_risk(kind);
     }
-    Judgement::new(worst)
+    Classification::new(worst)
 }
 
 trait ByRisk {
@@ -705,7 +709,7 @@ impl ByRisk for C {
     }
 }
 
-fn dotnet(inv: &Invocation<'_>) -> Judgement {
+fn dotnet(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "-c",
         "--configuration",
@@ -731,75 +735,75 @@ fn dotnet(inv: &Invocation<'_>) -> Judgement {
         .map(|w| w.text.to_ascii_lowercase())
         .unwrap_or_default();
     match (inv.program, sub.as_str()) {
-        (_, "test" | "vstest") => Judgement::new(C::ExecTest),
-        (_, "format") if inv.has("--verify-no-changes") => Judgement::new(C::ExecTest),
+        (_, "test" | "vstest") => Classification::new(C::ExecTest),
+        (_, "format") if inv.has("--verify-no-changes") => Classification::new(C::ExecTest),
         (
             _,
             "build" | "run" | "publish" | "pack" | "clean" | "format" | "restore" | "msbuild"
             | "watch",
-        ) => Judgement::new(C::ExecBuild),
-        (_, "add") if arg == "package" || arg == "reference" => Judgement::new(C::ExecPkg),
+        ) => Classification::new(C::ExecBuild),
+        (_, "add") if arg == "package" || arg == "reference" => Classification::new(C::ExecPkg),
         (_, "list" | "--info" | "--version" | "--list-sdks" | "sln" | "help" | "") => {
-            Judgement::new(C::ExecInspect)
+            Classification::new(C::ExecInspect)
         }
-        (_, "new") => Judgement::new(C::FsWriteWorkspace),
-        (_, "tool") if arg == "run" => Judgement::opaque(C::ExecUnknown, "runs a .NET tool"),
-        (_, "tool" | "workload") => Judgement::new(C::ExecPkg),
-        (_, "nuget" | "push") => Judgement::new(C::ExecPkgPublish),
-        (_, "ef") => Judgement::new(C::ExecDb),
-        ("msbuild", _) => Judgement::new(C::ExecBuild),
-        _ => Judgement::opaque(C::ExecUnknown, "an unknown dotnet command"),
+        (_, "new") => Classification::new(C::FsWriteWorkspace),
+        (_, "tool") if arg == "run" => Classification::opaque(C::ExecUnknown, "runs a .NET tool"),
+        (_, "tool" | "workload") => Classification::new(C::ExecPkg),
+        (_, "nuget" | "push") => Classification::new(C::ExecPkgPublish),
+        (_, "ef") => Classification::new(C::ExecDb),
+        ("msbuild", _) => Classification::new(C::ExecBuild),
+        _ => Classification::opaque(C::ExecUnknown, "an unknown dotnet command"),
     }
 }
 
-fn composer(inv: &Invocation<'_>) -> Judgement {
+fn composer(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags!["-d", "--working-dir"]);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
         "install" | "update" | "require" | "remove" | "upgrade" | "reinstall" => {
-            Judgement::new(C::ExecPkg)
+            Classification::new(C::ExecPkg)
         }
-        "test" => Judgement::new(C::ExecTest),
+        "test" => Classification::new(C::ExecTest),
         "run-script" | "run" => script(arg),
-        "dump-autoload" | "dumpautoload" | "validate" => Judgement::new(C::ExecBuild),
+        "dump-autoload" | "dumpautoload" | "validate" => Classification::new(C::ExecBuild),
         "show" | "outdated" | "licenses" | "depends" | "why" | "why-not" | "audit" | "info"
-        | "search" | "diagnose" | "" => Judgement::new(C::ExecInspect),
+        | "search" | "diagnose" | "" => Classification::new(C::ExecInspect),
         other => script(other),
     };
     other_project(inv, flags!["-d", "--working-dir"], j)
 }
 
-fn ruby(inv: &Invocation<'_>) -> Judgement {
+fn ruby(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags!["-v", "--version", "--gemfile", "-j", "--jobs"]);
     match sub.as_str() {
         "install" | "update" | "add" | "remove" | "uninstall" | "lock" | "pristine" | "cleanup"
-        | "" => Judgement::new(C::ExecPkg),
-        "push" | "yank" | "owner" | "signin" => Judgement::new(C::ExecPkgPublish),
+        | "" => Classification::new(C::ExecPkg),
+        "push" | "yank" | "owner" | "signin" => Classification::new(C::ExecPkgPublish),
         "list" | "info" | "show" | "outdated" | "check" | "search" | "contents" | "env"
-        | "which" | "help" | "specification" | "doctor" => Judgement::new(C::ExecInspect),
-        "build" => Judgement::new(C::ExecBuild),
-        _ => Judgement::opaque(C::ExecUnknown, "an unknown gem or bundler command"),
+        | "which" | "help" | "specification" | "doctor" => Classification::new(C::ExecInspect),
+        "build" => Classification::new(C::ExecBuild),
+        _ => Classification::opaque(C::ExecUnknown, "an unknown gem or bundler command"),
     }
 }
 
-fn system_packages(inv: &Invocation<'_>) -> Judgement {
+fn system_packages(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags!["-o", "-t", "--target-release", "-c"]);
     match sub.as_str() {
         "search" | "show" | "info" | "list" | "policy" | "depends" | "rdepends" | "madison"
         | "query" | "-q" | "-l" | "-s" | "--version" | "doctor" | "config" | "leaves" | "deps"
-        | "uses" | "outdated" | "home" | "desc" | "" => Judgement::new(C::ExecInspect),
+        | "uses" | "outdated" | "home" | "desc" | "" => Classification::new(C::ExecInspect),
         "update" if matches!(inv.program, "apt" | "apt-get" | "aptitude") => {
-            Judgement::new(C::ExecPkg)
+            Classification::new(C::ExecPkg)
         }
-        "services" => Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard),
-        _ => Judgement::new(C::ExecPkg)
+        "services" => Classification::new(C::ExecProcess).reversibility(Reversibility::Hard),
+        _ => Classification::new(C::ExecPkg)
             .reach(Reach::Machine)
             .reversibility(Reversibility::Hard),
     }
 }
 
-fn task_runner(inv: &Invocation<'_>) -> Judgement {
+fn task_runner(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "-f",
         "--file",
@@ -814,11 +818,11 @@ fn task_runner(inv: &Invocation<'_>) -> Judgement {
     let make = matches!(inv.program, "make" | "gmake");
     if matches!(inv.program, "bazel" | "bazelisk") {
         return match verb {
-            "test" | "coverage" => Judgement::new(C::ExecTest),
+            "test" | "coverage" => Classification::new(C::ExecTest),
             "build" | "query" | "cquery" | "aquery" | "info" | "version" | "clean" | "fetch" => {
-                Judgement::new(C::ExecBuild)
+                Classification::new(C::ExecBuild)
             }
-            _ => Judgement::opaque(C::ExecUnknown, "runs a bazel target"),
+            _ => Classification::opaque(C::ExecUnknown, "runs a bazel target"),
         };
     }
     // make's `-l N` is a load limit, not a listing: the recipes still run.
@@ -833,9 +837,9 @@ fn task_runner(inv: &Invocation<'_>) -> Judgement {
     ]) || inv.has("-l") && !make)
         && inv.program != "nox"
     {
-        return Judgement::new(C::ExecInspect);
+        return Classification::new(C::ExecInspect);
     }
-    Judgement::opaque(
+    Classification::opaque(
         C::ExecUnknown,
         &format!(
             "`{}` runs recipes written in a file the engine has not read",
@@ -844,7 +848,7 @@ fn task_runner(inv: &Invocation<'_>) -> Judgement {
     )
 }
 
-fn build_system(inv: &Invocation<'_>) -> Judgement {
+fn build_system(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags![
         "-B",
         "-S",
@@ -859,26 +863,26 @@ fn build_system(inv: &Invocation<'_>) -> Judgement {
         "-workspace",
     ]);
     match (inv.program, sub.as_str()) {
-        ("swift", "test") | ("xcodebuild", "test") => Judgement::new(C::ExecTest),
-        ("swift", "build" | "package") => Judgement::new(C::ExecBuild),
-        ("swift", "run") => Judgement::new(C::ExecBuild),
-        ("swift", _) => Judgement::opaque(
+        ("swift", "test") | ("xcodebuild", "test") => Classification::new(C::ExecTest),
+        ("swift", "build" | "package") => Classification::new(C::ExecBuild),
+        ("swift", "run") => Classification::new(C::ExecBuild),
+        ("swift", _) => Classification::opaque(
             C::ExecInterpreter,
             "runs Swift code the engine has not read",
         ),
         ("cmake", _) if inv.has("-P") || inv.has("-E") => {
-            Judgement::opaque(C::ExecUnknown, "cmake runs a script or a command")
+            Classification::opaque(C::ExecUnknown, "cmake runs a script or a command")
         }
-        ("meson", "test") => Judgement::new(C::ExecTest),
+        ("meson", "test") => Classification::new(C::ExecTest),
         ("configure", _) => {
-            Judgement::opaque(C::ExecUnknown, "a configure script the engine has not read")
+            Classification::opaque(C::ExecUnknown, "a configure script the engine has not read")
         }
-        _ => Judgement::new(C::ExecBuild),
+        _ => Classification::new(C::ExecBuild),
     }
 }
 
-fn test_runner(inv: &Invocation<'_>) -> Judgement {
-    let mut j = Judgement::new(C::ExecTest);
+fn test_runner(inv: &Invocation<'_>) -> Classification {
+    let mut j = Classification::new(C::ExecTest);
     // pytest deletes its base temporary directory before the run.
     if let Some(base) = inv.any_value(flags!["--basetemp"]) {
         j.targets.push((base, Access::Delete));
@@ -893,12 +897,12 @@ fn test_runner(inv: &Invocation<'_>) -> Judgement {
         j.targets.push((root, Access::Execute));
     }
     if inv.program == "coverage" && inv.sub(flags![]) == "run" {
-        return Judgement::opaque(C::ExecInterpreter, "runs a program under coverage");
+        return Classification::opaque(C::ExecInterpreter, "runs a program under coverage");
     }
     j
 }
 
-fn browser_tests(inv: &Invocation<'_>) -> Judgement {
+fn browser_tests(inv: &Invocation<'_>) -> Classification {
     match inv
         .sub(flags![
             "-c",
@@ -912,25 +916,29 @@ fn browser_tests(inv: &Invocation<'_>) -> Judgement {
         ])
         .as_str()
     {
-        "test" | "run" => Judgement::new(C::ExecTest),
-        "show-report" | "show-trace" | "--version" => Judgement::new(C::ExecInspect),
-        "install" => Judgement::new(C::ExecPkg),
-        "codegen" | "open" => Judgement::opaque(C::ExecUnknown, "opens an interactive browser"),
-        _ => Judgement::opaque(C::ExecUnknown, "an unknown browser-test command"),
+        "test" | "run" => Classification::new(C::ExecTest),
+        "show-report" | "show-trace" | "--version" => Classification::new(C::ExecInspect),
+        "install" => Classification::new(C::ExecPkg),
+        "codegen" | "open" => {
+            Classification::opaque(C::ExecUnknown, "opens an interactive browser")
+        }
+        _ => Classification::opaque(C::ExecUnknown, "an unknown browser-test command"),
     }
 }
 
-fn linter(inv: &Invocation<'_>) -> Judgement {
+fn linter(inv: &Invocation<'_>) -> Classification {
     if inv.program == "deno" {
         return match inv
             .sub(flags!["-A", "--allow-all", "--config", "-c"])
             .as_str()
         {
-            "test" | "lint" | "check" | "bench" => Judgement::new(C::ExecTest),
-            "fmt" if inv.has("--check") => Judgement::new(C::ExecTest),
-            "fmt" | "compile" | "bundle" | "doc" | "cache" | "info" => Judgement::new(C::ExecBuild),
-            "install" | "add" | "remove" | "upgrade" => Judgement::new(C::ExecPkg),
-            _ => Judgement::opaque(C::ExecInterpreter, "runs code the engine has not read"),
+            "test" | "lint" | "check" | "bench" => Classification::new(C::ExecTest),
+            "fmt" if inv.has("--check") => Classification::new(C::ExecTest),
+            "fmt" | "compile" | "bundle" | "doc" | "cache" | "info" => {
+                Classification::new(C::ExecBuild)
+            }
+            "install" | "add" | "remove" | "upgrade" => Classification::new(C::ExecPkg),
+            _ => Classification::opaque(C::ExecInterpreter, "runs code the engine has not read"),
         };
     }
     let writes = inv.has_any(flags![
@@ -963,35 +971,35 @@ fn linter(inv: &Invocation<'_>) -> Judgement {
             && matches!(inv.sub(flags![]).as_str(), "format" | "check")
             && inv.has("--write"));
     if inv.program == "tsc" && !inv.has_any(flags!["--noEmit", "--noemit"]) {
-        return Judgement::new(C::ExecBuild);
+        return Classification::new(C::ExecBuild);
     }
     if writes {
-        Judgement::new(C::ExecBuild)
+        Classification::new(C::ExecBuild)
     } else {
-        Judgement::new(C::ExecTest)
+        Classification::new(C::ExecTest)
     }
 }
 
-fn compiler(inv: &Invocation<'_>) -> Judgement {
+fn compiler(inv: &Invocation<'_>) -> Classification {
     if inv.program == "lerna" {
         let positionals = inv.positionals(flags!["--scope", "--ignore", "--concurrency"]);
         match positionals.first().map(|w| w.text.as_str()) {
             // `lerna exec -- CMD` runs CMD in every package.
             Some("exec") => {
-                return Judgement::opaque(C::ExecUnknown, "runs a command in every package")
+                return Classification::opaque(C::ExecUnknown, "runs a command in every package")
                     .scale(Scale::Many);
             }
             Some("run") => {
                 let name = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
                 return script(name).scale(Scale::Many);
             }
-            Some("publish") => return Judgement::new(C::ExecPkgPublish),
+            Some("publish") => return Classification::new(C::ExecPkgPublish),
             // `lerna version` commits, tags and pushes by default.
-            Some("version") => return Judgement::new(C::ExecVcsPublish),
+            Some("version") => return Classification::new(C::ExecVcsPublish),
             _ => {}
         }
     }
-    let mut j = Judgement::new(C::ExecBuild);
+    let mut j = Classification::new(C::ExecBuild);
     if let Some(out) = inv.any_value(flags![
         "-o",
         "--out",
@@ -1003,7 +1011,7 @@ fn compiler(inv: &Invocation<'_>) -> Judgement {
         j.targets.push((out, Access::Write));
     }
     if matches!(inv.program, "zig") && inv.sub(flags![]) == "run" {
-        return Judgement::opaque(C::ExecInterpreter, "runs a Zig program");
+        return Classification::opaque(C::ExecInterpreter, "runs a Zig program");
     }
     j
 }

@@ -3,7 +3,7 @@
 //! Interpreters with inline code or a script are opaque: the engine has not read the code.
 //! Known `python -m` modules (pytest, mypy, pip, …) are judged like their own commands.
 
-use super::{Invocation, Judgement};
+use super::{Classification, Invocation};
 use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility, Scale};
 use crate::static_index::{flags, name_set};
 
@@ -233,7 +233,7 @@ pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
     ),
 ];
 
-fn container(inv: &Invocation<'_>) -> Judgement {
+fn container(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "-H",
         "--host",
@@ -265,7 +265,7 @@ fn container(inv: &Invocation<'_>) -> Judgement {
         "--filter",
     ]);
     if inv.has_any(flags!["-H", "--host", "--context", "--config"]) {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecContainer,
             "points the container client at another daemon",
         );
@@ -299,10 +299,10 @@ fn container(inv: &Invocation<'_>) -> Judgement {
     match sub {
         "ps" | "images" | "ls" | "inspect" | "logs" | "version" | "info" | "stats" | "top"
         | "history" | "port" | "diff" | "events" | "df" | "search" | "--version" | "" => {
-            Judgement::new(C::ExecContainerRead)
+            Classification::new(C::ExecContainerRead)
         }
         "exec" | "attach" | "debug" => {
-            Judgement::opaque(C::ExecContainer, "runs commands inside a container")
+            Classification::opaque(C::ExecContainer, "runs commands inside a container")
         }
         "run" | "create" => {
             let dangerous_mount = inv.args.iter().any(|w| {
@@ -330,23 +330,25 @@ fn container(inv: &Invocation<'_>) -> Judgement {
                 })
                 || dangerous_mount
             {
-                return Judgement::opaque(
+                return Classification::opaque(
                     C::ExecPrivilege,
                     "a container with host privileges or host files",
                 );
             }
-            Judgement::opaque(
+            Classification::opaque(
                 C::ExecContainer,
                 "runs an image whose contents the engine has not read",
             )
         }
-        "build" => Judgement::new(C::ExecContainer),
-        "pull" => Judgement::new(C::ExecContainer).reach(Reach::Network),
-        "push" | "login" | "logout" | "tag" if sub != "tag" => Judgement::new(C::ExecPkgPublish),
+        "build" => Classification::new(C::ExecContainer),
+        "pull" => Classification::new(C::ExecContainer).reach(Reach::Network),
+        "push" | "login" | "logout" | "tag" if sub != "tag" => {
+            Classification::new(C::ExecPkgPublish)
+        }
         "tag" | "start" | "stop" | "restart" | "pause" | "unpause" | "kill" | "wait" | "rename"
-        | "update" => Judgement::new(C::ExecContainer),
+        | "update" => Classification::new(C::ExecContainer),
         "rm" | "rmi" | "prune" | "kill-all" => {
-            let mut j = Judgement::new(C::ExecContainer).reversibility(Reversibility::Hard);
+            let mut j = Classification::new(C::ExecContainer).reversibility(Reversibility::Hard);
             if inv.has_any(flags!["-a", "--all", "-f", "--force", "--volumes"]) {
                 j = j
                     .scale(Scale::Sweeping)
@@ -354,15 +356,15 @@ fn container(inv: &Invocation<'_>) -> Judgement {
             }
             j
         }
-        "cp" => Judgement::new(C::ExecContainer).reversibility(Reversibility::Hard),
-        "save" | "export" => Judgement::new(C::FsWriteWorkspace)
+        "cp" => Classification::new(C::ExecContainer).reversibility(Reversibility::Hard),
+        "save" | "export" => Classification::new(C::FsWriteWorkspace)
             .with_paths(inv.value(flags!["-o", "--output"]), Access::Write),
-        "load" | "import" => Judgement::new(C::ExecContainer),
-        _ => Judgement::opaque(C::ExecContainer, "an unknown container command"),
+        "load" | "import" => Classification::new(C::ExecContainer),
+        _ => Classification::opaque(C::ExecContainer, "an unknown container command"),
     }
 }
 
-fn compose(inv: &Invocation<'_>) -> Judgement {
+fn compose(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags![
         "-f",
         "--file",
@@ -373,31 +375,33 @@ fn compose(inv: &Invocation<'_>) -> Judgement {
     ]);
     match sub.as_str() {
         "ps" | "logs" | "config" | "images" | "ls" | "top" | "version" | "port" | "events" => {
-            Judgement::new(C::ExecContainerRead)
+            Classification::new(C::ExecContainerRead)
         }
-        "exec" | "run" => Judgement::opaque(C::ExecContainer, "runs commands inside a container"),
-        "up" | "create" | "start" | "restart" | "watch" => Judgement::opaque(
+        "exec" | "run" => {
+            Classification::opaque(C::ExecContainer, "runs commands inside a container")
+        }
+        "up" | "create" | "start" | "restart" | "watch" => Classification::opaque(
             C::ExecContainer,
             "runs images whose contents the engine has not read",
         ),
         "down" if inv.has_any(flags!["-v", "--volumes", "--rmi"]) => {
-            Judgement::new(C::ExecContainer).reversibility(Reversibility::Irreversible)
+            Classification::new(C::ExecContainer).reversibility(Reversibility::Irreversible)
         }
-        "push" => Judgement::new(C::ExecPkgPublish),
-        _ => Judgement::new(C::ExecContainer),
+        "push" => Classification::new(C::ExecPkgPublish),
+        _ => Classification::new(C::ExecContainer),
     }
 }
 
-fn local_cluster(inv: &Invocation<'_>) -> Judgement {
+fn local_cluster(inv: &Invocation<'_>) -> Classification {
     match inv.sub(flags!["--name", "-p", "--profile"]).as_str() {
         "get" | "status" | "version" | "ip" | "logs" | "list" | "profile" => {
-            Judgement::new(C::ExecContainerRead)
+            Classification::new(C::ExecContainerRead)
         }
         "ssh" | "shell" | "exec" => {
-            Judgement::opaque(C::ExecContainer, "a shell inside the cluster")
+            Classification::opaque(C::ExecContainer, "a shell inside the cluster")
         }
-        "delete" => Judgement::new(C::ExecContainer).reversibility(Reversibility::Hard),
-        _ => Judgement::new(C::ExecContainer),
+        "delete" => Classification::new(C::ExecContainer).reversibility(Reversibility::Hard),
+        _ => Classification::new(C::ExecContainer),
     }
 }
 
@@ -410,12 +414,12 @@ name_set! {
     ];
 }
 
-fn database(inv: &Invocation<'_>) -> Judgement {
+fn database(inv: &Invocation<'_>) -> Classification {
     if matches!(inv.program, "dropdb") {
-        return Judgement::new(C::ExecDb).reversibility(Reversibility::Irreversible);
+        return Classification::new(C::ExecDb).reversibility(Reversibility::Irreversible);
     }
     if matches!(inv.program, "pg_dump" | "mysqldump") {
-        let mut j = Judgement::new(C::ExecDbRead).exposure(Exposure::ReadsSecrets);
+        let mut j = Classification::new(C::ExecDbRead).exposure(Exposure::ReadsSecrets);
         if let Some(out) = inv.any_value(flags!["-f", "--file", "-r", "--result-file"]) {
             j.targets.push((out, Access::Write));
         }
@@ -428,7 +432,7 @@ fn database(inv: &Invocation<'_>) -> Judgement {
                 .iter()
                 .any(|w| w.text.ends_with(".js"))
     {
-        return Judgement::opaque(C::ExecDb, "runs JavaScript in the database shell");
+        return Classification::opaque(C::ExecDb, "runs JavaScript in the database shell");
     }
     let inline = inv.any_value(flags!["-c", "--command", "-e", "--execute", "--eval"]);
     let file = inv.any_value(flags!["-f", "--file"]);
@@ -476,7 +480,7 @@ fn database(inv: &Invocation<'_>) -> Judgement {
             || lower.contains(";system ")
     };
     if text.as_deref().is_some_and(escapes) || inv.any_value(flags!["-cmd", "-init"]).is_some() {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecDb,
             "a client command that runs programs or reads and writes files",
         );
@@ -497,17 +501,17 @@ fn database(inv: &Invocation<'_>) -> Judgement {
             .unwrap_or("")
             .to_ascii_lowercase();
         if verb.is_empty() {
-            return Judgement::opaque(C::ExecDb, "an interactive database session");
+            return Classification::opaque(C::ExecDb, "an interactive database session");
         }
         return if READ.contains(&verb) {
-            Judgement::new(C::ExecDbRead)
+            Classification::new(C::ExecDbRead)
         } else {
-            Judgement::new(C::ExecDb).reversibility(Reversibility::Hard)
+            Classification::new(C::ExecDb).reversibility(Reversibility::Hard)
         };
     }
     let mut j = match (text, file) {
         (_, Some(f)) => {
-            Judgement::opaque(C::ExecDb, "runs SQL from a file the engine has not read")
+            Classification::opaque(C::ExecDb, "runs SQL from a file the engine has not read")
                 .with_paths([&f], Access::Read)
         }
         (Some(sql), None) => {
@@ -516,19 +520,19 @@ fn database(inv: &Invocation<'_>) -> Judgement {
                 .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
                 .any(|w| SQL_WRITES.contains(w));
             if writes {
-                let mut j = Judgement::new(C::ExecDb);
+                let mut j = Classification::new(C::ExecDb);
                 if lower.contains("drop") || lower.contains("truncate") || lower.contains("delete")
                 {
                     j = j.reversibility(Reversibility::Irreversible);
                 }
                 j
             } else if lower.trim().is_empty() {
-                Judgement::opaque(C::ExecDb, "an interactive database session")
+                Classification::opaque(C::ExecDb, "an interactive database session")
             } else {
-                Judgement::new(C::ExecDbRead)
+                Classification::new(C::ExecDbRead)
             }
         }
-        (None, None) => Judgement::opaque(
+        (None, None) => Classification::opaque(
             C::ExecDb,
             "an interactive database session or SQL from standard input",
         ),
@@ -568,7 +572,7 @@ fn database(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn migrator(inv: &Invocation<'_>) -> Judgement {
+fn migrator(inv: &Invocation<'_>) -> Classification {
     let words: Vec<String> = inv
         .positionals(flags![
             "-c",
@@ -606,7 +610,7 @@ fn migrator(inv: &Invocation<'_>) -> Judgement {
         )
     });
     if destroy {
-        Judgement::new(C::ExecDb).reversibility(Reversibility::Irreversible)
+        Classification::new(C::ExecDb).reversibility(Reversibility::Irreversible)
     } else if read
         && !words.iter().any(|w| {
             matches!(
@@ -615,16 +619,16 @@ fn migrator(inv: &Invocation<'_>) -> Judgement {
             )
         })
     {
-        Judgement::new(C::ExecDbRead)
+        Classification::new(C::ExecDbRead)
     } else {
-        Judgement::new(C::ExecDb)
+        Classification::new(C::ExecDb)
     }
 }
 
-fn process_inspect(inv: &Invocation<'_>) -> Judgement {
+fn process_inspect(inv: &Invocation<'_>) -> Classification {
     // `fuser -k` kills every process using the file or port.
     if inv.program == "fuser" && inv.has_any(flags!["-k", "--kill"]) {
-        return Judgement::new(C::ExecProcess)
+        return Classification::new(C::ExecProcess)
             .reversibility(Reversibility::Hard)
             .scale(Scale::Many);
     }
@@ -632,7 +636,7 @@ fn process_inspect(inv: &Invocation<'_>) -> Judgement {
         inv.program,
         "strace" | "ltrace" | "gdb" | "lldb" | "perf" | "valgrind"
     ) {
-        return Judgement::opaque(C::ExecProcess, "attaches to or runs another program");
+        return Classification::opaque(C::ExecProcess, "attaches to or runs another program");
     }
     if inv.program == "journalctl"
         && inv.has_any(flags![
@@ -642,25 +646,25 @@ fn process_inspect(inv: &Invocation<'_>) -> Judgement {
             "--flush"
         ])
     {
-        return Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard);
+        return Classification::new(C::ExecProcess).reversibility(Reversibility::Hard);
     }
-    Judgement::new(C::ExecInspect).reach(Reach::Machine)
+    Classification::new(C::ExecInspect).reach(Reach::Machine)
 }
 
-fn kill(inv: &Invocation<'_>) -> Judgement {
+fn kill(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags!["-s", "-n", "--signal", "-u", "-U", "-g", "-t"]);
     let sweeping = positionals.iter().any(|w| w.text == "-1" || w.text == "0")
         || inv.args.iter().any(|w| w.text == "-1")
         || inv.program == "killall"
         || inv.has_any(flags!["-u", "-U"]);
-    let mut j = Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard);
+    let mut j = Classification::new(C::ExecProcess).reversibility(Reversibility::Hard);
     if sweeping {
         j = j.scale(Scale::Sweeping);
     }
     j
 }
 
-fn system_service(inv: &Invocation<'_>) -> Judgement {
+fn system_service(inv: &Invocation<'_>) -> Classification {
     // `--user` is a switch (systemctl's user manager), not a value option.
     let sub = inv.sub(flags![
         "-u",
@@ -706,9 +710,9 @@ fn system_service(inv: &Invocation<'_>) -> Judgement {
         _ => false,
     };
     if reading {
-        return Judgement::new(C::ExecInspect).reach(Reach::Machine);
+        return Classification::new(C::ExecInspect).reach(Reach::Machine);
     }
-    let mut j = Judgement::new(C::ExecProcess).reversibility(Reversibility::Hard);
+    let mut j = Classification::new(C::ExecProcess).reversibility(Reversibility::Hard);
     let persists = matches!(inv.program, "crontab" | "at" | "batch" | "schtasks")
         || matches!(
             sub.as_str(),
@@ -735,7 +739,7 @@ fn system_service(inv: &Invocation<'_>) -> Judgement {
     j
 }
 
-fn system_admin(inv: &Invocation<'_>) -> Judgement {
+fn system_admin(inv: &Invocation<'_>) -> Classification {
     let read = match inv.program {
         "mount" => inv.args.is_empty(),
         "iptables" | "ip6tables" | "nft" | "ufw" => {
@@ -752,7 +756,7 @@ fn system_admin(inv: &Invocation<'_>) -> Judgement {
         _ => false,
     };
     if read {
-        return Judgement::new(C::ExecInspect).reach(Reach::Machine);
+        return Classification::new(C::ExecInspect).reach(Reach::Machine);
     }
     if inv.program == "security"
         && inv
@@ -760,13 +764,13 @@ fn system_admin(inv: &Invocation<'_>) -> Judgement {
             .iter()
             .any(|w| w.text.starts_with("find-") || w.text.starts_with("dump-"))
     {
-        return Judgement::new(C::SecretRead);
+        return Classification::new(C::SecretRead);
     }
-    Judgement::new(C::ExecPrivilege).reversibility(Reversibility::Irreversible)
+    Classification::new(C::ExecPrivilege).reversibility(Reversibility::Irreversible)
 }
 
 /// `python -m MODULE` for modules we know, judged like their own commands.
-fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Judgement> {
+fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Classification> {
     let inv = Invocation {
         program: module,
         args: rest,
@@ -774,28 +778,28 @@ fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Judge
     };
     match module {
         "pytest" | "unittest" | "doctest" | "nose2" | "tox" | "nox" if module != "nox" => {
-            Some(Judgement::new(C::ExecTest))
+            Some(Classification::new(C::ExecTest))
         }
         "mypy" | "ruff" | "black" | "isort" | "flake8" | "pylint" | "pyright" | "pyflakes"
-        | "pycodestyle" | "bandit" => super::judge(&inv),
-        "pip" => super::judge(&Invocation {
+        | "pycodestyle" | "bandit" => super::classify(&inv),
+        "pip" => super::classify(&Invocation {
             program: "pip",
             args: rest,
             config_keys: &[],
         }),
         "venv" | "virtualenv" => Some(
-            Judgement::new(C::FsWriteWorkspace)
+            Classification::new(C::FsWriteWorkspace)
                 .with_paths(inv.positionals(flags!["--prompt"]), Access::Write),
         ),
         "build" | "compileall" | "py_compile" | "maturin" | "setuptools_scm" => {
-            Some(Judgement::new(C::ExecBuild))
+            Some(Classification::new(C::ExecBuild))
         }
         // `json.tool IN OUT`: the second file is written.
         "json.tool" => {
             let files = inv.positionals(flags!["--indent"]);
             let (input, output) = files.split_at(files.len().min(1));
-            let mut j =
-                Judgement::new(C::FsReadWorkspace).with_paths(input.iter().copied(), Access::Read);
+            let mut j = Classification::new(C::FsReadWorkspace)
+                .with_paths(input.iter().copied(), Access::Read);
             if !output.is_empty() {
                 j.capability = C::FsWriteWorkspace;
                 j.blast = C::FsWriteWorkspace.default_blast();
@@ -804,15 +808,15 @@ fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Judge
             Some(j)
         }
         "http.server" | "SimpleHTTPServer" => {
-            Some(Judgement::new(C::NetSend).reach(Reach::Network))
+            Some(Classification::new(C::NetSend).reach(Reach::Network))
         }
-        "twine" => Some(Judgement::new(C::ExecPkgPublish)),
+        "twine" => Some(Classification::new(C::ExecPkgPublish)),
         "coverage" => None,
         _ => None,
     }
 }
 
-fn python(inv: &Invocation<'_>) -> Judgement {
+fn python(inv: &Invocation<'_>) -> Classification {
     let mut args = inv.args;
     while let Some(first) = args.first() {
         let t = first.text.as_str();
@@ -820,7 +824,7 @@ fn python(inv: &Invocation<'_>) -> Judgement {
             let Some(module) = args.get(1) else { break };
             let rest = args.get(2..).unwrap_or(&[]);
             return python_module(&module.text, rest).unwrap_or_else(|| {
-                Judgement::opaque(
+                Classification::opaque(
                     C::ExecInterpreter,
                     &format!(
                         "runs the module `{}`, which the engine does not know",
@@ -830,7 +834,7 @@ fn python(inv: &Invocation<'_>) -> Judgement {
             });
         }
         if matches!(t, "-V" | "--version" | "-h" | "--help") {
-            return Judgement::new(C::ExecInspect);
+            return Classification::new(C::ExecInspect);
         }
         if t.starts_with('-') && !t.starts_with("-c") && t != "-" {
             args = args.get(1..).unwrap_or(&[]);
@@ -839,23 +843,23 @@ fn python(inv: &Invocation<'_>) -> Judgement {
         break;
     }
     if args.first().is_some_and(|w| w.text.starts_with("-c")) {
-        return Judgement::opaque(C::ExecInterpreter, "runs inline code");
+        return Classification::opaque(C::ExecInterpreter, "runs inline code");
     }
     match args.first() {
-        None => Judgement::opaque(
+        None => Classification::opaque(
             C::ExecInterpreter,
             "an interpreter reading code from its input",
         ),
         Some(script) => {
-            Judgement::opaque(C::ExecInterpreter, "runs a script the engine has not read")
+            Classification::opaque(C::ExecInterpreter, "runs a script the engine has not read")
                 .with_paths([script], Access::Execute)
         }
     }
 }
 
-fn interpreter(inv: &Invocation<'_>) -> Judgement {
+fn interpreter(inv: &Invocation<'_>) -> Classification {
     if inv.args.len() == 1 && inv.has_any(flags!["--version", "-v", "-V", "version", "-version"]) {
-        return Judgement::new(C::ExecInspect);
+        return Classification::new(C::ExecInspect);
     }
     if matches!(inv.program, "awk" | "gawk" | "mawk" | "nawk") {
         let positionals = inv.positionals(flags![
@@ -870,14 +874,17 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
             "--load",
         ]);
         if inv.has_any(flags!["-f", "--file", "-i", "--include", "-E", "--exec"]) {
-            return Judgement::opaque(C::ExecInterpreter, "runs an awk program from a file");
+            return Classification::opaque(C::ExecInterpreter, "runs an awk program from a file");
         }
         // gawk `-l LIB` loads a shared-library extension.
         if inv.has_any(flags!["-l", "--load"]) {
-            return Judgement::opaque(C::ExecInterpreter, "loads an awk extension library");
+            return Classification::opaque(C::ExecInterpreter, "loads an awk extension library");
         }
         let Some((program, files)) = positionals.split_first() else {
-            return Judgement::opaque(C::ExecInterpreter, "an awk program read from its input");
+            return Classification::opaque(
+                C::ExecInterpreter,
+                "an awk program read from its input",
+            );
         };
         let code = program.text.as_str();
         if code.contains("system")
@@ -887,15 +894,16 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
             || code.contains("ENVIRON")
             || code.contains("@load")
         {
-            return Judgement::opaque(
+            return Classification::opaque(
                 C::ExecInterpreter,
                 "the awk program runs commands or writes files",
             );
         }
-        return Judgement::new(C::FsReadWorkspace).with_paths(files.iter().copied(), Access::Read);
+        return Classification::new(C::FsReadWorkspace)
+            .with_paths(files.iter().copied(), Access::Read);
     }
     if inv.program == "java" && inv.has("-jar") {
-        return Judgement::opaque(C::ExecInterpreter, "runs a jar the engine has not read")
+        return Classification::opaque(C::ExecInterpreter, "runs a jar the engine has not read")
             .with_paths(inv.value(flags!["-jar"]), Access::Execute);
     }
     let inline = inv.has_any(flags![
@@ -915,7 +923,7 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
         "-x",
     ]);
     if inline {
-        return Judgement::opaque(C::ExecInterpreter, "runs inline code");
+        return Classification::opaque(C::ExecInterpreter, "runs inline code");
     }
     let script = inv
         .positionals(flags![
@@ -932,19 +940,19 @@ fn interpreter(inv: &Invocation<'_>) -> Judgement {
         .map(|w| (*w).clone());
     match script {
         Some(script) => {
-            Judgement::opaque(C::ExecInterpreter, "runs a script the engine has not read")
+            Classification::opaque(C::ExecInterpreter, "runs a script the engine has not read")
                 .with_paths([&script], Access::Execute)
         }
-        None => Judgement::opaque(
+        None => Classification::opaque(
             C::ExecInterpreter,
             "an interpreter reading code from its input",
         ),
     }
 }
 
-fn sourced(inv: &Invocation<'_>) -> Judgement {
+fn sourced(inv: &Invocation<'_>) -> Classification {
     // The shell reads and runs the file: it is read, and its code is unread.
-    Judgement::opaque(
+    Classification::opaque(
         C::ExecInterpreter,
         "sources a script the engine has not read",
     )

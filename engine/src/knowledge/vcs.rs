@@ -4,7 +4,7 @@
 //! are hard to undo; `git -c` keys that execute code make the command opaque; `rev:path`
 //! arguments and `--output=` are files like any other.
 
-use super::{Invocation, Judgement};
+use super::{Classification, Invocation};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
 use crate::static_index::{flags, name_set};
@@ -157,10 +157,13 @@ name_set! {
     ];
 }
 
-fn git(inv: &Invocation<'_>) -> Judgement {
+fn git(inv: &Invocation<'_>) -> Classification {
     for key in inv.config_keys {
         if config_key_executes(key) {
-            return Judgement::opaque(C::ExecUnknown, &format!("`git -c {key}=…` runs a program"));
+            return Classification::opaque(
+                C::ExecUnknown,
+                &format!("`git -c {key}=…` runs a program"),
+            );
         }
     }
     let valued = flags![
@@ -189,11 +192,11 @@ fn git(inv: &Invocation<'_>) -> Judgement {
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let rest: Vec<&Word> = positionals.get(1..).unwrap_or(&[]).to_vec();
     let mut j = match sub {
-        "" => Judgement::new(C::ExecVcsRead),
+        "" => Classification::new(C::ExecVcsRead),
         "config" => git_config(inv, &rest),
         "push" => git_push(inv, &rest),
         "branch" if inv.has_any(flags!["-D", "-d", "--delete", "-m", "-M", "-c", "-C", "-f"]) => {
-            Judgement::new(C::ExecVcsWrite).reversibility(if inv.has("-D") {
+            Classification::new(C::ExecVcsWrite).reversibility(if inv.has("-D") {
                 Reversibility::Hard
             } else {
                 Reversibility::Easy
@@ -207,9 +210,9 @@ fn git(inv: &Invocation<'_>) -> Judgement {
                 ) =>
         {
             if sub == "stash" && rest.is_empty() {
-                Judgement::new(C::ExecVcsWrite)
+                Classification::new(C::ExecVcsWrite)
             } else {
-                Judgement::new(C::ExecVcsRead)
+                Classification::new(C::ExecVcsRead)
             }
         }
         "remote" => {
@@ -217,19 +220,19 @@ fn git(inv: &Invocation<'_>) -> Judgement {
                 rest.first().map(|w| w.text.as_str()),
                 Some("add" | "set-url" | "rename" | "remove" | "rm")
             ) {
-                Judgement::new(C::ExecVcsWrite)
+                Classification::new(C::ExecVcsWrite)
             } else {
-                Judgement::new(C::ExecVcsRead)
+                Classification::new(C::ExecVcsRead)
             }
         }
         "reset" if inv.has("--hard") => {
-            Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
+            Classification::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
         }
         "clean" => {
             if inv.has_any(flags!["-n", "--dry-run"]) {
-                Judgement::new(C::ExecVcsRead)
+                Classification::new(C::ExecVcsRead)
             } else {
-                Judgement::new(C::FsDelete)
+                Classification::new(C::FsDelete)
                     .scale(Scale::Many)
                     .reversibility(Reversibility::Irreversible)
                     .reach(Reach::Workspace)
@@ -237,7 +240,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         }
         // `git restore` and a checkout of paths discard uncommitted work: a pathspec is anything
         // after `--`, or a word that looks like a path (`./`, `src/`, `.`).
-        "restore" => Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard),
+        "restore" => Classification::new(C::ExecVcsWrite).reversibility(Reversibility::Hard),
         "checkout"
             if rest
                 .iter()
@@ -245,43 +248,43 @@ fn git(inv: &Invocation<'_>) -> Judgement {
                 || inv.has_any(flags!["-f", "--force"])
                 || inv.args.iter().any(|w| w.text == "--") =>
         {
-            Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
+            Classification::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
         }
         "stash"
             if rest
                 .first()
                 .is_some_and(|w| matches!(w.text.as_str(), "clear" | "drop")) =>
         {
-            Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Irreversible)
+            Classification::new(C::ExecVcsWrite).reversibility(Reversibility::Irreversible)
         }
         "rebase" | "filter-branch" | "filter-repo" | "replace" => {
             if inv.has_any(flags!["-x", "--exec", "-i", "--interactive"]) || sub != "rebase" {
-                Judgement::opaque(
+                Classification::opaque(
                     C::ExecVcsWrite,
                     "rewrites history running commands or an editor",
                 )
             } else {
-                Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
+                Classification::new(C::ExecVcsWrite).reversibility(Reversibility::Hard)
             }
         }
         "apply" | "am" => {
             if inv.has_any(flags!["--check", "--stat", "--numstat", "--summary"]) {
-                Judgement::new(C::ExecVcsRead)
+                Classification::new(C::ExecVcsRead)
             } else {
-                Judgement::opaque(C::ExecVcsWrite, "the patch decides which files change")
+                Classification::opaque(C::ExecVcsWrite, "the patch decides which files change")
             }
         }
         "bisect" if matches!(rest.first().map(|w| w.text.as_str()), Some("run")) => {
-            Judgement::opaque(C::ExecUnknown, "bisect run executes a script")
+            Classification::opaque(C::ExecUnknown, "bisect run executes a script")
         }
         "submodule" if matches!(rest.first().map(|w| w.text.as_str()), Some("foreach")) => {
-            Judgement::opaque(C::ExecUnknown, "submodule foreach runs shell text")
+            Classification::opaque(C::ExecUnknown, "submodule foreach runs shell text")
         }
         "clone" | "fetch" | "pull" | "ls-remote" => {
             let j = if sub == "ls-remote" {
-                Judgement::new(C::ExecVcsRead)
+                Classification::new(C::ExecVcsRead)
             } else {
-                Judgement::new(C::ExecVcsWrite)
+                Classification::new(C::ExecVcsWrite)
             };
             if inv.has_any(flags![
                 "--upload-pack",
@@ -294,7 +297,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
                 .iter()
                 .any(|w| w.text.starts_with("--upload-pack=") || w.text.starts_with("--template="))
             {
-                return Judgement::opaque(
+                return Classification::opaque(
                     C::ExecUnknown,
                     "runs a program named on the command line",
                 );
@@ -312,7 +315,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             j
         }
         "archive" => {
-            let mut j = Judgement::new(C::ExecVcsRead);
+            let mut j = Classification::new(C::ExecVcsRead);
             if let Some(out) = inv.any_value(flags!["-o", "--output"]) {
                 j.capability = C::FsWriteWorkspace;
                 j.targets.push((out, Access::Write));
@@ -323,19 +326,19 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             j
         }
         "send-email" | "request-pull" | "daemon" | "http-backend" | "instaweb" | "credential"
-        | "credential-store" | "credential-cache" => Judgement::opaque(
+        | "credential-store" | "credential-cache" => Classification::opaque(
             C::ExecUnknown,
             "talks to mail, network daemons or credential stores",
         ),
         "difftool" | "mergetool" | "gui" | "citool" | "gitk" | "web--browse" => {
-            Judgement::opaque(C::ExecUnknown, "launches an external tool")
+            Classification::opaque(C::ExecUnknown, "launches an external tool")
         }
         s if GIT_READ.contains(s) => {
             if s == "grep"
                 && (inv.has("--open-files-in-pager")
                     || inv.args.iter().any(|w| w.text.starts_with("-O")))
             {
-                return Judgement::opaque(
+                return Classification::opaque(
                     C::ExecUnknown,
                     "opens the matches in a program named on the command line",
                 );
@@ -345,16 +348,17 @@ fn git(inv: &Invocation<'_>) -> Judgement {
                     .first()
                     .is_some_and(|w| matches!(w.text.as_str(), "expire" | "delete"))
             {
-                return Judgement::new(C::ExecVcsWrite).reversibility(Reversibility::Irreversible);
+                return Classification::new(C::ExecVcsWrite)
+                    .reversibility(Reversibility::Irreversible);
             }
             if matches!(s, "diff" | "log" | "show") && inv.has("--ext-diff") {
-                return Judgement::opaque(C::ExecUnknown, "an external diff program runs");
+                return Classification::opaque(C::ExecUnknown, "an external diff program runs");
             }
             if matches!(s, "diff" | "log" | "show") && inv.has("--no-index") {
                 // `git diff --no-index` reads arbitrary paths.
-                return Judgement::new(C::FsReadWorkspace).with_paths(rest, Access::Read);
+                return Classification::new(C::FsReadWorkspace).with_paths(rest, Access::Read);
             }
-            let mut j = Judgement::new(C::ExecVcsRead);
+            let mut j = Classification::new(C::ExecVcsRead);
             // Paths after `--` are read (their contents appear in logs and diffs).
             let after_dashes = inv.args.iter().skip_while(|w| w.text != "--").skip(1);
             j = j.with_paths(after_dashes, Access::Read);
@@ -373,10 +377,10 @@ fn git(inv: &Invocation<'_>) -> Judgement {
         }
         "worktree" if matches!(rest.first().map(|w| w.text.as_str()), Some("add" | "move")) => {
             let paths = rest.get(1..2).unwrap_or(&[]).iter().copied();
-            Judgement::new(C::ExecVcsWrite).with_paths(paths, Access::Write)
+            Classification::new(C::ExecVcsWrite).with_paths(paths, Access::Write)
         }
         s if GIT_WRITE.contains(s) => {
-            let mut j = Judgement::new(C::ExecVcsWrite);
+            let mut j = Classification::new(C::ExecVcsWrite);
             if matches!(
                 s,
                 "commit" | "merge" | "rebase" | "cherry-pick" | "revert" | "am" | "tag"
@@ -390,7 +394,7 @@ fn git(inv: &Invocation<'_>) -> Judgement {
             }
             j
         }
-        _ => Judgement::opaque(C::ExecUnknown, "an unknown git subcommand (or an alias)"),
+        _ => Classification::opaque(C::ExecUnknown, "an unknown git subcommand (or an alias)"),
     };
     // `--output=file` writes.
     if let Some(out) = inv
@@ -411,17 +415,17 @@ fn is_remote(text: &str) -> bool {
     text.contains("://") || (text.contains('@') && text.contains(':'))
 }
 
-fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
+fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Classification {
     // `git config set KEY VALUE`, `get`, `unset`… (git 2.46+) name the action first.
     let rest: Vec<&Word> = match rest.first().map(|w| w.text.as_str()) {
-        Some("get" | "list") => return Judgement::new(C::ExecVcsRead),
+        Some("get" | "list") => return Classification::new(C::ExecVcsRead),
         Some("set" | "unset" | "rename-section" | "remove-section" | "edit") => {
             rest.get(1..).unwrap_or(&[]).to_vec()
         }
         _ => rest.to_vec(),
     };
     if inv.has_any(flags!["-e", "--edit"]) {
-        return Judgement::opaque(C::ExecVcsWrite, "opens an editor on the configuration");
+        return Classification::opaque(C::ExecVcsWrite, "opens an editor on the configuration");
     }
     let file = inv.any_value(flags!["-f", "--file", "--blob"]);
     let reading = inv.has_any(flags![
@@ -436,7 +440,7 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
         "--get-urlmatch",
     ]) || rest.len() == 1;
     if reading {
-        return Judgement::new(C::ExecVcsRead).with_paths(file.as_ref(), Access::Read);
+        return Classification::new(C::ExecVcsRead).with_paths(file.as_ref(), Access::Read);
     }
     let key = rest
         .first()
@@ -444,7 +448,7 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
         .unwrap_or_default();
     let global = inv.has_any(flags!["--global", "--system"]) || file.is_some();
     if config_key_executes(&key) {
-        return Judgement::opaque(
+        return Classification::opaque(
             C::ExecVcsWrite,
             &format!("sets `{key}`, which runs a program"),
         )
@@ -457,16 +461,16 @@ fn git_config(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
         } else {
             "~/.gitconfig"
         };
-        let mut j = Judgement::new(C::FsWriteOutside);
+        let mut j = Classification::new(C::FsWriteOutside);
         j.targets.push((Word::plain(file), Access::Write));
         j
     } else {
-        Judgement::new(C::ExecVcsWrite)
+        Classification::new(C::ExecVcsWrite)
     }
 }
 
-fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
-    let mut j = Judgement::new(C::ExecVcsPublish);
+fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Classification {
+    let mut j = Classification::new(C::ExecVcsPublish);
     let force = inv.has_any(flags![
         "-f", "--force", "--mirror", "--prune", "--delete", "-d"
     ]) || rest
@@ -494,7 +498,7 @@ fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Judgement {
     j
 }
 
-fn forge(inv: &Invocation<'_>) -> Judgement {
+fn forge(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "-R",
         "--repo",
@@ -530,10 +534,10 @@ fn forge(inv: &Invocation<'_>) -> Judgement {
     ];
     match sub {
         "auth" if verb == "token" || inv.has_any(flags!["--show-token", "-t"]) => {
-            Judgement::new(C::SecretRead)
+            Classification::new(C::SecretRead)
         }
-        "auth" if matches!(verb, "status") => Judgement::new(C::ExecInspect),
-        "auth" => Judgement::opaque(C::SecretRead, "handles credentials interactively"),
+        "auth" if matches!(verb, "status") => Classification::new(C::ExecInspect),
+        "auth" => Classification::opaque(C::SecretRead, "handles credentials interactively"),
         "api" => {
             let method = inv
                 .any_value(flags!["-X", "--method"])
@@ -541,56 +545,62 @@ fn forge(inv: &Invocation<'_>) -> Judgement {
             let writes = method.as_deref().is_some_and(|m| m != "GET")
                 || inv.has_any(flags!["-f", "-F", "--field", "--raw-field", "--input"]);
             if writes {
-                Judgement::new(C::ExecVcsPublish)
+                Classification::new(C::ExecVcsPublish)
             } else {
-                Judgement::new(C::NetFetch)
+                Classification::new(C::NetFetch)
             }
         }
-        "extension" | "ext" | "alias" | "codespace" | "cs" | "copilot" => Judgement::opaque(
+        "extension" | "ext" | "alias" | "codespace" | "cs" | "copilot" => Classification::opaque(
             C::ExecUnknown,
             "runs an extension, an alias or a remote environment",
         ),
         "secret" | "variable" | "ssh-key" | "gpg-key" => {
             if READ_VERBS.contains(&verb) {
-                Judgement::new(C::ExecCloudRead)
+                Classification::new(C::ExecCloudRead)
             } else {
-                Judgement::new(C::ExecVcsPublish).reversibility(Reversibility::Hard)
+                Classification::new(C::ExecVcsPublish).reversibility(Reversibility::Hard)
             }
         }
-        "repo" if matches!(verb, "clone") => Judgement::new(C::ExecVcsWrite).reach(Reach::Network),
+        "repo" if matches!(verb, "clone") => {
+            Classification::new(C::ExecVcsWrite).reach(Reach::Network)
+        }
         "repo" if matches!(verb, "delete" | "archive" | "rename" | "edit") => {
-            Judgement::new(C::ExecVcsPublish).reversibility(Reversibility::Irreversible)
+            Classification::new(C::ExecVcsPublish).reversibility(Reversibility::Irreversible)
         }
         "pr" | "issue" | "release" | "run" | "workflow" | "repo" | "gist" | "label" | "project"
         | "cache" | "ruleset" | "mr" | "ci" => {
             if READ_VERBS.contains(&verb) {
-                Judgement::new(C::NetFetch)
+                Classification::new(C::NetFetch)
             } else if sub == "pr" && matches!(verb, "checkout" | "co") {
-                Judgement::new(C::ExecVcsWrite).reach(Reach::Network)
+                Classification::new(C::ExecVcsWrite).reach(Reach::Network)
             } else if matches!(verb, "download") {
-                Judgement::new(C::FsWriteWorkspace).reach(Reach::Network)
+                Classification::new(C::FsWriteWorkspace).reach(Reach::Network)
             } else {
-                Judgement::new(C::ExecVcsPublish)
+                Classification::new(C::ExecVcsPublish)
             }
         }
-        "browse" | "status" | "search" | "help" | "version" | "" => Judgement::new(C::NetFetch),
-        _ => Judgement::opaque(C::ExecUnknown, "an unknown forge subcommand"),
+        "browse" | "status" | "search" | "help" | "version" | "" => {
+            Classification::new(C::NetFetch)
+        }
+        _ => Classification::opaque(C::ExecUnknown, "an unknown forge subcommand"),
     }
 }
 
-fn other_vcs(inv: &Invocation<'_>) -> Judgement {
+fn other_vcs(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags!["-R", "--repository", "-r", "-m", "--message"]);
     match sub.as_str() {
         "status" | "st" | "log" | "diff" | "show" | "annotate" | "blame" | "cat" | "files"
         | "info" | "heads" | "branches" | "tags" | "summary" | "op" | "list" | "ls" => {
-            Judgement::new(C::ExecVcsRead)
+            Classification::new(C::ExecVcsRead)
         }
-        "push" | "git" if inv.program == "jj" && sub == "git" => Judgement::new(C::ExecVcsPublish),
-        "push" | "commit" | "ci" if inv.program == "svn" => Judgement::new(C::ExecVcsPublish),
-        "push" | "outgoing" => Judgement::new(C::ExecVcsPublish),
+        "push" | "git" if inv.program == "jj" && sub == "git" => {
+            Classification::new(C::ExecVcsPublish)
+        }
+        "push" | "commit" | "ci" if inv.program == "svn" => Classification::new(C::ExecVcsPublish),
+        "push" | "outgoing" => Classification::new(C::ExecVcsPublish),
         "add" | "commit" | "ci" | "new" | "describe" | "squash" | "split" | "update" | "up"
         | "pull" | "checkout" | "co" | "rebase" | "abandon" | "revert" | "branch" | "bookmark"
-        | "edit" | "restore" | "move" | "rm" => Judgement::new(C::ExecVcsWrite),
-        _ => Judgement::opaque(C::ExecUnknown, "an unknown version-control subcommand"),
+        | "edit" | "restore" | "move" | "rm" => Classification::new(C::ExecVcsWrite),
+        _ => Classification::opaque(C::ExecUnknown, "an unknown version-control subcommand"),
     }
 }

@@ -26,9 +26,9 @@ impl Decision {
     }
 }
 
-/// What a rule says about an action.
+/// An answer given in advance for an action: what a rule or a grant says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleHit {
+pub struct Answer {
     /// Allow, ask or deny.
     pub decision: Decision,
     /// The rule as written, or the grant's identity, for the reason line.
@@ -48,19 +48,20 @@ pub enum AnswerSource {
     DefaultMode,
 }
 
-/// Answers given in advance. The rule language is its own work; the engine only consults it.
-pub trait Rules {
-    /// The rule that decides `action`, if any. Implementations resolve deny-over-allow and
+/// Answers given in advance (rules, grants). The rule language is its own work; the engine
+/// only consults it.
+pub trait Answers {
+    /// The answer that decides `action`, if any. Implementations resolve deny-over-allow and
     /// carve-outs themselves.
-    fn check(&self, action: &Action) -> Option<RuleHit>;
+    fn answer(&self, action: &Action) -> Option<Answer>;
 }
 
-/// No rules at all.
+/// No answers at all: no rules, no grants.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct NoRules;
+pub struct NoAnswers;
 
-impl Rules for NoRules {
-    fn check(&self, _action: &Action) -> Option<RuleHit> {
+impl Answers for NoAnswers {
+    fn answer(&self, _action: &Action) -> Option<Answer> {
         None
     }
 }

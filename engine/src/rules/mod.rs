@@ -14,7 +14,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::model::{Access, Action, AnswerSource, Decision, RuleHit, Rules};
+use crate::model::{Access, Action, Answer, AnswerSource, Answers, Decision};
 use crate::paths::Roots;
 use pattern::{GlobKind, Pattern};
 
@@ -276,7 +276,7 @@ impl Policy {
 
     /// Resolves the rules matching `action`: an uncarved deny denies; otherwise the most
     /// specific allow or ask wins (a tie goes to ask); nothing matching is the fall-back's.
-    pub fn resolve(&self, action: &Action) -> Option<RuleHit> {
+    pub fn resolve(&self, action: &Action) -> Option<Answer> {
         let matching: Vec<usize> = (0..self.rules.len())
             .filter(|i| self.rules.get(*i).is_some_and(|r| r.matches(action)))
             .collect();
@@ -301,7 +301,7 @@ impl Policy {
         }
         if permits.is_empty() {
             return match self.default_mode {
-                DefaultMode::Deny => Some(RuleHit {
+                DefaultMode::Deny => Some(Answer {
                     decision: Decision::Deny,
                     rule: "defaultMode: deny".to_string(),
                     source: AnswerSource::DefaultMode,
@@ -331,8 +331,8 @@ impl Policy {
         self.hit(chosen)
     }
 
-    fn hit(&self, index: usize) -> Option<RuleHit> {
-        self.rules.get(index).map(|r| RuleHit {
+    fn hit(&self, index: usize) -> Option<Answer> {
+        self.rules.get(index).map(|r| Answer {
             decision: r.decision,
             rule: r.text.clone(),
             source: AnswerSource::Rule,
@@ -340,8 +340,8 @@ impl Policy {
     }
 }
 
-impl Rules for Policy {
-    fn check(&self, action: &Action) -> Option<RuleHit> {
+impl Answers for Policy {
+    fn answer(&self, action: &Action) -> Option<Answer> {
         self.resolve(action)
     }
 }

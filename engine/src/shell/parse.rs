@@ -11,7 +11,7 @@ use super::lex::{Lexed, Op, Redirect, Token, Word, lex};
 
 /// Where a simple command sits.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Context {
+pub struct Surroundings {
     /// Nesting of substitutions and nested shells (0 at the top).
     pub depth: usize,
     /// Inside a loop body: it may run many times.
@@ -37,7 +37,7 @@ pub struct SimpleCommand {
     /// Redirections, with targets.
     pub redirects: Vec<Redirect>,
     /// Where it sits.
-    pub context: Context,
+    pub surroundings: Surroundings,
 }
 
 /// The inventory of a source text.
@@ -149,8 +149,8 @@ fn is_assignment(word: &Word) -> Option<(String, Word)> {
 }
 
 impl Parser {
-    fn context(&self) -> Context {
-        Context {
+    fn surroundings(&self) -> Surroundings {
+        Surroundings {
             depth: self.depth,
             in_loop: self.has_frame(Frame::Loop),
             conditional: self.after_or
@@ -190,13 +190,13 @@ impl Parser {
 
     fn absorb(&mut self, inner: Script) {
         let offset = self.script.commands.len();
-        let outer = self.context();
+        let outer = self.surroundings();
         for mut command in inner.commands {
-            command.context.in_loop |= outer.in_loop;
-            command.context.conditional |= outer.conditional;
-            command.context.isolated = true;
-            command.context.piped_from = command
-                .context
+            command.surroundings.in_loop |= outer.in_loop;
+            command.surroundings.conditional |= outer.conditional;
+            command.surroundings.isolated = true;
+            command.surroundings.piped_from = command
+                .surroundings
                 .piped_from
                 .map(|(a, b)| (a + offset, b + offset));
             self.script.commands.push(command);
@@ -288,13 +288,13 @@ impl Parser {
                 // Every stage of a pipeline runs in a subshell of its own.
                 if let Some((start, end)) = self.pipe_from {
                     for command in self.script.commands.iter_mut().take(end).skip(start) {
-                        command.context.isolated = true;
+                        command.surroundings.isolated = true;
                     }
                 }
             }
             Op::Background => {
                 if let Some(last) = self.script.commands.last_mut() {
-                    last.context.background = true;
+                    last.surroundings.background = true;
                 }
                 self.pipe_from = None;
             }
@@ -415,7 +415,7 @@ impl Parser {
     /// Recorded as one command named `[[` so its substitutions still run first.
     fn conditional_expression(&mut self) {
         let mut command = SimpleCommand {
-            context: self.context(),
+            surroundings: self.surroundings(),
             words: vec![Word::plain("[[")],
             ..SimpleCommand::default()
         };
@@ -445,7 +445,7 @@ impl Parser {
 
     fn simple_command(&mut self) {
         let mut command = SimpleCommand {
-            context: self.context(),
+            surroundings: self.surroundings(),
             ..SimpleCommand::default()
         };
         while let Some(next) = self.tokens.get_mut(self.pos) {
@@ -511,7 +511,7 @@ impl Parser {
 
     fn finish(&mut self, mut command: SimpleCommand) {
         // Substitutions were listed while reading; the command itself runs after them.
-        command.context.piped_from = self.pipe_from;
+        command.surroundings.piped_from = self.pipe_from;
         let index = self.script.commands.len();
         self.script.commands.push(command);
         self.last_stage = Some(((index, index + 1), false));

@@ -7,7 +7,7 @@
 //! `LD_PRELOAD=`, `GIT_*`, …) make the command *opaque*: the engine does not know what runs.
 
 use super::lex::{Redirect, Word};
-use super::parse::{Context, SimpleCommand, parse};
+use super::parse::{SimpleCommand, Surroundings, parse};
 use super::quote::push_word;
 use super::{MAX_DEPTH, UNRESOLVED};
 use crate::static_index::{Names, flags, name_set, packed_names};
@@ -58,7 +58,7 @@ pub struct Effective {
     /// Its redirections.
     pub redirects: Vec<Redirect>,
     /// Where it sits in the script.
-    pub context: Context,
+    pub surroundings: Surroundings,
     /// Wrappers peeled off it, outermost first.
     pub wrappers: Vec<Wrapper>,
     /// Why the program that runs is not known, when it is not.
@@ -406,7 +406,7 @@ pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
 /// Peels every command of a script, and marks the commands that read what a network fetch
 /// wrote into their pipeline (directly, or through a decoder such as `base64 -d`).
 pub fn unwrap_script(commands: Vec<SimpleCommand>, template: &Effective) -> Vec<Effective> {
-    let contexts: Vec<Context> = commands.iter().map(|c| c.context).collect();
+    let surroundings: Vec<Surroundings> = commands.iter().map(|c| c.surroundings).collect();
     let groups: Vec<Vec<Effective>> = commands
         .into_iter()
         .map(|command| {
@@ -416,8 +416,8 @@ pub fn unwrap_script(commands: Vec<SimpleCommand>, template: &Effective) -> Vec<
         })
         .collect();
     let mut fed = vec![false; groups.len()];
-    for (i, context) in contexts.iter().enumerate() {
-        let Some((start, end)) = context.piped_from else {
+    for (i, around) in surroundings.iter().enumerate() {
+        let Some((start, end)) = around.piped_from else {
             continue;
         };
         let upstream = groups.get(start..end).unwrap_or(&[]);
@@ -479,7 +479,7 @@ fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
         args: command.words,
         assignments,
         redirects,
-        context: command.context,
+        surroundings: command.surroundings,
         wrappers: template.wrappers.clone(),
         args_unknown: template.args_unknown,
         written,
@@ -571,7 +571,7 @@ fn shell_text(mut outer: Effective, source: &Word, out: &mut Vec<Effective>) {
         out.push(outer);
         return;
     }
-    let depth = outer.context.depth + 1;
+    let depth = outer.surroundings.depth + 1;
     if depth > MAX_DEPTH {
         outer.opaque("nested shells too deep to analyse");
         out.push(outer);
@@ -591,10 +591,10 @@ fn shell_text(mut outer: Effective, source: &Word, out: &mut Vec<Effective>) {
     }
     let mut script = script;
     for inner in &mut script.commands {
-        inner.context.in_loop |= outer.context.in_loop;
-        inner.context.conditional |= outer.context.conditional;
-        inner.context.background |= outer.context.background;
-        inner.context.isolated = true;
+        inner.surroundings.in_loop |= outer.surroundings.in_loop;
+        inner.surroundings.conditional |= outer.surroundings.conditional;
+        inner.surroundings.background |= outer.surroundings.background;
+        inner.surroundings.isolated = true;
     }
     let template = Effective {
         assignments: outer.assignments.clone(),
@@ -844,7 +844,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             }
             "watch" => {
                 current.wrappers.push(Wrapper::Timing);
-                current.context.in_loop = true;
+                current.surroundings.in_loop = true;
                 let (tail, seen) =
                     strip_options(&rest, flags!["-n", "--interval", "-q", "--equexit", "-g"]);
                 if !has_flag(&seen, flags!["-x", "--exec"]) {
@@ -898,7 +898,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                 });
                 let Some(at) = exec_at else { break };
                 // Each `-exec` is peeled by a nested call: bound how many are followed.
-                if current.context.depth > 4 * MAX_DEPTH {
+                if current.surroundings.depth > 4 * MAX_DEPTH {
                     return end_opaque(
                         current,
                         program,
@@ -907,7 +907,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
                         out,
                     );
                 }
-                current.context.depth += 1;
+                current.surroundings.depth += 1;
                 let inner_end = rest
                     .iter()
                     .skip(at + 1)

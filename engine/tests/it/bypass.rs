@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use leastgrant_engine::decide::{Context, NoRules};
+use leastgrant_engine::decide::{Context, NoAnswers};
 use leastgrant_engine::{Envelope, Evidence, SessionState, Settings, ToolCall, analyze, decide};
 use serde::Deserialize;
 
@@ -95,7 +95,7 @@ fn check_posture(posture: &str) {
     let ctx = Context {
         envelope: &envelope,
         session: &session,
-        rules: &NoRules,
+        answers: &NoAnswers,
         settings: &settings,
         now_us: now,
     };

@@ -2,7 +2,9 @@
 //! answer together (deny over allow).
 
 use leastgrant_engine::decide::Context;
-use leastgrant_engine::grants::{Answers, Grant, GrantScope, GrantVerdict, descriptor_digest};
+use leastgrant_engine::grants::{
+    Grant, GrantScope, GrantVerdict, RulesAndGrants, descriptor_digest,
+};
 use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{Envelope, SessionState, Settings, ToolCall, analyze, decide};
 use serde_json::json;
@@ -70,14 +72,14 @@ fn covers_compares_arguments_canonically() {
 }
 
 fn decide_with(policy: &Policy, grants: &[Grant], call: &ToolCall) -> (String, String) {
-    let answers = Answers { policy, grants };
+    let answers = RulesAndGrants { policy, grants };
     let envelope = Envelope::default();
     let session = SessionState::default();
     let settings = Settings::default();
     let ctx = Context {
         envelope: &envelope,
         session: &session,
-        rules: &answers,
+        answers: &answers,
         settings: &settings,
         now_us: T0,
     };

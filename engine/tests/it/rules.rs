@@ -61,7 +61,7 @@ fn the_seed_examples_decide_as_documented() {
             let ctx = Context {
                 envelope: &envelope,
                 session: &session,
-                rules: &rules,
+                answers: &rules,
                 settings: &settings,
                 now_us: T0,
             };

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use leastgrant_engine::decide::{Context, NoRules};
+use leastgrant_engine::decide::{Context, NoAnswers};
 use leastgrant_engine::{
     Analysis, Envelope, Evidence, Roots, SessionState, Settings, ToolCall, Verdict, analyze, decide,
 };
@@ -91,7 +91,7 @@ pub fn decide_in(
         &Context {
             envelope,
             session,
-            rules: &NoRules,
+            answers: &NoAnswers,
             settings,
             now_us,
         },
@@ -152,7 +152,7 @@ pub fn decide_fresh(analysis: &Analysis, now_us: i64) -> Verdict {
         &Context {
             envelope: &envelope,
             session: &session,
-            rules: &NoRules,
+            answers: &NoAnswers,
             settings: &settings,
             now_us,
         },

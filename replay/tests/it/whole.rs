@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use leastgrant_engine::decide::{Context, NoRules, decide};
+use leastgrant_engine::decide::{Context, NoAnswers, decide};
 use leastgrant_engine::frozen::Frozen;
 use leastgrant_engine::frozen::ProjectEnvelope;
 use leastgrant_engine::{Roots, SessionState, ToolCall, analyze};
@@ -209,7 +209,7 @@ fn the_export_of_a_history_without_its_last_event_decides_that_event_as_the_repl
             let ctx = Context {
                 envelope: &project,
                 session: &SessionState::default(),
-                rules: &NoRules,
+                answers: &NoAnswers,
                 settings: frozen.settings(),
                 now_us: last_ts + DAY_US / 3,
             };
@@ -366,9 +366,9 @@ fn a_time_split_tunes_on_the_earlier_part_and_scores_on_the_later() {
 
 /// Fixed rules for every project, as a CLI would load them from files.
 #[derive(Debug)]
-struct FixedRules(serde_json::Value);
+struct FixedAnswers(serde_json::Value);
 
-impl leastgrant_replay::AdvanceAnswers for FixedRules {
+impl leastgrant_replay::ProjectAnswers for FixedAnswers {
     fn for_project(
         &self,
         roots: &Roots,
@@ -427,7 +427,7 @@ fn the_rules_in_force_decide_in_the_replay_as_in_the_hook() {
     };
     let without = replay_project(events.clone(), std::slice::from_ref(&setting), &plain);
     let with_rules = Options {
-        answers: Some(std::sync::Arc::new(FixedRules(serde_json::json!({
+        answers: Some(std::sync::Arc::new(FixedAnswers(serde_json::json!({
             "allow": ["Bash(cat .env)"], "deny": ["Bash(npm test)"], "defaultMode": "ask"
         })))),
         ..plain.clone()
