@@ -4,6 +4,7 @@ mod claude;
 mod codex;
 mod cursor;
 mod ledger;
+mod registry;
 mod robustness;
 mod specstory;
 mod support;
