@@ -1,12 +1,14 @@
 //! End-to-end tests: the real `leastgrant` binary driven as a user or CI would, and the
 //! architecture's dependency edges checked against `cargo metadata`.
 
+mod adversarial;
 mod architecture;
 mod check;
 mod demo;
 mod hook;
 mod ingest;
 mod install;
+mod layers;
 mod policy;
 mod run;
 mod simulate;
