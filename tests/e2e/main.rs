@@ -1,6 +1,7 @@
 //! End-to-end tests: the real `leastgrant` binary driven as a user or CI would, and the
 //! architecture's dependency edges checked against `cargo metadata`.
 
+mod adversarial;
 mod architecture;
 mod check;
 mod demo;
