@@ -33,7 +33,7 @@ pub struct DemoArgs {
 
 pub fn demo_command(args: &DemoArgs) -> Result<ExitCode> {
     let out = args.out.clone().unwrap_or_else(|| {
-        crate::ingest::default_state_dir(&crate::simulate::home_dir()).join("demo")
+        leastgrant_hook::layout::state_dir_from_env(&leastgrant_hook::layout::home()).join("demo")
     });
     let options = DemoOptions {
         seed: args.seed,

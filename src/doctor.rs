@@ -16,8 +16,7 @@ use anyhow::Result;
 use clap::Args;
 use leastgrant_engine::frozen::Frozen;
 use leastgrant_hook::catalogue::{Agent, OnFailure};
-use leastgrant_hook::ledger::LEDGER;
-use leastgrant_hook::state::envelope_path;
+use leastgrant_hook::layout::{self, envelope_path};
 use serde_json::{Value, json};
 
 use crate::install::{FoundEntry, Scope, config_file, default_hook_path, read_config};
@@ -565,18 +564,16 @@ fn permission_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
     ));
     checks.push(mode_check(
         "perm.ledger",
-        &state.join(LEDGER),
+        &layout::ledger_path(&state),
         0o600,
         "does not exist yet (the hook has not answered a call)",
     ));
     // Grants of every project: `<state>/grants/projects/<digest>/grants.json`.
-    let grants_files: Vec<PathBuf> = fs::read_dir(state.join("grants").join("projects"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path().join("grants.json"))
-        .filter(|p| fs::symlink_metadata(p).is_ok())
-        .collect();
+    let grants_files: Vec<PathBuf> =
+        leastgrant_hook::grants::every_project_file(&layout::grants_dir(&state))
+            .into_iter()
+            .filter(|p| fs::symlink_metadata(p).is_ok())
+            .collect();
     if grants_files.is_empty() {
         checks.push(check(
             "perm.grants",

@@ -23,7 +23,8 @@ pub struct ReportArgs {
 
 /// `~/.leastgrant/replay` (or under `$LEASTGRANT_HOME`): where `simulate` writes by default.
 pub fn default_results_dir() -> PathBuf {
-    crate::ingest::default_state_dir(&crate::simulate::home_dir()).join("replay")
+    use leastgrant_hook::layout;
+    layout::replay_dir(&layout::state_dir_from_env(&layout::home()))
 }
 
 pub fn report_command(args: &ReportArgs) -> Result<ExitCode> {

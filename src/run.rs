@@ -13,8 +13,10 @@ use leastgrant_replay::Options;
 use leastgrant_replay::summary::DEFAULT_MISS_BUDGET;
 use serde_json::json;
 
-use crate::ingest::{IngestArgs, default_state_dir, sources};
-use crate::simulate::{GridArgs, file_answers, home_dir, simulate, table_text};
+use leastgrant_hook::layout;
+
+use crate::ingest::{IngestArgs, sources};
+use crate::simulate::{GridArgs, file_answers, simulate, table_text};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -31,9 +33,12 @@ pub struct RunArgs {
 }
 
 pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
-    let home = home_dir();
+    let home = layout::home();
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let state = args.out.clone().unwrap_or_else(|| default_state_dir(&home));
+    let state = args
+        .out
+        .clone()
+        .unwrap_or_else(|| layout::state_dir_from_env(&home));
     // The state holds commands and results from the history: owner-only from the first run.
     leastgrant_ingest::table::create_private_dir(&state).map_err(|e| anyhow!("{e}"))?;
     let found = if args.demo {

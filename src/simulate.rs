@@ -20,7 +20,7 @@ use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary, UPPER_Z, rate, wi
 use leastgrant_replay::{Options, ProjectAnswers, Unattended, export, run};
 use serde_json::{Value, json};
 
-use crate::ingest::{default_data_dir, default_state_dir};
+use leastgrant_hook::layout;
 
 /// Which settings to compare: a grid file, grid flags, or the standard comparison.
 #[derive(Args, Clone, Default)]
@@ -131,7 +131,7 @@ impl ReplayArgs {
     fn table(&self) -> PathBuf {
         self.events
             .clone()
-            .unwrap_or_else(|| default_data_dir(&home_dir()))
+            .unwrap_or_else(|| layout::data_dir(&layout::state_dir_from_env(&layout::home())))
     }
 
     fn options(&self) -> Result<Options> {
@@ -143,8 +143,12 @@ impl ReplayArgs {
                 )
             })?,
             home: self.history_home.clone(),
-            answers: (!self.no_rules)
-                .then(|| file_answers(&default_state_dir(&home_dir()), self.rules.clone())),
+            answers: (!self.no_rules).then(|| {
+                file_answers(
+                    &layout::state_dir_from_env(&layout::home()),
+                    self.rules.clone(),
+                )
+            }),
             ..Options::default()
         })
     }
@@ -237,12 +241,6 @@ pub struct SimulateArgs {
     json: bool,
 }
 
-pub fn home_dir() -> PathBuf {
-    std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/"))
-}
-
 fn progress_bar(quiet: bool, what: &str) -> Option<ProgressBar> {
     (std::io::stderr().is_terminal() && !quiet).then(|| {
         let bar = ProgressBar::new_spinner();
@@ -300,7 +298,7 @@ pub fn simulate_command(args: &SimulateArgs) -> Result<ExitCode> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| default_state_dir(&home_dir()).join("replay"));
+        .unwrap_or_else(|| layout::replay_dir(&layout::state_dir_from_env(&layout::home())));
     let table = args.replay.table();
     let summary = simulate(
         &table,
@@ -518,7 +516,7 @@ pub fn export_command(args: &ExportArgs) -> Result<ExitCode> {
 
 /// `~/.leastgrant/envelope.lgenv` (or under `$LEASTGRANT_HOME`): where the hook looks.
 pub fn default_envelope_path() -> PathBuf {
-    leastgrant_hook::state::envelope_path(&default_state_dir(&home_dir()))
+    layout::envelope_path(&layout::state_dir_from_env(&layout::home()))
 }
 
 fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {

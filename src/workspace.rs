@@ -8,6 +8,7 @@ use clap::Args;
 use leastgrant_engine::Roots;
 use leastgrant_engine::rules::Policy;
 use leastgrant_hook::grants::FileGrantStore;
+use leastgrant_hook::layout;
 
 /// Where a command runs and which rules files it reads (the flags every command that decides
 /// shares).
@@ -52,22 +53,14 @@ impl Workspace {
         };
         let project = match project {
             Some(dir) => std::path::absolute(dir).context("cannot resolve --project")?,
-            None => cwd
-                .ancestors()
-                .find(|d| d.join(".git").exists())
-                .unwrap_or(&cwd)
-                .to_path_buf(),
+            None => layout::project_root(&cwd),
         };
-        let home = std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/"));
+        let home = layout::home();
         // Symlinked spellings of a directory are one directory: rules and grants key on it.
-        let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        let canonical = |p: PathBuf| layout::canonical(&p);
         let (cwd, project, home) = (canonical(cwd), canonical(project), canonical(home));
         let mut roots = Roots::new(&text(&project), &text(&home));
-        if let Some(state) = std::env::var_os("LEASTGRANT_HOME") {
-            roots.state_dir = text(Path::new(&state));
-        }
+        roots.state_dir = text(&layout::state_dir_from_env(&home));
         Ok(Workspace { cwd, roots })
     }
 

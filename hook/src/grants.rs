@@ -32,6 +32,16 @@ fn io_error(what: &str, path: &Path, error: &io::Error) -> GrantStoreError {
     GrantStoreError(format!("cannot {what} `{}`: {error}", path.display()))
 }
 
+/// The grants file of every project that has a directory under `root` (existing or not).
+pub fn every_project_file(root: &Path) -> Vec<PathBuf> {
+    fs::read_dir(root.join("projects"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join(FILE))
+        .collect()
+}
+
 impl FileGrantStore {
     /// The store of `project` (its canonical path, as text) under `root`.
     pub fn new(root: &Path, project: &str) -> FileGrantStore {

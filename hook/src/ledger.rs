@@ -11,10 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::layout;
 use crate::payload::ascii_json;
-
-/// The ledger's file name in the state directory.
-pub const LEDGER: &str = "ledger.jsonl";
 
 /// Past this size the ledger is rotated.
 pub const ROTATE_AT: u64 = 16 * 1024 * 1024;
@@ -36,7 +34,7 @@ impl Ledger {
     /// The ledger in `state_dir`.
     pub fn new(state_dir: &Path) -> Ledger {
         Ledger {
-            path: state_dir.join(LEDGER),
+            path: layout::ledger_path(state_dir),
             rotate_at: ROTATE_AT,
         }
     }

@@ -18,6 +18,7 @@
 pub mod agent;
 pub mod catalogue;
 pub mod grants;
+pub mod layout;
 pub mod ledger;
 pub mod payload;
 pub mod policy;
@@ -88,7 +89,8 @@ pub fn answer(agent: Agent, input: &[u8], env: &Environment) -> Answer {
                     .clone()
                     .or_else(|| env.process_cwd.clone())
                     .unwrap_or_default();
-                let mut roots = Roots::new(&state::git_root(&cwd), &env.home);
+                let root = layout::project_root(Path::new(&cwd));
+                let mut roots = Roots::new(&root.display().to_string(), &env.home);
                 roots.state_dir = env.state_dir.display().to_string();
                 let analysis = analyze(call, &roots);
                 let file = session::path(&env.state_dir, agent.as_str(), &request.session_id);
@@ -168,7 +170,7 @@ fn decide_request(
     };
 
     // The frozen envelope: memory-mapped, read only where a decision looks.
-    let envelope_path = state::envelope_path(&env.state_dir);
+    let envelope_path = layout::envelope_path(&env.state_dir);
     let mapped = match state::map(&envelope_path) {
         Ok(mapped) => mapped,
         Err(e) => {
@@ -193,7 +195,7 @@ fn decide_request(
     let project_root = project
         .as_ref()
         .map(|p| p.root().to_string())
-        .unwrap_or_else(|| state::git_root(&cwd));
+        .unwrap_or_else(|| layout::project_root(Path::new(&cwd)).display().to_string());
     let mut roots = Roots::new(&project_root, &env.home);
     roots.state_dir = env.state_dir.display().to_string();
 
@@ -368,10 +370,5 @@ fn unreadable_line(agent: Agent, env: &Environment, problem: &str) -> Value {
     })
 }
 
-/// The state directory: `$LEASTGRANT_HOME`, else `~/.leastgrant`.
-pub fn state_dir(home: &Path, leastgrant_home: Option<&Path>) -> PathBuf {
-    match leastgrant_home {
-        Some(dir) => dir.to_path_buf(),
-        None => home.join(".leastgrant"),
-    }
-}
+/// Kept for `src/ingest.rs` until it calls [`layout::state_dir_from_env`] itself.
+pub use layout::state_dir;

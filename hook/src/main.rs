@@ -13,7 +13,6 @@
 )]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
@@ -22,7 +21,8 @@ use rustix::io::Errno;
 use leastgrant_hook::agent;
 use leastgrant_hook::catalogue::Agent;
 use leastgrant_hook::payload::{MAX_INPUT, ascii_json};
-use leastgrant_hook::{Environment, answer, state_dir};
+use leastgrant_hook::layout;
+use leastgrant_hook::{Environment, answer};
 
 /// A writer that never closes standard input must not hold the agent up: after this the input is
 /// treated as missing (a deny where the agent honours one).
@@ -49,13 +49,10 @@ fn main() {
         return;
     };
     let input = read_input(agent);
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/"));
-    let leastgrant_home = std::env::var_os("LEASTGRANT_HOME").map(PathBuf::from);
+    let home = layout::home();
     let env = Environment {
         home: home.display().to_string(),
-        state_dir: state_dir(&home, leastgrant_home.as_deref().map(Path::new)),
+        state_dir: layout::state_dir_from_env(&home),
         process_cwd: std::env::current_dir()
             .ok()
             .map(|d| d.display().to_string()),

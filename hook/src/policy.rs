@@ -7,6 +7,7 @@ use leastgrant_engine::Roots;
 use leastgrant_engine::rules::Policy;
 
 use crate::grants::FileGrantStore;
+use crate::layout;
 
 /// The rules files in force by default, those that exist: `<state>/rules.json`, then
 /// `<project>/.leastgrant/rules.json`.
@@ -20,15 +21,13 @@ pub fn default_rule_files(roots: &Roots) -> Vec<PathBuf> {
 /// Where the default rules files of a project are, whether or not they exist.
 pub fn rule_file_places(roots: &Roots) -> [PathBuf; 2] {
     [
-        Path::new(&roots.state_dir).join("rules.json"),
+        layout::rules_path(Path::new(&roots.state_dir)),
         project_rules(roots),
     ]
 }
 
 fn project_rules(roots: &Roots) -> PathBuf {
-    Path::new(&roots.project)
-        .join(".leastgrant")
-        .join("rules.json")
+    layout::project_rules_path(Path::new(&roots.project))
 }
 
 /// The policy of `files` (empty when there are none). The repository's own rules file is
@@ -73,5 +72,8 @@ pub fn rules_fingerprint(files: &[PathBuf]) -> Vec<(String, String)> {
 
 /// The grant store of the project.
 pub fn grant_store(roots: &Roots) -> FileGrantStore {
-    FileGrantStore::new(&Path::new(&roots.state_dir).join("grants"), &roots.project)
+    FileGrantStore::new(
+        &layout::grants_dir(Path::new(&roots.state_dir)),
+        &roots.project,
+    )
 }

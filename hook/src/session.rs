@@ -22,7 +22,7 @@ const MAX_AGE: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 360
 pub fn path(state_dir: &Path, agent: &str, session_id: &str) -> PathBuf {
     let digest = Sha256::digest(format!("{agent}\0{session_id}").as_bytes());
     let name = leastgrant_engine::hex::hex(digest.get(..8).unwrap_or_default());
-    state_dir.join("sessions").join(format!("{name}.json"))
+    crate::layout::sessions_dir(state_dir).join(format!("{name}.json"))
 }
 
 /// The session so far (a fresh session when there is no usable file).

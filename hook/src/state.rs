@@ -1,19 +1,10 @@
-//! The hook's view of leastgrant's state directory: where the frozen envelope is, mapping it
-//! into memory, and the project a working directory belongs to when no envelope says.
+//! The frozen envelope mapped into memory for the hook (where it is: `layout.rs`).
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use memmap2::{Mmap, MmapOptions};
-
-/// The frozen envelope's file name in the state directory (what `leastgrant export` writes).
-pub const ENVELOPE: &str = "envelope.lgenv";
-
-/// The frozen envelope of a state directory.
-pub fn envelope_path(state_dir: &Path) -> PathBuf {
-    state_dir.join(ENVELOPE)
-}
 
 /// A mapped file's bytes (an empty file cannot be mapped, and has none).
 pub enum Mapped {
@@ -65,14 +56,4 @@ pub fn keep_until_exit(mapped: Mapped) {
     if let Ok(mut kept) = KEPT.lock() {
         *kept = Some(mapped);
     }
-}
-
-/// The enclosing git repository of a directory, else the directory itself.
-pub fn git_root(cwd: &str) -> String {
-    let dir = Path::new(cwd);
-    dir.ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(dir)
-        .display()
-        .to_string()
 }
