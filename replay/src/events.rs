@@ -14,7 +14,7 @@ use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
 };
 
-use crate::ReplayError;
+use crate::error::ReplayError;
 
 /// What the replay needs of one event.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,13 +2,13 @@
 
 use std::path::Path;
 
-use leastgrant_engine::frozen::{FrozenMeta, ProjectEnvelope, encode};
-use leastgrant_engine::{Envelope, Roots};
+use leastgrant_engine::{Envelope, FrozenMeta, ProjectEnvelope, Roots, encode};
 use serde_json::json;
 
+use crate::error::ReplayError;
 use crate::replay::{Options, ProjectRun};
+use crate::run::run;
 use crate::settings::{Method, Setting};
-use crate::{ReplayError, run};
 
 /// Replays `table` under `setting` and freezes every project's final envelope.
 pub fn freeze_table(

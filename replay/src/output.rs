@@ -16,7 +16,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
-use crate::ReplayError;
+use crate::error::ReplayError;
 use crate::replay::{Counts, CurvePoint, ProjectRun};
 use crate::settings::Setting;
 use crate::summary::{Summary, UPPER_Z, rate, wilson_upper_bound};

@@ -8,16 +8,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use leastgrant_engine::decay::DecayTable;
-use leastgrant_engine::decide::{
-    Context, Judgement, NoAnswers, PreparedAction, Situation, Stage, decide_prepared, judge,
-    prepare,
-};
-use leastgrant_engine::envelope::DAY_US;
-use leastgrant_engine::grants::{Grant, RulesAndGrants};
-use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{
-    Analysis, Decision, Envelope, Evidence, Roots, SessionState, ToolCall, analyze,
+    Analysis, Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Grant, Judgement,
+    NoAnswers, Policy, PreparedAction, Roots, RulesAndGrants, SessionState, Situation, Stage,
+    ToolCall, analyze, decide_prepared, judge, prepare,
 };
 use leastgrant_ingest::schema::Outcome;
 

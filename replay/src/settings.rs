@@ -1,8 +1,7 @@
 //! What the replay compares: engine settings (a posture and its thresholds), grids of them from
 //! flags or a TOML file, and the baselines every run includes.
 
-use leastgrant_engine::decide::{Posture, Settings};
-use leastgrant_engine::envelope::Thresholds;
+use leastgrant_engine::{Posture, Settings, Thresholds};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -53,7 +52,7 @@ impl Setting {
     /// The parameters, as JSON.
     pub fn params(&self) -> Value {
         match &self.method {
-            Method::Engine(s) => leastgrant_engine::frozen::thresholds_json(&s.thresholds),
+            Method::Engine(s) => leastgrant_engine::thresholds_json(&s.thresholds),
             Method::AlwaysAsk => json!({"baseline": "always ask"}),
             Method::AgentDefaults => {
                 json!({"baseline": "the agent's defaults: read-only tools run, the rest asks"})

@@ -20,6 +20,7 @@
 //! ```
 
 pub mod columns;
+mod error;
 mod files;
 pub mod fonts;
 mod html;
@@ -28,9 +29,9 @@ pub mod plots;
 pub mod tables;
 mod text;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use error::ReportError;
 pub use fonts::FontChoice;
 use plots::Plot;
 
@@ -54,61 +55,6 @@ pub struct Written {
     pub font: Option<PathBuf>,
     /// What a person should know: PNGs skipped and why, plots that could not be drawn.
     pub notes: Vec<String>,
-}
-
-/// Why no report was written.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ReportError {
-    /// The results directory is missing or holds no replay output.
-    NoResults {
-        /// The directory given.
-        dir: PathBuf,
-        /// What is wrong with it.
-        why: String,
-    },
-    /// A results file could not be read or is not what `docs/formats.md` says.
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// What went wrong.
-        why: String,
-    },
-    /// An output file could not be written.
-    Write {
-        /// The file or directory.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-}
-
-impl fmt::Display for ReportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReportError::NoResults { dir, why } => write!(
-                f,
-                "no replay results in `{}`: {why} (run `leastgrant simulate` first, or name \
-                 its output with --results)",
-                dir.display()
-            ),
-            ReportError::Read { path, why } => {
-                write!(f, "cannot read `{}`: {why}", path.display())
-            }
-            ReportError::Write { path, source } => {
-                write!(f, "cannot write `{}`: {source}", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for ReportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReportError::Write { source, .. } => Some(source),
-            _ => None,
-        }
-    }
 }
 
 /// The directory under the output that holds the plots.

@@ -19,8 +19,8 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
 
-use crate::ReportError;
 use crate::columns::{self as col, AXIS_WINDOW};
+use crate::error::ReportError;
 
 /// One setting's totals (a row of `settings.parquet`).
 #[derive(Debug, Clone)]

@@ -8,7 +8,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{BLUE_, BarFrame, Drawn, GREY, INK, MUTED, anchored, empty, font, header, nice_max};
+use super::look::{
+    BLUE_, BarFrame, Drawn, GREY, INK, MUTED, anchored, empty, font, header, nice_max,
+};
 use crate::tables::{Results, ratio};
 
 /// Rows shown at most; past that the last row is `other`, the sum of the rest.
@@ -108,7 +110,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
     let label_width = mix
         .rows
         .iter()
-        .map(|(name, _)| super::text_width(root, name, &label_style))
+        .map(|(name, _)| super::look::text_width(root, name, &label_style))
         .max()
         .unwrap_or(100)
         + 24;

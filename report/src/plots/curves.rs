@@ -8,7 +8,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{Drawn, FOCUS, GRID, INK, MUTED, Swatch, anchored, bold, empty, font, header, legend};
+use super::look::{
+    Drawn, FOCUS, GRID, INK, MUTED, Swatch, anchored, bold, empty, font, header, legend,
+};
 use crate::columns::baselines;
 use crate::tables::{Results, Setting};
 

@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{
+use super::look::{
     BarFrame, Drawn, FOCUS, INK, MUTED, Swatch, anchored, empty, font, header, legend, nice_max,
     whole,
 };
@@ -89,7 +89,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
     let label_style = anchored(font(15.0, INK), HPos::Right, VPos::Center);
     let label_width = rows
         .iter()
-        .map(|(code, _)| super::text_width(root, code, &label_style))
+        .map(|(code, _)| super::look::text_width(root, code, &label_style))
         .max()
         .unwrap_or(100)
         + 24;

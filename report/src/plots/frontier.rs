@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{
+use super::look::{
     BLUE_, Drawn, GREY, GRID, INK, MUTED, Swatch, VERMILLION, anchored, empty, font, header,
     legend, nice_max, whole,
 };
@@ -158,7 +158,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
             let h = if left { HPos::Right } else { HPos::Left };
             let width = names
                 .iter()
-                .map(|name| super::text_width(root, name, &style_of(name, h)))
+                .map(|name| super::look::text_width(root, name, &style_of(name, h)))
                 .max()
                 .unwrap_or(0)
                 + 6;
@@ -177,7 +177,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
             let style = style_of(name, h);
             let ty = top + LINE / 2 + LINE * i as i32;
             // A white ground keeps the label readable over lines and points.
-            let width = super::text_width(root, name, &style) + 6;
+            let width = super::look::text_width(root, name, &style) + 6;
             let bx = if block.left {
                 x0 + block.width - width
             } else {

@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{
+use super::look::{
     BLUE_, BarFrame, Drawn, GREEN_, GREY, INK, MUTED, ORANGE, PURPLE, Swatch, VERMILLION, anchored,
     empty, font, header, legend,
 };
@@ -64,7 +64,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
     let label_width = results
         .settings
         .iter()
-        .map(|s| super::text_width(root, &label(s), &label_style))
+        .map(|s| super::look::text_width(root, &label(s), &label_style))
         .max()
         .unwrap_or(100)
         + 24;

@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{
+use super::look::{
     Drawn, FOCUS, GRID, INK, MUTED, SKY, Swatch, anchored, empty, font, header, legend, nice_max,
     whole,
 };
