@@ -12,7 +12,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use leastgrant_engine::grants::{
+use leastgrant_engine::{
     Grant, GrantScope, GrantStore, GrantStoreError, GrantVerdict, digest16, scope_from_json,
     scope_json,
 };
@@ -43,7 +43,7 @@ pub fn every_project_file(root: &Path) -> Vec<PathBuf> {
 }
 
 impl FileGrantStore {
-    /// The store of `project` (its canonical path, as text) under `root`.
+    /// The store of `project` (its identity, `layout::project_identity`) under `root`.
     pub fn new(root: &Path, project: &str) -> FileGrantStore {
         let digest = digest16(&Value::String(project.to_string()));
         FileGrantStore {

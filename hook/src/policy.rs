@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use leastgrant_engine::Roots;
-use leastgrant_engine::rules::Policy;
+use leastgrant_engine::{Policy, Roots};
 
 use crate::grants::FileGrantStore;
 use crate::layout;
@@ -64,16 +63,18 @@ pub fn rules_fingerprint(files: &[PathBuf]) -> Vec<(String, String)> {
         .iter()
         .filter_map(|file| {
             let bytes = std::fs::read(file).ok()?;
-            let digest = leastgrant_engine::hex::hex(&Sha256::digest(&bytes));
+            let digest = leastgrant_engine::hex(&Sha256::digest(&bytes));
             Some((file.display().to_string(), digest))
         })
         .collect()
 }
 
-/// The grant store of the project.
+/// The grant store of the project, kept under its identity: `leastgrant allow` (whose roots are
+/// canonical) and the hook (whose roots are the agent's spelling, perhaps through a symlink)
+/// reach the same store.
 pub fn grant_store(roots: &Roots) -> FileGrantStore {
     FileGrantStore::new(
         &layout::grants_dir(Path::new(&roots.state_dir)),
-        &roots.project,
+        &layout::project_identity(&roots.project),
     )
 }

@@ -13,3 +13,4 @@ mod policy;
 mod run;
 mod simulate;
 mod support;
+mod symlinked;
