@@ -12,6 +12,7 @@ use leastgrant_engine::{
     Analysis, Decision, Envelope, SessionState, ToolCall, Verdict, analyze, decide,
 };
 
+use crate::shared::time::{now_us, parse_time};
 use crate::workspace::Location;
 use serde_json::{Value, json};
 
@@ -77,7 +78,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     };
     let analysis = analyze(&call, &workspace.roots);
     let now = match &args.at {
-        Some(text) => crate::simulate::parse_time(text)?,
+        Some(text) => parse_time(text)?,
         None => now_us(),
     };
     let frozen_bytes = match &args.envelope {
@@ -136,15 +137,6 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         Decision::Ask => 1,
         Decision::Deny => 2,
     }))
-}
-
-/// Now, in microseconds. The CLI is the edge that reads the clock; the engine takes time as an
-/// input.
-pub fn now_us() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
 }
 
 fn to_json(analysis: &Analysis, verdict: &Verdict) -> Value {

@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Result;
 use clap::Args;
-use leastgrant_engine::frozen::Frozen;
+use leastgrant_engine::Frozen;
 use leastgrant_hook::catalogue::{Agent, OnFailure};
 use leastgrant_hook::layout::{self, envelope_path};
 use serde_json::{Value, json};

@@ -97,11 +97,9 @@ fn main() -> ExitCode {
         Command::Export(args) => simulate::export_command(&args),
         Command::Lint(args) => policy::lint_command(&args),
         Command::Allow(args) => {
-            policy::grant_command(&args, leastgrant_engine::grants::GrantVerdict::Allow)
+            policy::grant_command(&args, leastgrant_engine::GrantVerdict::Allow)
         }
-        Command::Deny(args) => {
-            policy::grant_command(&args, leastgrant_engine::grants::GrantVerdict::Deny)
-        }
+        Command::Deny(args) => policy::grant_command(&args, leastgrant_engine::GrantVerdict::Deny),
         Command::Forget(args) => policy::forget_command(&args),
         Command::Rules(args) => policy::rules_command(&args),
         Command::Install(args) => install::install_command(&args),

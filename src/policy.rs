@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use leastgrant_engine::grants::{Grant, GrantScope, GrantStore, GrantVerdict, scope_json};
-use leastgrant_engine::rules::lint::lint;
-use leastgrant_engine::tools::canonical_tool;
-use leastgrant_engine::{ToolCall, analyze};
+use leastgrant_engine::{
+    Grant, GrantScope, GrantStore, GrantVerdict, ToolCall, analyze, canonical_tool, lint,
+    scope_json,
+};
 use serde_json::{Value, json};
 
 use crate::check::now_us;
@@ -96,12 +96,9 @@ fn parse_target(text: &str) -> Target {
 fn tool_args(tool: &str, argument: &str, workspace: &Workspace) -> Result<Value> {
     Ok(match tool {
         "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Delete" => {
-            let path = leastgrant_engine::paths::resolve(
-                argument,
-                Some(&workspace.cwd_text()),
-                &workspace.roots,
-            )
-            .ok_or_else(|| anyhow::anyhow!("cannot resolve the path `{argument}`"))?;
+            let path =
+                leastgrant_engine::resolve(argument, Some(&workspace.cwd_text()), &workspace.roots)
+                    .ok_or_else(|| anyhow::anyhow!("cannot resolve the path `{argument}`"))?;
             json!({"file_path": path})
         }
         "WebFetch" => json!({"url": argument}),
@@ -318,7 +315,7 @@ pub fn rules_command(args: &RulesArgs) -> Result<ExitCode> {
         let value = json!({
             "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
             "rules": policy.rules.iter().map(|r| json!({"rule": r.text, "decision": r.decision.as_str()})).collect::<Vec<_>>(),
-            "default_mode": match policy.default_mode { leastgrant_engine::rules::DefaultMode::Ask => "ask", leastgrant_engine::rules::DefaultMode::Deny => "deny" },
+            "default_mode": match policy.default_mode { leastgrant_engine::DefaultMode::Ask => "ask", leastgrant_engine::DefaultMode::Deny => "deny" },
             "grants": grants.iter().map(|g| json!({"id": g.id(), "tool": g.tool, "verdict": g.verdict.as_str(), "scope": scope_json(&g.scope), "note": g.note})).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&value)?);
@@ -333,8 +330,8 @@ pub fn rules_command(args: &RulesArgs) -> Result<ExitCode> {
             println!("  {:<5} {}", rule.decision.as_str(), rule.text);
         }
         let fallback = match policy.default_mode {
-            leastgrant_engine::rules::DefaultMode::Ask => "ask (floors and learning decide)",
-            leastgrant_engine::rules::DefaultMode::Deny => "deny",
+            leastgrant_engine::DefaultMode::Ask => "ask (floors and learning decide)",
+            leastgrant_engine::DefaultMode::Deny => "deny",
         };
         println!("  unmatched calls: {fallback}");
     }

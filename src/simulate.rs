@@ -10,10 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use leastgrant_engine::Roots;
-use leastgrant_engine::frozen::Frozen;
-use leastgrant_engine::grants::{Grant, GrantStore};
-use leastgrant_engine::rules::Policy;
+use leastgrant_engine::{Frozen, Grant, GrantStore, Policy, Roots};
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
 use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary, UPPER_Z, rate, wilson_upper_bound};
@@ -548,12 +545,12 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
         .collect();
     let report = json!({
         "path": path.display().to_string(),
-        "format_version": leastgrant_engine::frozen::FORMAT_VERSION,
+        "format_version": leastgrant_engine::FORMAT_VERSION,
         "digest": frozen.digest(),
         "digest_ok": verified.is_ok(),
         "setting_id": frozen.setting_id(),
         "posture": settings.posture.as_str(),
-        "thresholds": leastgrant_engine::frozen::thresholds_json(&settings.thresholds),
+        "thresholds": leastgrant_engine::thresholds_json(&settings.thresholds),
         "rules": frozen.rules(),
         "provenance": frozen.provenance(),
         "projects": projects,
@@ -564,7 +561,7 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
         println!("{}", path.display());
         println!(
             "  format {}, digest {} ({})",
-            leastgrant_engine::frozen::FORMAT_VERSION,
+            leastgrant_engine::FORMAT_VERSION,
             frozen.digest(),
             if verified.is_ok() {
                 "verified"

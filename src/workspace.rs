@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use clap::Args;
-use leastgrant_engine::Roots;
-use leastgrant_engine::rules::Policy;
+use leastgrant_engine::{Policy, Roots};
 use leastgrant_hook::grants::FileGrantStore;
 use leastgrant_hook::layout;
 

@@ -12,10 +12,9 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use leastgrant_engine::decide::{Context, NoAnswers};
-use leastgrant_engine::shell::lex::lex;
 use leastgrant_engine::{
-    Envelope, Evidence, Roots, SessionState, Settings, ToolCall, analyze, decide,
+    Context, Envelope, Evidence, NoAnswers, Roots, SessionState, Settings, ToolCall, analyze,
+    decide, lex,
 };
 
 #[path = "../tests/it/specstory.rs"]

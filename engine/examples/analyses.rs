@@ -12,12 +12,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use leastgrant_engine::decide::{Context, NoAnswers, Posture};
-use leastgrant_engine::grants::{Grant, GrantScope, GrantVerdict, RulesAndGrants};
-use leastgrant_engine::rules::Policy;
 use leastgrant_engine::{
-    Action, Analysis, Answers, Envelope, Evidence, Roots, SessionState, Settings, ToolCall,
-    Verdict, analyze, decide,
+    Action, Analysis, Answers, Context, Envelope, Evidence, Grant, GrantScope, GrantVerdict,
+    NoAnswers, Policy, Posture, Roots, RulesAndGrants, SessionState, Settings, ToolCall, Verdict,
+    analyze, decide,
 };
 use serde::Deserialize;
 

@@ -5,7 +5,6 @@
 //! hook both call [`decide`], so a replayed verdict and a live one are the same verdict.
 
 use crate::envelope::{Familiarity, Learned, Promotion, Thresholds, can_promote};
-pub use crate::model::NoAnswers;
 use crate::model::{
     Access, Action, Analysis, Answer, AnswerSource, Answers, Capability as C, Decision, Exposure,
     Reach, Reversibility, Scale, Zone,

@@ -246,7 +246,7 @@ impl Familiarity {
     };
 
     /// Familiarity from stored buckets `(day, tier, counts)` in ascending `(day, tier)` order:
-    /// the anchored sums folded day by day, exactly as [`DecayedSums`] keeps them. The one
+    /// the anchored sums folded day by day, exactly as the decayed sums keep them. The one
     /// computation behind every answer, live, replayed or frozen.
     pub fn of(
         buckets: impl Iterator<Item = (i64, u8, DayCounts)>,
@@ -423,7 +423,7 @@ pub struct Envelope {
     pub transitions: BTreeMap<(Capability, Capability), u64>,
     /// Actions folded in.
     pub events: u64,
-    /// The decay of one half-life, tabled: with it each signature's [`DecayedSums`] are kept
+    /// The decay of one half-life, tabled: with it each signature's decayed sums are kept
     /// current and questions read the table (the replay, which asks after every fold); `None`
     /// recomputes from the buckets with computed weights (the same values).
     pub tracking: Option<Arc<DecayTable>>,

@@ -42,14 +42,14 @@ pub enum GrantScope {
     ThisTool,
     /// Calls whose arguments are canonically equal to these.
     ThisCall {
-        /// The arguments, canonical (see [`canonical_args`]).
+        /// The arguments, canonical (see `canonical_args`).
         args: Value,
     },
     /// This action however it is spelled: the program, its flags in any order, and the paths it
     /// touches resolved (`rm -rf ./src/` = `rm -fr src`). A deny grant also covers the action
     /// with extra flags.
     ThisAction {
-        /// The action's spelling (see [`crate::model::Subject::spelling`]).
+        /// The action's spelling (see [`crate::Subject::spelling`]).
         spelling: String,
     },
 }

@@ -1,8 +1,9 @@
 //! The leastgrant decision model, shared by the offline replay and the runtime hook.
 //!
-//! Owns: shell analysis ([`shell`]), the knowledge tables ([`knowledge`]), classification of a
-//! tool call into [`Action`]s with a capability, a blast radius and a signature ([`analyze`]),
-//! envelope learning ([`envelope`]) and the decision itself ([`decide`]).
+//! Owns: shell analysis, the knowledge tables, classification of a tool call into [`Action`]s
+//! with a capability, a blast radius and a signature ([`analyze()`]), envelope learning
+//! ([`Envelope`]) and the decision itself ([`decide()`]). This file is the boundary: the modules
+//! are private, and what other crates use is re-exported below.
 //!
 //! Must not: do I/O, read a clock or the environment, spawn threads, or depend on anything heavy.
 //! Time, the project root, the home directory and all state are inputs, so the same call with the
@@ -19,32 +20,73 @@
     clippy::unreachable
 )]
 
-pub mod analyze;
-pub mod decay;
-pub mod decide;
-pub mod envelope;
-pub mod frozen;
-pub mod glob;
-pub mod grants;
-pub mod hex;
-pub mod knowledge;
-pub mod model;
-pub mod paths;
-pub mod rules;
-pub mod session;
-pub mod shell;
-pub mod signature;
+// The modules, bottom first: each imports only from those above it in this list.
+mod analyze;
+mod decay;
+mod decide;
+mod envelope;
+mod frozen;
+mod glob;
+mod grants;
+mod hex;
+mod knowledge;
+mod model;
+mod paths;
+mod rules;
+mod session;
+mod shell;
+mod signature;
 mod spelling;
 mod static_index;
 mod targets;
-pub mod tools;
+mod tools;
 
+// The boundary: everything another crate (the hook, the replay, the CLI) or the engine's own
+// tests and benchmarks use, and nothing else.
+
+// A tool call, what it does, and where its paths lie.
 pub use analyze::analyze;
-pub use decide::{Posture, Reason, Settings, Verdict, decide};
-pub use envelope::{Envelope, Evidence, Thresholds};
 pub use model::{
-    Action, Analysis, Answers, Blast, Capability, Decision, Exposure, Reach, Reversibility, Scale,
-    Target, ToolCall,
+    Access, Action, ActionFlags, Analysis, Blast, Capability, Exposure, Placement, Reach,
+    Reversibility, Scale, Subject, Target, ToolCall, Zone,
 };
-pub use paths::Roots;
+pub use paths::{Roots, percent_decode, place, resolve};
+pub use tools::canonical_tool;
+
+// The decision: `prepare` once per call, `judge` per setting, `decide` with the words.
+pub use decide::{
+    ActionVerdict, Context, Floor, Judgement, Posture, PreparedAction, Reason, Settings, Situation,
+    Stage, Verdict, Weight, decide, decide_prepared, floors, headline, judge, prepare,
+};
+pub use model::{Answer, AnswerSource, Answers, Decision, NoAnswers};
 pub use session::SessionState;
+
+// Learning.
+pub use decay::DecayTable;
+pub use envelope::{
+    DAY_US, Envelope, Evidence, Familiarity, Learned, Promotion, Thresholds, can_promote,
+    wilson_lower_bound,
+};
+
+// The frozen envelope the hook reads.
+pub use frozen::{
+    FORMAT_VERSION, Frozen, FrozenError, FrozenMeta, ProjectEnvelope, encode, thresholds_json,
+};
+
+// Answers given in advance: the rule language and grants.
+pub use grants::{
+    Grant, GrantScope, GrantStore, GrantStoreError, GrantVerdict, RulesAndGrants,
+    descriptor_digest, digest16, scope_from_json, scope_json,
+};
+pub use rules::lint::{Finding, lint};
+pub use rules::pattern::{GlobKind, Pattern};
+pub use rules::{DefaultMode, Policy, PolicyError};
+
+// Shared with the hook.
+pub use hex::hex;
+
+// The shell analysis and glob reach, for the engine's case tests.
+pub use glob::glob_may_reach_dir;
+pub use shell::lex::{Token, lex};
+pub use shell::parse::parse;
+pub use shell::unwrap::unwrap;

@@ -7,8 +7,8 @@
 //! reads or writes), resolving the matches, and linting a policy. Reading policy files is the
 //! CLI's job; this module takes their JSON.
 
-pub mod lint;
-pub mod pattern;
+pub(crate) mod lint;
+pub(crate) mod pattern;
 
 use std::fmt;
 

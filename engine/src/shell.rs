@@ -5,10 +5,10 @@
 //! and [`unwrap`] peels wrappers (`sudo`, `env`, `sh -c`, `xargs`, …) down to the program that
 //! really runs. Anything a stage cannot account for is recorded as a problem, never guessed.
 
-pub mod lex;
-pub mod parse;
-pub mod quote;
-pub mod unwrap;
+pub(crate) mod lex;
+pub(crate) mod parse;
+pub(crate) mod quote;
+pub(crate) mod unwrap;
 
 /// Stands for a value the analysis cannot know (an unset variable, a substitution's output).
 /// A private-use character, so it cannot collide with real text.

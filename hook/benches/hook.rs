@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use leastgrant_engine::decide::Settings;
-use leastgrant_engine::envelope::Learned;
-use leastgrant_engine::frozen::{Frozen, FrozenMeta, ProjectEnvelope, encode};
-use leastgrant_engine::{Envelope, Evidence, Roots, ToolCall, analyze};
+use leastgrant_engine::{
+    Envelope, Evidence, Frozen, FrozenMeta, Learned, ProjectEnvelope, Roots, Settings, ToolCall,
+    analyze, encode,
+};
 use serde_json::json;
 
 const SIGNATURES: usize = 50_000;

@@ -5,8 +5,7 @@
 //! Routing is by the installer-written `--agent`, never by a case-folded event name: Claude's
 //! `PreToolUse` and Cursor's `preToolUse` are different surfaces with different answers.
 
-use leastgrant_engine::hex::hex;
-use leastgrant_engine::{Decision, ToolCall};
+use leastgrant_engine::{Decision, ToolCall, hex};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -107,7 +106,7 @@ fn first_workspace_root(payload: &Value) -> Option<String> {
         .as_array()?
         .iter()
         .find_map(Value::as_str)?;
-    let decoded = leastgrant_engine::paths::percent_decode(root);
+    let decoded = leastgrant_engine::percent_decode(root);
     let bytes = decoded.as_bytes();
     let drive = bytes.first() == Some(&b'/')
         && bytes.get(1).is_some_and(u8::is_ascii_alphabetic)

@@ -27,11 +27,10 @@ pub mod state;
 
 use std::path::{Path, PathBuf};
 
-use leastgrant_engine::decide::{Context, Weight};
-use leastgrant_engine::envelope::Learned;
-use leastgrant_engine::frozen::Frozen;
-use leastgrant_engine::grants::{GrantStore, RulesAndGrants};
-use leastgrant_engine::{Decision, Envelope, Reason, Roots, Settings, analyze, decide};
+use leastgrant_engine::{
+    Context, Decision, Envelope, Frozen, GrantStore, Learned, Reason, Roots, RulesAndGrants,
+    Settings, Weight, analyze, decide,
+};
 use serde_json::{Value, json};
 
 use crate::agent::Request;
@@ -203,7 +202,7 @@ fn decide_request(
         Ok(policy) => policy,
         Err(e) => {
             cautions.push(caution("hook.rules-unreadable", e));
-            leastgrant_engine::rules::Policy::empty()
+            leastgrant_engine::Policy::empty()
         }
     };
     let grants = match policy::grant_store(&roots).load() {
@@ -274,8 +273,8 @@ fn decide_request(
         all.append(&mut reasons);
         reasons = all;
     }
-    let headline = leastgrant_engine::decide::headline(&reasons)
-        .unwrap_or_else(|| "no reason recorded".to_string());
+    let headline =
+        leastgrant_engine::headline(&reasons).unwrap_or_else(|| "no reason recorded".to_string());
     let digest = frozen.as_ref().map(Frozen::digest);
     let setting = frozen.as_ref().map(|f| f.setting_id().to_string());
     let whose = match (&digest, &project) {

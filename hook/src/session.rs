@@ -10,8 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use leastgrant_engine::model::Capability;
-use leastgrant_engine::{Analysis, SessionState};
+use leastgrant_engine::{Analysis, Capability, SessionState};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -21,7 +20,7 @@ const MAX_AGE: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 360
 /// The file of one session.
 pub fn path(state_dir: &Path, agent: &str, session_id: &str) -> PathBuf {
     let digest = Sha256::digest(format!("{agent}\0{session_id}").as_bytes());
-    let name = leastgrant_engine::hex::hex(digest.get(..8).unwrap_or_default());
+    let name = leastgrant_engine::hex(digest.get(..8).unwrap_or_default());
     crate::layout::sessions_dir(state_dir).join(format!("{name}.json"))
 }
 

@@ -324,7 +324,7 @@ impl Pattern {
         Pattern { states }
     }
 
-    /// Shell text in which [`crate::shell::UNRESOLVED`] marks a word whose value is unknown: that
+    /// Shell text in which `UNRESOLVED` marks a word whose value is unknown: that
     /// character stands for any run of characters, everything else for itself.
     pub fn with_unknowns(text: &str) -> Pattern {
         let mut b = Builder::new();

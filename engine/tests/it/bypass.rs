@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use leastgrant_engine::decide::{Context, NoAnswers};
-use leastgrant_engine::{Envelope, Evidence, SessionState, Settings, ToolCall, analyze, decide};
+use leastgrant_engine::{
+    Context, Envelope, Evidence, NoAnswers, SessionState, Settings, ToolCall, analyze, decide,
+};
 use serde::Deserialize;
 
 use crate::support::*;

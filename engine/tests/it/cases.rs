@@ -1,10 +1,6 @@
 //! Case files for the shell analysis, signatures, floors, decide order and postures.
 
-use leastgrant_engine::decide::{Posture, Settings};
-use leastgrant_engine::shell::lex::{Token, lex};
-use leastgrant_engine::shell::parse::parse;
-use leastgrant_engine::shell::unwrap::unwrap;
-use leastgrant_engine::{Envelope, Evidence};
+use leastgrant_engine::{Envelope, Evidence, Posture, Settings, Token, lex, parse, unwrap};
 use serde::Deserialize;
 
 use crate::support::*;
@@ -259,7 +255,7 @@ fn floor_cases() {
         let fired: Vec<&str> = analysis
             .actions
             .iter()
-            .flat_map(|a| leastgrant_engine::decide::floors(a, &analysis))
+            .flat_map(|a| leastgrant_engine::floors(a, &analysis))
             .map(|floor| floor.code)
             .collect();
         for floor in &case.floors {

@@ -1,8 +1,9 @@
 //! Envelope arithmetic from `envelope.toml`, plus order independence and the safety
 //! invariants the design names (a thousand approvals of a credential read still ask, …).
 
-use leastgrant_engine::envelope::{Promotion, can_promote, wilson_lower_bound};
-use leastgrant_engine::{Envelope, Evidence, Settings, Thresholds, ToolCall};
+use leastgrant_engine::{
+    Envelope, Evidence, Promotion, Settings, Thresholds, ToolCall, can_promote, wilson_lower_bound,
+};
 use serde::Deserialize;
 
 use crate::support::*;

@@ -1,12 +1,10 @@
 //! The frozen envelope: it answers exactly what the envelope it froze answers, names its
 //! digest, notices tampering, and never panics on damaged bytes.
 
-use leastgrant_engine::decay::DecayTable;
-use leastgrant_engine::decide::{Posture, Settings};
-use leastgrant_engine::envelope::Learned;
-use leastgrant_engine::frozen::{Frozen, FrozenMeta, ProjectEnvelope, encode};
-use leastgrant_engine::model::Capability;
-use leastgrant_engine::{Envelope, Evidence, Thresholds};
+use leastgrant_engine::{
+    Capability, DecayTable, Envelope, Evidence, Frozen, FrozenMeta, Learned, Posture,
+    ProjectEnvelope, Settings, Thresholds, encode,
+};
 use proptest::prelude::*;
 
 use crate::support::{DAY_US, T0};

@@ -1,12 +1,10 @@
 //! Grants: identity, canonical arguments, coverage, descriptor pins, and how grants and rules
 //! answer together (deny over allow).
 
-use leastgrant_engine::decide::Context;
-use leastgrant_engine::grants::{
-    Grant, GrantScope, GrantVerdict, RulesAndGrants, descriptor_digest,
+use leastgrant_engine::{
+    Context, Envelope, Grant, GrantScope, GrantVerdict, Policy, RulesAndGrants, SessionState,
+    Settings, ToolCall, analyze, decide, descriptor_digest,
 };
-use leastgrant_engine::rules::Policy;
-use leastgrant_engine::{Envelope, SessionState, Settings, ToolCall, analyze, decide};
 use serde_json::json;
 
 use crate::support::*;

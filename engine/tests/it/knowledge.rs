@@ -80,8 +80,8 @@ fn knowledge_cases() {
 /// search of it sweeps the credentials below it.
 #[test]
 fn a_macos_home_is_a_credential_tree_in_any_case() {
-    use leastgrant_engine::model::Zone;
-    use leastgrant_engine::paths::place;
+    use leastgrant_engine::Zone;
+    use leastgrant_engine::place;
     use leastgrant_engine::{Roots, ToolCall, analyze};
     let roots = Roots::new("/Users/Dev/proj", "/Users/Dev");
     for path in ["/Users/Dev", "/users/dev", "/USERS/DEV/.config"] {
@@ -104,7 +104,7 @@ fn a_macos_home_is_a_credential_tree_in_any_case() {
 /// blind; `?` is one character, also outside ASCII.
 #[test]
 fn globs_reach_directories_segment_by_segment() {
-    use leastgrant_engine::glob::glob_may_reach_dir as reaches;
+    use leastgrant_engine::glob_may_reach_dir as reaches;
     assert!(reaches("/home/dev/.leastg*", "/home/dev/.leastgrant"));
     assert!(reaches(
         "/home/dev/.lea?tgrant/rules.json",

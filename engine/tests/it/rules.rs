@@ -1,11 +1,9 @@
 //! Rules: the seed's worked examples decided through `decide`, the linter's findings, and
 //! containment checked against brute-force enumeration.
 
-use leastgrant_engine::decide::Context;
-use leastgrant_engine::rules::Policy;
-use leastgrant_engine::rules::lint::lint;
-use leastgrant_engine::rules::pattern::{GlobKind, Pattern};
-use leastgrant_engine::{Envelope, SessionState, Settings, analyze, decide};
+use leastgrant_engine::{
+    Context, Envelope, GlobKind, Pattern, Policy, SessionState, Settings, analyze, decide, lint,
+};
 use proptest::prelude::*;
 use serde::Deserialize;
 

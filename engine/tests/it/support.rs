@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use leastgrant_engine::decide::{Context, NoAnswers};
 use leastgrant_engine::{
-    Analysis, Envelope, Evidence, Roots, SessionState, Settings, ToolCall, Verdict, analyze, decide,
+    Analysis, Context, Envelope, Evidence, NoAnswers, Roots, SessionState, Settings, ToolCall,
+    Verdict, analyze, decide,
 };
 
 pub const PROJECT: &str = "/home/dev/proj";

@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
-use leastgrant_engine::decide::{Posture, Settings};
-use leastgrant_engine::frozen::{FrozenMeta, ProjectEnvelope, encode};
-use leastgrant_engine::{Envelope, Evidence, Roots, Thresholds, ToolCall, analyze};
+use leastgrant_engine::{
+    Envelope, Evidence, FrozenMeta, Posture, ProjectEnvelope, Roots, Settings, Thresholds,
+    ToolCall, analyze, encode,
+};
 use serde_json::{Value, json};
 
 use crate::conformance::{run_hook, scratch};
@@ -58,9 +59,7 @@ fn learned(home: &Path, commands: &[&str]) -> String {
         }],
     );
     std::fs::write(home.join("state/envelope.lgenv"), &bytes).unwrap();
-    leastgrant_engine::frozen::Frozen::parse(&bytes)
-        .unwrap()
-        .digest()
+    leastgrant_engine::Frozen::parse(&bytes).unwrap().digest()
 }
 
 fn shell(session: &str, command: &str, cwd: &str) -> Vec<u8> {

@@ -5,7 +5,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
-use leastgrant_engine::grants::{Grant, GrantScope, GrantStore, GrantVerdict};
+use leastgrant_engine::{Grant, GrantScope, GrantStore, GrantVerdict};
 use leastgrant_hook::grants::FileGrantStore;
 use serde_json::json;
 

@@ -4,10 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use leastgrant_engine::decide::{Context, NoAnswers, decide};
-use leastgrant_engine::frozen::Frozen;
-use leastgrant_engine::frozen::ProjectEnvelope;
-use leastgrant_engine::{Roots, SessionState, ToolCall, analyze};
+use leastgrant_engine::{
+    Context, Frozen, NoAnswers, ProjectEnvelope, Roots, SessionState, ToolCall, analyze, decide,
+};
 use leastgrant_ingest::schema::Outcome;
 use leastgrant_replay::export::freeze;
 use leastgrant_replay::output::Outputs;
@@ -372,15 +371,9 @@ impl leastgrant_replay::ProjectAnswers for FixedAnswers {
     fn for_project(
         &self,
         roots: &Roots,
-    ) -> Result<
-        (
-            leastgrant_engine::rules::Policy,
-            Vec<leastgrant_engine::grants::Grant>,
-        ),
-        String,
-    > {
-        let policy = leastgrant_engine::rules::Policy::from_json(&self.0, roots)
-            .map_err(|e| e.to_string())?;
+    ) -> Result<(leastgrant_engine::Policy, Vec<leastgrant_engine::Grant>), String> {
+        let policy =
+            leastgrant_engine::Policy::from_json(&self.0, roots).map_err(|e| e.to_string())?;
         Ok((policy, Vec::new()))
     }
 
