@@ -4,12 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use leastgrant_engine::decide::Context;
-use leastgrant_engine::envelope::Learned;
-use leastgrant_engine::frozen::Frozen;
-use leastgrant_engine::grants::{GrantStore, RulesAndGrants};
 use leastgrant_engine::{
-    Analysis, Decision, Envelope, SessionState, ToolCall, Verdict, analyze, decide,
+    Analysis, Context, Decision, Envelope, Frozen, GrantStore, Learned, RulesAndGrants,
+    SessionState, ToolCall, Verdict, analyze, decide,
 };
 
 use crate::shared::time::{now_us, parse_time};
@@ -121,7 +118,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
                 frozen.digest().get(..12).unwrap_or(""),
                 frozen.setting_id()
             ),
-            weight: leastgrant_engine::decide::Weight::Info,
+            weight: leastgrant_engine::Weight::Info,
         });
     }
     if args.json {

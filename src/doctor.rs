@@ -19,7 +19,9 @@ use leastgrant_hook::catalogue::{Agent, OnFailure};
 use leastgrant_hook::layout::{self, envelope_path};
 use serde_json::{Value, json};
 
-use crate::install::{FoundEntry, Scope, config_file, default_hook_path, read_config};
+use crate::shared::agent_config::{
+    FoundEntry, Scope, config_file, default_hook_path, find_our_entries, read_config,
+};
 use crate::workspace::Workspace;
 
 #[derive(Args)]
@@ -243,7 +245,7 @@ fn scope_state(agent: Agent, file: &Path) -> ScopeState {
         Ok(config) => match config {
             None => ScopeState::Absent("no such file".to_string()),
             Some(document) => {
-                let found = crate::install::find_our_entries(agent, &document);
+                let found = find_our_entries(agent, &document);
                 if found.is_empty() {
                     ScopeState::Absent("no leastgrant entry".to_string())
                 } else {

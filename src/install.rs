@@ -2,11 +2,10 @@
 //! `settings.json` and Cursor's `hooks.json`, added and removed without disturbing anything else
 //! in those files.
 //!
-//! Owns: where each agent keeps its hook configuration (user and project scope), the entries
-//! leastgrant writes there (on the events the hook's catalogue says `install` registers), how an entry is recognised as leastgrant's (its program is a file
-//! named `leastgrant-hook`, quoted or not), and the file handling — a JSON document that keeps
-//! its keys in file order, a one-time backup, and an atomic replace that keeps the file's mode.
-//! `leastgrant doctor` reads the configurations through the same functions.
+//! Owns: the entries leastgrant writes (on the events the hook's catalogue says `install`
+//! registers), and the file handling — a one-time backup, and an atomic replace that keeps the
+//! file's mode. Where the configurations are, reading them and recognising leastgrant's entries
+//! is `shared::agent_config`, which `leastgrant doctor` reads them through too.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
@@ -17,29 +16,18 @@ use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use leastgrant_hook::catalogue::{Agent, Event, OnFailure};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::ordered_json::Json;
+use crate::shared::agent_config::{
+    FoundEntry, Scope, config_file, default_hook_path, find_our_entries, hook_command,
+    is_our_handler, read_config,
+};
+use crate::shared::ordered_json::Json;
 use crate::workspace::Workspace;
-
-/// The file name of the hook binary (`leastgrant-hook`, `.exe` on Windows).
-pub const HOOK_FILE_NAME: &str = "leastgrant-hook";
 
 /// The timeout, in seconds, written on every entry: both agents default to a minute or more,
 /// and a hook that hangs that long stalls the agent.
 const HOOK_TIMEOUT_SECONDS: u64 = 10;
-
-/// The hook configuration file of an agent in one scope.
-pub fn config_file(agent: Agent, scope: Scope, workspace: &Workspace) -> PathBuf {
-    let home = PathBuf::from(&workspace.roots.home);
-    let project = PathBuf::from(&workspace.roots.project);
-    match (agent, scope) {
-        (Agent::ClaudeCode, Scope::User) => claude_user_dir(&home).join("settings.json"),
-        (Agent::ClaudeCode, Scope::Project) => project.join(".claude").join("settings.json"),
-        (Agent::Cursor, Scope::User) => home.join(".cursor").join("hooks.json"),
-        (Agent::Cursor, Scope::Project) => project.join(".cursor").join("hooks.json"),
-    }
-}
 
 /// How an agent's hook configuration is laid out, for `--help`.
 fn config_layout(agent: Agent) -> &'static str {
@@ -59,34 +47,6 @@ pub fn agent_parser() -> impl TypedValueParser<Value = Agent> {
         ))
     }))
     .try_map(|name| Agent::parse(&name).ok_or_else(|| format!("unknown agent `{name}`")))
-}
-
-/// Claude Code's user directory: `$CLAUDE_CONFIG_DIR` when it names one directory, else
-/// `~/.claude`.
-fn claude_user_dir(home: &Path) -> PathBuf {
-    match std::env::var("CLAUDE_CONFIG_DIR") {
-        Ok(dir) if !dir.trim().is_empty() && !dir.contains(',') => PathBuf::from(dir),
-        _ => home.join(".claude"),
-    }
-}
-
-/// Which configuration file: the user's, or the current project's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// Under the home directory: every project.
-    User,
-    /// Under the project root (the git root of the current directory, else the directory).
-    Project,
-}
-
-impl Scope {
-    /// `user` or `project`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scope::User => "user",
-            Scope::Project => "project",
-        }
-    }
 }
 
 #[derive(Args)]
@@ -120,143 +80,6 @@ pub struct UninstallArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
-}
-
-/// The hook binary `install` points at by default: `leastgrant-hook` in this binary's
-/// directory.
-pub fn default_hook_path() -> Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot locate the leastgrant binary")?;
-    Ok(exe.with_file_name(format!("{HOOK_FILE_NAME}{}", std::env::consts::EXE_SUFFIX)))
-}
-
-/// The command an agent runs: the hook's absolute path (quoted when the shell needs it) and
-/// `--agent <name>`.
-pub fn hook_command(hook: &Path, agent: Agent) -> String {
-    format!(
-        "{} --agent {}",
-        shell_quote(&hook.to_string_lossy()),
-        agent.as_str()
-    )
-}
-
-/// A path as one shell word: bare when it is plain, else in double quotes (which both POSIX
-/// shells and PowerShell read), else — when it holds characters double quotes would expand — in
-/// single quotes.
-fn shell_quote(path: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
-    if !path.is_empty() && path.chars().all(plain) {
-        path.to_string()
-    } else if cfg!(windows) || !path.contains(['"', '$', '`', '\\', '!']) {
-        format!("\"{path}\"")
-    } else {
-        format!("'{}'", path.replace('\'', r"'\''"))
-    }
-}
-
-/// The first shell word of a command, with its quotes removed.
-pub fn program_word(command: &str) -> Option<String> {
-    let mut chars = command.trim_start().chars().peekable();
-    let mut word = String::new();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => break,
-            '\'' => loop {
-                match chars.next()? {
-                    '\'' => break,
-                    c => word.push(c),
-                }
-            },
-            '"' => loop {
-                match chars.next()? {
-                    '"' => break,
-                    '\\' => match chars.peek() {
-                        Some(&next @ ('"' | '\\' | '$' | '`')) => {
-                            word.push(next);
-                            chars.next();
-                        }
-                        _ => word.push('\\'),
-                    },
-                    c => word.push(c),
-                }
-            },
-            // An escaped blank or quote; any other backslash is a Windows path separator.
-            '\\' => match chars.peek() {
-                Some(&next) if next.is_whitespace() || matches!(next, '"' | '\'' | '\\') => {
-                    word.push(next);
-                    chars.next();
-                }
-                _ => word.push('\\'),
-            },
-            c => word.push(c),
-        }
-    }
-    (!word.is_empty()).then_some(word)
-}
-
-/// The hook path a command runs, when the command is leastgrant's: its program is a file named
-/// `leastgrant-hook` (whatever its directory, quoted or not).
-pub fn our_hook_path(command: &str) -> Option<String> {
-    let program = program_word(command)?;
-    let file_name = program.rsplit(['/', '\\']).next().unwrap_or(&program);
-    let file_name = file_name.strip_suffix(".exe").unwrap_or(file_name);
-    (file_name == HOOK_FILE_NAME).then_some(program)
-}
-
-/// One leastgrant entry found in a configuration.
-#[derive(Debug, Clone)]
-pub struct FoundEntry {
-    /// The event it is registered on.
-    pub event: String,
-    /// The hook path its command runs.
-    pub hook: String,
-    /// Cursor's `failClosed` on the entry (`None` on Claude Code, or when absent).
-    pub fail_closed: Option<bool>,
-}
-
-/// Every leastgrant entry in a configuration, on any event.
-pub fn find_our_entries(agent: Agent, config: &Json) -> Vec<FoundEntry> {
-    let mut found = Vec::new();
-    let Some(Json::Object(events)) = config.get("hooks") else {
-        return found;
-    };
-    for (event, value) in events {
-        let Json::Array(items) = value else { continue };
-        let handlers: Vec<&Json> = match agent {
-            Agent::ClaudeCode => items
-                .iter()
-                .filter_map(|group| match group.get("hooks") {
-                    Some(Json::Array(handlers)) => Some(handlers.iter()),
-                    _ => None,
-                })
-                .flatten()
-                .collect(),
-            Agent::Cursor => items.iter().collect(),
-        };
-        for handler in handlers {
-            let Some(command) = handler.get("command").and_then(Json::as_str) else {
-                continue;
-            };
-            if let Some(hook) = our_hook_path(command) {
-                found.push(FoundEntry {
-                    event: event.clone(),
-                    hook,
-                    fail_closed: match handler.get("failClosed") {
-                        Some(Json::Bool(b)) => Some(*b),
-                        _ => None,
-                    },
-                });
-            }
-        }
-    }
-    found
-}
-
-fn is_our_handler(handler: &Json) -> bool {
-    handler
-        .get("command")
-        .and_then(Json::as_str)
-        .and_then(our_hook_path)
-        .is_some()
 }
 
 /// The matcher group leastgrant adds to each Claude Code event (`*`: every tool).
@@ -435,31 +258,6 @@ pub fn uninstall_from(agent: Agent, config: &mut Json) -> (Vec<String>, usize) {
         was_empty || !items.is_empty()
     });
     (touched, total)
-}
-
-/// Reads a configuration file: `None` when it does not exist, an empty object when it is empty;
-/// an error when it is not a JSON object.
-pub fn read_config(path: &Path) -> Result<Option<Json>> {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", path.display())),
-    };
-    let text = String::from_utf8(bytes)
-        .with_context(|| format!("`{}` is not UTF-8 text", path.display()))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let document = if text.trim().is_empty() {
-        Json::Object(Vec::new())
-    } else {
-        // serde_json judges validity (and bounds the nesting); the order-keeping parse follows.
-        serde_json::from_str::<Value>(text)
-            .with_context(|| format!("`{}` is not valid JSON", path.display()))?;
-        Json::parse(text).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?
-    };
-    if !matches!(document, Json::Object(_)) {
-        bail!("`{}` is not a JSON object", path.display());
-    }
-    Ok(Some(document))
 }
 
 /// `<file>.leastgrant-backup`.

@@ -10,10 +10,10 @@ mod demo;
 mod doctor;
 mod ingest;
 mod install;
-mod ordered_json;
 mod policy;
 mod report;
 mod run;
+mod shared;
 mod simulate;
 mod workspace;
 

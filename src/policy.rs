@@ -11,7 +11,7 @@ use leastgrant_engine::{
 };
 use serde_json::{Value, json};
 
-use crate::check::now_us;
+use crate::shared::time::now_us;
 use crate::workspace::{Location, Workspace};
 
 #[derive(Args)]

@@ -19,6 +19,8 @@ use serde_json::{Value, json};
 
 use leastgrant_hook::layout;
 
+use crate::shared::time::parse_time;
+
 /// Which settings to compare: a grid file, grid flags, or the standard comparison.
 #[derive(Args, Clone, Default)]
 pub struct GridArgs {
@@ -598,19 +600,4 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
     }
     verified?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A time for `--tune-until` and `--at`: microseconds, `YYYY-MM-DD` or
-/// `YYYY-MM-DDTHH:MM:SS[.f]Z`, UTC.
-pub fn parse_time(text: &str) -> Result<i64> {
-    if let Ok(us) = text.parse::<i64>() {
-        return Ok(us);
-    }
-    let full = if text.len() == 10 {
-        format!("{text}T00:00:00Z")
-    } else {
-        text.to_string()
-    };
-    leastgrant_ingest::common::parse_timestamp_us(&full)
-        .ok_or_else(|| anyhow!("`{text}` is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)"))
 }

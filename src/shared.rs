@@ -1,0 +1,9 @@
+//! What more than one command uses, so that no command file imports from another's: the
+//! agents' hook configurations (`install` writes them, `doctor` checks them), the clock and the
+//! times a person writes, and the JSON value that keeps a file's key order. A command's own
+//! logic stays in its file; where the project, home and state directory are is `workspace.rs`
+//! and the hook crate's `layout`.
+
+pub mod agent_config;
+pub mod ordered_json;
+pub mod time;
