@@ -20,8 +20,8 @@ use rustix::io::Errno;
 
 use leastgrant_hook::agent;
 use leastgrant_hook::catalogue::Agent;
-use leastgrant_hook::payload::{MAX_INPUT, ascii_json};
 use leastgrant_hook::layout;
+use leastgrant_hook::payload::{MAX_INPUT, ascii_json};
 use leastgrant_hook::{Environment, answer};
 
 /// A writer that never closes standard input must not hold the agent up: after this the input is
