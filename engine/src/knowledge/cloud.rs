@@ -3,11 +3,11 @@
 //! Reads (`describe`, `list`, `get`, `plan`) are learnable at a high tier; anything that
 //! changes remote state is external and hard to undo; naming production raises the reach.
 
-use super::{Classification, Invocation};
+use super::classification::{Classification, Invocation, Judge};
 use crate::model::{Capability as C, Exposure, Reach, Reversibility, Scale};
 use crate::static_index::{flags, name_set};
 
-pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
+pub(super) const TABLE: &[(&[&str], Judge)] = &[
     (
         &[
             "aws",

@@ -4,12 +4,12 @@
 //! The special cases are the tools that look read-only and are not: `sed -i`, `sort -o`,
 //! `tee`, `dd of=`, `find -delete`, `tar -x`, and recursive searches of credential trees.
 
-use super::{Classification, Invocation};
+use super::classification::{Classification, Invocation, Judge};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
 use crate::static_index::{Names, flags};
 
-pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
+pub(super) const TABLE: &[(&[&str], Judge)] = &[
     (
         &[
             "cat",

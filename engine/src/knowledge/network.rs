@@ -4,12 +4,12 @@
 //! A fetch is learnable at the network tier; anything that sends data (`curl -d @file`, `-T`,
 //! `-F`, `wget --post-file`, `nc`, `scp` to a host) can exfiltrate and never is.
 
-use super::{Classification, Invocation};
+use super::classification::{Classification, Invocation, Judge};
 use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility};
 use crate::shell::lex::Word;
 use crate::static_index::flags;
 
-pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
+pub(super) const TABLE: &[(&[&str], Judge)] = &[
     (
         &[
             "curl", "curlie", "xh", "http", "https", "httpie", "aria2c", "lynx", "w3m",

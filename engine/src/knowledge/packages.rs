@@ -5,11 +5,11 @@
 //! learnable, any other name is opaque (the script could be anything). Installing or publishing
 //! is never routine: installs run other people's code, publishes cannot be taken back.
 
-use super::{Classification, Invocation};
+use super::classification::{Classification, Invocation, Judge};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::static_index::{Names, flags, name_set};
 
-pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
+pub(super) const TABLE: &[(&[&str], Judge)] = &[
     (&["npm", "pnpm", "yarn", "bun", "cnpm"], js),
     (&["pip", "pip3", "pipx", "easy_install"], pip),
     (
@@ -383,7 +383,7 @@ fn js(inv: &Invocation<'_>) -> Classification {
     other_project(inv, flags!["--prefix", "-C", "--dir", "--cwd"], j)
 }
 
-fn pip(inv: &Invocation<'_>) -> Classification {
+pub(super) fn pip(inv: &Invocation<'_>) -> Classification {
     let sub = inv.sub(flags![
         "-r",
         "--requirement",
@@ -926,7 +926,7 @@ fn browser_tests(inv: &Invocation<'_>) -> Classification {
     }
 }
 
-fn linter(inv: &Invocation<'_>) -> Classification {
+pub(super) fn linter(inv: &Invocation<'_>) -> Classification {
     if inv.program == "deno" {
         return match inv
             .sub(flags!["-A", "--allow-all", "--config", "-c"])

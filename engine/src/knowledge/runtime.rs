@@ -3,11 +3,11 @@
 //! Interpreters with inline code or a script are opaque: the engine has not read the code.
 //! Known `python -m` modules (pytest, mypy, pip, …) are judged like their own commands.
 
-use super::{Classification, Invocation};
+use super::classification::{Classification, Invocation, Judge};
 use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility, Scale};
 use crate::static_index::{flags, name_set};
 
-pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
+pub(super) const TABLE: &[(&[&str], Judge)] = &[
     (&["docker", "podman", "nerdctl", "buildah"], container),
     (&["docker-compose", "podman-compose"], compose),
     (
@@ -780,13 +780,17 @@ fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Class
         "pytest" | "unittest" | "doctest" | "nose2" | "tox" | "nox" if module != "nox" => {
             Some(Classification::new(C::ExecTest))
         }
-        "mypy" | "ruff" | "black" | "isort" | "flake8" | "pylint" | "pyright" | "pyflakes"
-        | "pycodestyle" | "bandit" => super::classify(&inv),
-        "pip" => super::classify(&Invocation {
+        // What the index gives these names: the linters' and pip's entries in the packages
+        // table (no other family names them); `pyflakes` and `pycodestyle` are in no table.
+        "mypy" | "ruff" | "black" | "isort" | "flake8" | "pylint" | "pyright" | "bandit" => {
+            Some(super::packages::linter(&inv))
+        }
+        "pyflakes" | "pycodestyle" => None,
+        "pip" => Some(super::packages::pip(&Invocation {
             program: "pip",
             args: rest,
             config_keys: &[],
-        }),
+        })),
         "venv" | "virtualenv" => Some(
             Classification::new(C::FsWriteWorkspace)
                 .with_paths(inv.positionals(flags!["--prompt"]), Access::Write),

@@ -4,12 +4,12 @@
 //! are hard to undo; `git -c` keys that execute code make the command opaque; `rev:path`
 //! arguments and `--output=` are files like any other.
 
-use super::{Classification, Invocation};
+use super::classification::{Classification, Invocation, Judge};
 use crate::model::{Access, Capability as C, Reach, Reversibility, Scale};
 use crate::shell::lex::Word;
 use crate::static_index::{flags, name_set};
 
-pub(super) const TABLE: &[(&[&str], super::Judge)] = &[
+pub(super) const TABLE: &[(&[&str], Judge)] = &[
     (&["git"], git),
     (&["gh", "glab", "hub"], forge),
     (&["hg", "svn", "jj", "fossil"], other_vcs),

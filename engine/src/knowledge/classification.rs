@@ -1,0 +1,213 @@
+//! What the knowledge tables say about one program invocation: the invocation as the tables see
+//! it (the program, its words, `git -c` keys) with the helpers entries read options through, and
+//! the classification an entry returns. Below the families and the index; knows no program.
+
+use crate::model::{Access, Blast, Capability, Exposure, Reach, Reversibility, Scale};
+use crate::shell::lex::Word;
+use crate::static_index::Names;
+
+/// One program invocation, wrappers already peeled.
+#[derive(Debug, Clone, Copy)]
+pub struct Invocation<'a> {
+    /// The program's base name.
+    pub program: &'a str,
+    /// Its arguments.
+    pub args: &'a [Word],
+    /// `git -c` keys.
+    pub config_keys: &'a [String],
+}
+
+/// What a program invocation does, as far as the tables know.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Classification {
+    /// The kind of action.
+    pub capability: Capability,
+    /// Its blast radius (the capability's default unless the entry says otherwise).
+    pub blast: Blast,
+    /// Paths it touches.
+    pub targets: Vec<(Word, Access)>,
+    /// Why the engine cannot tell what it will do, when it cannot.
+    pub opaque: Option<String>,
+    /// It walks directories recursively, so a credential tree among its targets is a sweep of
+    /// secrets.
+    pub recursive: bool,
+    /// It installs something that runs later (cron, services, login items).
+    pub persistence: bool,
+}
+
+impl Classification {
+    /// A judgement with the capability's default blast radius.
+    pub fn new(capability: Capability) -> Classification {
+        Classification {
+            capability,
+            blast: capability.default_blast(),
+            targets: Vec::new(),
+            opaque: None,
+            recursive: false,
+            persistence: false,
+        }
+    }
+
+    /// Not understood: the engine cannot tell what this will do.
+    pub fn opaque(capability: Capability, why: &str) -> Classification {
+        let mut j = Classification::new(capability);
+        j.opaque = Some(why.to_string());
+        j
+    }
+
+    pub(crate) fn with_paths<'w>(
+        mut self,
+        words: impl IntoIterator<Item = &'w Word>,
+        access: Access,
+    ) -> Classification {
+        self.targets
+            .extend(words.into_iter().map(|w| (w.clone(), access)));
+        self
+    }
+
+    pub(crate) fn reach(mut self, reach: Reach) -> Classification {
+        self.blast.reach = self.blast.reach.max(reach);
+        self
+    }
+
+    pub(crate) fn reversibility(mut self, r: Reversibility) -> Classification {
+        self.blast.reversibility = self.blast.reversibility.max(r);
+        self
+    }
+
+    pub(crate) fn exposure(mut self, e: Exposure) -> Classification {
+        self.blast.exposure = self.blast.exposure.max(e);
+        self
+    }
+
+    pub(crate) fn scale(mut self, s: Scale) -> Classification {
+        self.blast.scale = self.blast.scale.max(s);
+        self
+    }
+
+    pub(crate) fn recursive(mut self, yes: bool) -> Classification {
+        self.recursive |= yes;
+        if yes {
+            self.blast.scale = self.blast.scale.max(Scale::Many);
+        }
+        self
+    }
+}
+
+impl<'a> Invocation<'a> {
+    /// The words that are not options, given the options that take a value. Everything after
+    /// `--` is positional.
+    pub(crate) fn positionals(&self, valued: Names<'_>) -> Vec<&'a Word> {
+        self.positionals_where(|t| valued.contains(t))
+    }
+
+    /// [`Invocation::positionals`], with the options that take a value given by a test.
+    pub(crate) fn positionals_where(&self, is_valued: impl Fn(&str) -> bool) -> Vec<&'a Word> {
+        let mut out = Vec::new();
+        let mut skip_next = false;
+        let mut rest_positional = false;
+        for word in self.args {
+            if skip_next {
+                skip_next = false;
+                continue;
+            }
+            let t = word.text.as_str();
+            if rest_positional || !t.starts_with('-') || t == "-" {
+                out.push(word);
+            } else if t == "--" {
+                rest_positional = true;
+            } else if is_valued(t) {
+                skip_next = true;
+            }
+        }
+        out
+    }
+
+    /// The first positional word (usually a subcommand), lower-cased.
+    pub(crate) fn sub(&self, valued: Names<'_>) -> String {
+        self.positionals(valued)
+            .first()
+            .map(|w| w.text.to_ascii_lowercase())
+            .unwrap_or_default()
+    }
+
+    /// The option is present, as `--long`, `--long=…`, `-x`, or inside a cluster like `-rf`.
+    pub fn has(&self, flag: &str) -> bool {
+        self.has_bytes(flag.as_bytes())
+    }
+
+    /// [`Invocation::has`] on bytes (the packed flag lists are compared without a UTF-8 check).
+    fn has_bytes(&self, flag: &[u8]) -> bool {
+        self.args.iter().take_while(|w| w.text != "--").any(|w| {
+            let t = w.text.as_bytes();
+            if flag.starts_with(b"--") {
+                t.strip_prefix(flag)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"="))
+            } else if let Some(&[letter]) = flag.strip_prefix(b"-") {
+                t == flag
+                    || (t.starts_with(b"-")
+                        && !t.starts_with(b"--")
+                        && t.len() > 2
+                        && t.get(1..).is_some_and(|c| {
+                            c.iter().all(u8::is_ascii_alphabetic) && c.contains(&letter)
+                        }))
+            } else {
+                t == flag
+            }
+        })
+    }
+
+    /// Any of the options is present.
+    pub(crate) fn has_any(&self, flags: Names<'_>) -> bool {
+        flags.iter_bytes().any(|f| self.has_bytes(f))
+    }
+
+    /// The value of an option given as a separate word (`-o x`, `--out x`).
+    pub(crate) fn value(&self, flags: Names<'_>) -> Option<&'a Word> {
+        self.value_where(|t| flags.contains(t))
+    }
+
+    /// [`Invocation::value`] of one option.
+    pub(crate) fn value_of(&self, flag: &str) -> Option<&'a Word> {
+        self.value_where(|t| t == flag)
+    }
+
+    fn value_where(&self, is_flag: impl Fn(&str) -> bool) -> Option<&'a Word> {
+        let mut iter = self.args.iter().peekable();
+        while let Some(word) = iter.next() {
+            if is_flag(&word.text) {
+                return iter.peek().copied();
+            }
+        }
+        None
+    }
+
+    /// Values of options given in the attached forms (`--out=x`, `-ox`) as synthetic words.
+    pub(crate) fn attached_value(&self, flags: Names<'_>) -> Option<Word> {
+        self.args.iter().find_map(|word| {
+            flags.iter_bytes().find_map(|flag| {
+                // Compared as bytes; a whole name's end is a character boundary of the word.
+                word.text.as_bytes().strip_prefix(flag)?;
+                let after = word.text.get(flag.len()..)?;
+                let rest = if flag.starts_with(b"--") {
+                    after.strip_prefix('=')
+                } else {
+                    Some(after).filter(|r| !r.is_empty())
+                }?;
+                let mut w = word.clone();
+                w.text = rest.to_string();
+                Some(w)
+            })
+        })
+    }
+
+    /// `value` or `attached_value`.
+    pub(crate) fn any_value(&self, flags: Names<'_>) -> Option<Word> {
+        self.value(flags)
+            .cloned()
+            .or_else(|| self.attached_value(flags))
+    }
+}
+
+/// A table entry's function: judges an invocation of one of its programs.
+pub(super) type Judge = fn(&Invocation<'_>) -> Classification;
