@@ -70,25 +70,7 @@ fn runs_code(effective: &Effective) -> bool {
     let program = effective.program.as_str();
     is_shell(program)
         || effective.wrappers.contains(&Wrapper::ShellEval)
-        || matches!(
-            program,
-            "busybox"
-                | "python"
-                | "python3"
-                | "python2"
-                | "node"
-                | "perl"
-                | "ruby"
-                | "php"
-                | "lua"
-                | "pwsh"
-                | "powershell"
-                | "eval"
-                | "source"
-                | "."
-                | "deno"
-                | "bun"
-        )
+        || knowledge::RUNS_INPUT.contains(program)
 }
 
 /// Analyses shell text run in `cwd`. Problems are reported on the actions (`unknowns`); the
@@ -304,25 +286,8 @@ fn classify_effective(
     normalizer.network = (matches!(
         judgement.capability,
         C::NetFetch | C::NetSend | C::ExecRemote
-    ) || matches!(
-        effective.program.as_str(),
-        "ping"
-            | "dig"
-            | "host"
-            | "nslookup"
-            | "traceroute"
-            | "tracepath"
-            | "mtr"
-            | "whois"
-            | "nc"
-            | "ncat"
-            | "netcat"
-            | "telnet"
-            | "ssh"
-    )) && !matches!(
-        effective.program.as_str(),
-        "scp" | "rsync" | "sftp" | "rclone" | "aws" | "gsutil" | "git"
-    );
+    ) || knowledge::NAMES_HOSTS.contains(&effective.program))
+        && !knowledge::NAMES_LOCAL_PATHS.contains(&effective.program);
     // Assignments and redirections out of the plain project are effects no rule for the command
     // names.
     let mut unnamed_effects = !effective.assignments.is_empty();

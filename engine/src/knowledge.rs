@@ -14,7 +14,7 @@ mod packages;
 mod runtime;
 mod vcs;
 
-use crate::static_index::{self, NameIndex, PackedNames};
+use crate::static_index::{self, NameIndex, PackedNames, name_set};
 use classification::Judge;
 pub(crate) use classification::{Classification, Invocation};
 
@@ -133,6 +133,30 @@ pub fn classify(invocation: &Invocation<'_>) -> Option<Classification> {
     Some(judge(invocation))
 }
 
+name_set! {
+    /// Programs that run code they read from their input, so a network fetch piped into one runs
+    /// what was fetched (shells and `sh -c` are the shell analysis's own).
+    pub(crate) static RUNS_INPUT = &[
+        "busybox", "python", "python3", "python2", "node", "perl", "ruby", "php", "lua", "pwsh",
+        "powershell", "eval", "source", ".", "deno", "bun",
+    ];
+}
+
+name_set! {
+    /// Programs whose arguments name hosts, not paths, though their capability is not a network
+    /// one (diagnostics, sockets, a remote shell): their arguments learn as hosts.
+    pub(crate) static NAMES_HOSTS = &[
+        "ping", "dig", "host", "nslookup", "traceroute", "tracepath", "mtr", "whois", "nc", "ncat",
+        "netcat", "telnet", "ssh",
+    ];
+}
+
+name_set! {
+    /// Copy and sync tools that name local files as well as `user@host:` remotes: their
+    /// arguments learn as paths even when their capability is a network one.
+    pub(crate) static NAMES_LOCAL_PATHS = &["scp", "rsync", "sftp", "rclone", "aws", "gsutil", "git"];
+}
+
 /// Every program some table knows.
 #[cfg(test)]
 fn known_programs() -> Vec<&'static str> {
@@ -172,5 +196,41 @@ mod tests {
         for absent in ["", "gitx", "gi", "zzzz", "npm ", "Git"] {
             assert!(judge_of(absent).is_none(), "{absent}");
         }
+    }
+
+    /// The program lists kept beside the tables name programs the tables know (or the shell's
+    /// own `eval`, `source`, `.` and `busybox`).
+    #[test]
+    fn the_program_lists_name_known_programs() {
+        let builtins = ["eval", "source", ".", "busybox"];
+        let names = RUNS_INPUT
+            .iter()
+            .chain(NAMES_HOSTS.iter())
+            .chain(NAMES_LOCAL_PATHS.iter());
+        for name in names {
+            assert!(
+                judge_of(name).is_some() || builtins.contains(&name),
+                "`{name}` is in no table"
+            );
+        }
+    }
+
+    /// A program belongs to one family: a name in two entries would be decided by table order
+    /// alone, silently.
+    #[test]
+    fn no_program_sits_in_two_entries() {
+        const FAMILIES: [&str; 6] = ["files", "vcs", "packages", "cloud", "runtime", "network"];
+        let mut seen: std::collections::HashMap<&str, &str> = Default::default();
+        let mut clashes = Vec::new();
+        for (family, table) in FAMILIES.iter().zip(TABLES) {
+            for (names, _) in table {
+                for name in *names {
+                    if let Some(earlier) = seen.insert(name, family) {
+                        clashes.push(format!("`{name}` in {earlier} and {family}"));
+                    }
+                }
+            }
+        }
+        assert!(clashes.is_empty(), "{}", clashes.join("\n"));
     }
 }

@@ -164,7 +164,7 @@ pub(super) const TABLE: &[(&[&str], Judge)] = &[
             "capsh",
             "setcap",
             "security",
-            "osascript",
+            // `osascript` is an interpreter (below).
             "tccutil",
             "spctl",
             "scutil",

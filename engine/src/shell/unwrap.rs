@@ -10,7 +10,7 @@ use super::lex::{Redirect, Word};
 use super::parse::{SimpleCommand, Surroundings, parse};
 use super::quote::push_word;
 use super::{MAX_DEPTH, UNRESOLVED};
-use crate::static_index::{Names, flags, name_set, packed_names};
+use crate::static_index::{self, NameIndex, Names, PackedNames, flags, name_set, packed_names};
 
 /// A wrapper that was peeled, kept because it changes the judgement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -95,11 +95,12 @@ fn end_opaque(
     args: Vec<Word>,
     why: &str,
     out: &mut Vec<Effective>,
-) {
+) -> Step {
     current.program = program;
     current.args = args;
     current.opaque(why);
     out.push(current);
+    Step::Done
 }
 
 name_set! {
@@ -314,85 +315,123 @@ pub fn find_roots(args: &[Word]) -> Vec<Word> {
         .collect()
 }
 
-/// A shell: `-c` text is parsed, anything else it runs is a script or its input.
-pub fn is_shell(program: &str) -> bool {
-    matches!(
-        program,
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "fish" | "yash" | "csh" | "tcsh"
-    )
+/// What a wrapper's peeling did.
+enum Step {
+    /// A wrapper was peeled: look at the new first word.
+    Again,
+    /// The current program is the one that runs.
+    Runs,
+    /// Everything that runs was pushed (or the command was ended as opaque).
+    Done,
 }
 
-/// Programs the peeling loop looks at; everything else is the program that runs.
-fn is_peeled(program: &str) -> bool {
-    is_shell(program)
-        || matches!(
-            program,
-            "command"
-                | "builtin"
-                | "exec"
-                | "nocorrect"
-                | "noglob"
-                | "sudo"
-                | "doas"
-                | "pkexec"
-                | "gosu"
-                | "su"
-                | "runas"
-                | "run0"
-                | "env"
-                | "timeout"
-                | "nice"
-                | "ionice"
-                | "chrt"
-                | "taskset"
-                | "cpulimit"
-                | "trickle"
-                | "time"
-                | "nohup"
-                | "setsid"
-                | "disown"
-                | "stdbuf"
-                | "unbuffer"
-                | "chronic"
-                | "watch"
-                | "xargs"
-                | "find"
-                | "sh"
-                | "bash"
-                | "zsh"
-                | "dash"
-                | "ksh"
-                | "ash"
-                | "mksh"
-                | "fish"
-                | "yash"
-                | "csh"
-                | "tcsh"
-                | "busybox"
-                | "eval"
-                | "source"
-                | "."
-                | "trap"
-                | "npx"
-                | "pnpx"
-                | "bunx"
-                | "uvx"
-                | "uv"
-                | "poetry"
-                | "pipenv"
-                | "pdm"
-                | "hatch"
-                | "rye"
-                | "bundle"
-                | "pixi"
-                | "conda"
-                | "mamba"
-                | "pnpm"
-                | "yarn"
-                | "bun"
-                | "npm"
-                | "git"
-        )
+/// Peels one wrapper off `current`: its program, the program's word, and the words after it.
+type Peel = fn(&mut Effective, String, Word, Vec<Word>, &mut Vec<Effective>) -> Step;
+
+/// The shells: `-c` text is parsed, anything else they run is a script or their input.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "yash", "csh", "tcsh",
+];
+
+/// Every wrapper the peeling loop looks at, and how it is peeled: the one list of wrapper names.
+/// Any other program is the one that runs.
+const WRAPPERS: &[(&[&str], Peel)] = &[
+    (
+        &["command", "builtin", "exec", "nocorrect", "noglob"],
+        peel_builtin,
+    ),
+    (
+        &["sudo", "doas", "pkexec", "gosu", "su", "runas", "run0"],
+        peel_privilege,
+    ),
+    (&["env"], peel_env),
+    (&["timeout"], peel_timeout),
+    (
+        &["nice", "ionice", "chrt", "taskset", "cpulimit", "trickle"],
+        peel_priority,
+    ),
+    (&["time"], peel_time),
+    (
+        &["nohup", "setsid", "disown", "stdbuf", "unbuffer", "chronic"],
+        peel_detach,
+    ),
+    (&["watch"], peel_watch),
+    (&["xargs"], peel_xargs),
+    (&["find"], peel_find),
+    (SHELLS, peel_shell),
+    (&["busybox"], peel_busybox),
+    (&["eval"], peel_eval),
+    (&["source", "."], peel_source),
+    (&["trap"], peel_trap),
+    (&["npx", "pnpx", "bunx", "uvx"], peel_fetch_runner),
+    (
+        &["pipenv", "pdm", "hatch", "rye", "pixi"],
+        peel_script_runner,
+    ),
+    (
+        &["uv", "poetry", "bundle", "conda", "mamba"],
+        peel_env_runner,
+    ),
+    (&["pnpm", "yarn", "bun", "npm"], peel_js_package_manager),
+    (&["git"], peel_git),
+];
+
+const WRAPPER_NAME_COUNT: usize = {
+    let (mut count, mut e) = (0, 0);
+    while e < WRAPPERS.len() {
+        #[allow(clippy::indexing_slicing)] // compile time only
+        {
+            count += WRAPPERS[e].0.len();
+        }
+        e += 1;
+    }
+    count
+};
+
+/// Every wrapper name and its entry in [`WRAPPERS`]; exists only while compiling.
+#[allow(clippy::indexing_slicing)] // compile time only
+const WRAPPER_NAMES: ([&str; WRAPPER_NAME_COUNT], [u8; WRAPPER_NAME_COUNT]) = {
+    let mut names = [""; WRAPPER_NAME_COUNT];
+    let mut entries = [0u8; WRAPPER_NAME_COUNT];
+    let (mut at, mut e) = (0, 0);
+    while e < WRAPPERS.len() {
+        let mut n = 0;
+        while n < WRAPPERS[e].0.len() {
+            names[at] = WRAPPERS[e].0[n];
+            entries[at] = e as u8;
+            at += 1;
+            n += 1;
+        }
+        e += 1;
+    }
+    (names, entries)
+};
+
+/// Each wrapper name's entry.
+static WRAPPER_ENTRIES: [u8; WRAPPER_NAME_COUNT] = WRAPPER_NAMES.1;
+
+/// Every wrapper name, packed.
+static WRAPPER_TEXT: PackedNames<
+    { static_index::total_len(&WRAPPER_NAMES.0) },
+    WRAPPER_NAME_COUNT,
+> = PackedNames::of(&WRAPPER_NAMES.0);
+
+/// Wrapper names hashed at compile time into name positions.
+static WRAPPER_INDEX: NameIndex<{ static_index::slots_for(WRAPPER_NAME_COUNT) }> =
+    NameIndex::of(&WRAPPER_NAMES.0);
+
+/// How `program` is peeled, when it is a wrapper.
+fn wrapper(program: &str) -> Option<Peel> {
+    let position = WRAPPER_INDEX
+        .positions(program, |p| WRAPPER_TEXT.bytes_at(p))
+        .next()?;
+    let entry = WRAPPER_ENTRIES.get(position)?;
+    WRAPPERS.get(usize::from(*entry)).map(|(_, peel)| *peel)
+}
+
+/// A shell: `-c` text is parsed, anything else it runs is a script or its input.
+pub fn is_shell(program: &str) -> bool {
+    SHELLS.contains(&program)
 }
 
 /// Peels `command` into the effective commands that run. Usually one; `sh -c` payloads and
@@ -628,7 +667,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             return;
         }
         let program = base_name(&first.text);
-        if !is_peeled(&program) {
+        let Some(peel_wrapper) = wrapper(&program) else {
             // The common case: no wrapper. Move the words instead of copying them.
             let mut args = std::mem::take(&mut current.args);
             let first = args.remove(0);
@@ -636,534 +675,13 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             current.program_path = first.text;
             current.args = args;
             break;
-        }
+        };
         let first = first.clone();
         let rest: Vec<Word> = current.args.get(1..).unwrap_or(&[]).to_vec();
-        match program.as_str() {
-            "command" | "builtin" | "exec" | "nocorrect" | "noglob" => {
-                if program == "command" && rest.iter().any(|w| w.text == "-v" || w.text == "-V") {
-                    break; // a lookup, judged by the knowledge
-                }
-                if program == "exec" && rest.is_empty() {
-                    break;
-                }
-                let (tail, _) = strip_options(&rest, flags!["-a"]);
-                current.args = tail.to_vec();
-            }
-            "sudo" | "doas" | "pkexec" | "gosu" | "su" | "runas" | "run0" => {
-                current.wrappers.push(Wrapper::Privilege);
-                match program.as_str() {
-                    "su" => {
-                        let (tail, seen) = strip_options(
-                            &rest,
-                            flags!["-c", "--command", "-s", "--shell", "-g", "-G", "-w"],
-                        );
-                        match flag_value(&seen, flags!["-c", "--command"]) {
-                            Some(source) => {
-                                let source = source.clone();
-                                current.args = Vec::new();
-                                shell_text(current, &source, out);
-                                return;
-                            }
-                            None => {
-                                let _ = tail;
-                                current.program = program;
-                                current.opaque("a privileged login shell");
-                                out.push(current);
-                                return;
-                            }
-                        }
-                    }
-                    "gosu" => {
-                        current.args = rest.get(1..).unwrap_or(&[]).to_vec();
-                    }
-                    "runas" => {
-                        current.program = program;
-                        current.opaque("runas runs a command line we do not parse");
-                        out.push(current);
-                        return;
-                    }
-                    _ => {
-                        let valued = flags![
-                            "-u",
-                            "-g",
-                            "-h",
-                            "-p",
-                            "-C",
-                            "-D",
-                            "-r",
-                            "-t",
-                            "-U",
-                            "-T",
-                            "-R",
-                            "--user",
-                            "--group",
-                            "--host",
-                            "--prompt",
-                            "--chdir",
-                            "--role",
-                            "--type",
-                            "--other-user",
-                            "--close-from",
-                            "--command-timeout",
-                            "--chroot",
-                        ];
-                        let (tail, seen) = strip_options(&rest, valued);
-                        if has_flag(
-                            &seen,
-                            flags!["-s", "-i", "--shell", "--login", "-e", "--edit"],
-                        ) || tail.is_empty()
-                        {
-                            current.program = program;
-                            current.args = tail.to_vec();
-                            current.opaque("a privileged shell or editor");
-                            out.push(current);
-                            return;
-                        }
-                        if let Some(dir) = flag_value(&seen, flags!["-D", "--chdir"]) {
-                            current.chdir = Some(dir.clone());
-                        }
-                        current.args = tail.to_vec();
-                    }
-                }
-            }
-            "env" => {
-                current.wrappers.push(Wrapper::Env);
-                let valued = flags![
-                    "-u",
-                    "--unset",
-                    "-S",
-                    "--split-string",
-                    "-C",
-                    "--chdir",
-                    "-P",
-                    "-a",
-                    "--argv0",
-                ];
-                let (tail, seen) = strip_options(&rest, valued);
-                if let Some(split) = flag_value(&seen, flags!["-S", "--split-string"]) {
-                    let split = split.clone();
-                    let mut inner = current.clone();
-                    inner.args = Vec::new();
-                    // `env -S 'a b' c` runs the split string followed by the remaining words.
-                    let mut joined = split.clone();
-                    for word in tail {
-                        joined.text.push(' ');
-                        joined.text.push_str(&word.raw);
-                    }
-                    shell_text(inner, &joined, out);
-                    return;
-                }
-                if flag_value(&seen, flags!["-P"]).is_some() {
-                    current.program = program;
-                    current.opaque("env -P searches another PATH for the program");
-                    out.push(current);
-                    return;
-                }
-                if let Some(dir) = flag_value(&seen, flags!["-C", "--chdir"]) {
-                    current.chdir = Some(dir.clone());
-                }
-                let mut words = tail.iter();
-                let mut remaining = Vec::new();
-                for word in words.by_ref() {
-                    if remaining.is_empty()
-                        && let Some((name, value)) = word.text.split_once('=')
-                        && !name.is_empty()
-                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    {
-                        let mut v = word.clone();
-                        v.text = value.to_string();
-                        v.raw = v
-                            .raw
-                            .split_once('=')
-                            .map(|(_, r)| r.to_string())
-                            .unwrap_or_default();
-                        current.assignments.push((name.to_string(), v));
-                        continue;
-                    }
-                    remaining.push(word.clone());
-                }
-                if remaining.is_empty() {
-                    current.args = vec![first];
-                    break;
-                }
-                current.args = remaining;
-            }
-            "timeout" => {
-                current.wrappers.push(Wrapper::Timing);
-                let (tail, _) =
-                    strip_options(&rest, flags!["-s", "--signal", "-k", "--kill-after"]);
-                current.args = tail.get(1..).unwrap_or(&[]).to_vec();
-            }
-            "nice" | "ionice" | "chrt" | "taskset" | "cpulimit" | "trickle" => {
-                current.wrappers.push(Wrapper::Timing);
-                let valued = flags![
-                    "-n",
-                    "--adjustment",
-                    "-c",
-                    "--class",
-                    "-t",
-                    "-l",
-                    "-p",
-                    "-d",
-                    "-u",
-                ];
-                let (tail, seen) = strip_options(&rest, valued);
-                if seen.iter().any(|(f, _)| f == "-p" || f == "--pid") {
-                    break; // acts on a running process: judged as process control
-                }
-                // `chrt PRIO cmd` and `taskset MASK cmd` take a positional first, but
-                // `taskset -c LIST cmd` gives the list as the option's value.
-                let list_given = program == "taskset"
-                    && seen.iter().any(|(f, _)| f == "-c" || f == "--cpu-list");
-                let skip =
-                    usize::from(matches!(program.as_str(), "chrt" | "taskset") && !list_given);
-                current.args = tail.get(skip..).unwrap_or(&[]).to_vec();
-            }
-            "time" => {
-                current.wrappers.push(Wrapper::Timing);
-                let (tail, seen) = strip_options(&rest, flags!["-f", "--format", "-o", "--output"]);
-                if let Some(output) = flag_value(&seen, flags!["-o", "--output"]) {
-                    current.redirects.push(Redirect {
-                        op: ">".to_string(),
-                        fd: None,
-                        target: output.clone(),
-                        is_file: true,
-                    });
-                }
-                current.args = tail.to_vec();
-            }
-            "nohup" | "setsid" | "disown" | "stdbuf" | "unbuffer" | "chronic" => {
-                current.wrappers.push(if program == "stdbuf" {
-                    Wrapper::Env
-                } else {
-                    Wrapper::Detach
-                });
-                let (tail, _) = strip_options(&rest, flags!["-i", "-o", "-e"]);
-                current.args = tail.to_vec();
-            }
-            "watch" => {
-                current.wrappers.push(Wrapper::Timing);
-                current.surroundings.in_loop = true;
-                let (tail, seen) =
-                    strip_options(&rest, flags!["-n", "--interval", "-q", "--equexit", "-g"]);
-                if !has_flag(&seen, flags!["-x", "--exec"]) {
-                    // watch joins its arguments and runs them with `sh -c`.
-                    let mut joined = Word::default();
-                    for (i, word) in tail.iter().enumerate() {
-                        if i > 0 {
-                            joined.text.push(' ');
-                        }
-                        if !word.is_literal() {
-                            joined.text.push(UNRESOLVED);
-                        }
-                        joined.text.push_str(&word.text);
-                    }
-                    current.args = Vec::new();
-                    shell_text(current, &joined, out);
-                    return;
-                }
-                current.args = tail.to_vec();
-            }
-            "xargs" => {
-                current.wrappers.push(Wrapper::StdinArgs);
-                current.args_unknown = true;
-                let valued = flags![
-                    "-I",
-                    "-L",
-                    "-n",
-                    "-P",
-                    "-d",
-                    "-E",
-                    "-s",
-                    "-a",
-                    "--arg-file",
-                    "--delimiter",
-                    "--max-args",
-                    "--max-procs",
-                    "--replace",
-                    "--max-lines",
-                    "--eof",
-                ];
-                let (tail, _) = strip_options(&rest, valued);
-                current.args = if tail.is_empty() {
-                    vec![Word::plain("echo")]
-                } else {
-                    tail.to_vec()
-                };
-            }
-            "find" => {
-                let exec_at = rest.iter().position(|w| {
-                    matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                });
-                let Some(at) = exec_at else { break };
-                // Each `-exec` is peeled by a nested call: bound how many are followed.
-                if current.surroundings.depth > 4 * MAX_DEPTH {
-                    return end_opaque(
-                        current,
-                        program,
-                        rest,
-                        "more `-exec` clauses than the analysis follows",
-                        out,
-                    );
-                }
-                current.surroundings.depth += 1;
-                let inner_end = rest
-                    .iter()
-                    .skip(at + 1)
-                    .position(|w| w.text == ";" || w.text == "+")
-                    .map(|p| p + at + 1)
-                    .unwrap_or(rest.len());
-                let inner: Vec<Word> = rest.get(at + 1..inner_end).unwrap_or(&[]).to_vec();
-                let mut remaining: Vec<Word> = vec![first.clone()];
-                remaining.extend(rest.get(..at).unwrap_or(&[]).iter().cloned());
-                remaining.extend(rest.get(inner_end + 1..).unwrap_or(&[]).iter().cloned());
-                // The paths walked: after the options that may precede them (`-L`, `-H`, `-P`,
-                // `-O3`, `-D debugopts`).
-                let walked: Vec<Word> = find_roots(&rest);
-                let mut finder = current.clone();
-                finder.args = remaining;
-                peel(finder, out);
-                let mut exec = current;
-                exec.wrappers.push(Wrapper::FindExec);
-                exec.args_unknown = true;
-                exec.walked_paths = if walked.is_empty() {
-                    vec![Word::plain(".")]
-                } else {
-                    walked
-                };
-                exec.args = inner
-                    .into_iter()
-                    .map(|w| {
-                        if w.text.contains("{}") {
-                            let mut w = w;
-                            w.text = w.text.replace("{}", &UNRESOLVED.to_string());
-                            w
-                        } else {
-                            w
-                        }
-                    })
-                    .collect();
-                exec.redirects = Vec::new();
-                peel(exec, out);
-                return;
-            }
-            shell if is_shell(shell) => {
-                let (tail, seen) = strip_options(
-                    &rest,
-                    flags!["-o", "+o", "-O", "+O", "--rcfile", "--init-file"],
-                );
-                let login = has_flag(
-                    &seen,
-                    flags!["-l", "--login", "-i", "--rcfile", "--init-file"],
-                );
-                let command_flag = seen.iter().any(|(f, _)| {
-                    f == "-c" || (f.starts_with('-') && !f.starts_with("--") && f.contains('c'))
-                });
-                current.program = program.clone();
-                if command_flag && !login {
-                    let Some(source) = tail.first().cloned() else {
-                        current.opaque("`-c` without shell text");
-                        out.push(current);
-                        return;
-                    };
-                    current.args = Vec::new();
-                    shell_text(current, &source, out);
-                    return;
-                }
-                current.wrappers.push(Wrapper::ShellEval);
-                current.args = tail.to_vec();
-                current.opaque(if login {
-                    "a login or interactive shell runs startup files"
-                } else if tail.is_empty() || has_flag(&seen, flags!["-s"]) {
-                    "a shell reading commands from its input"
-                } else {
-                    "a shell script the engine has not read"
-                });
-                out.push(current);
-                return;
-            }
-            "busybox" => {
-                current.args = rest;
-            }
-            "eval" => {
-                let mut joined = Word::default();
-                for (i, word) in rest.iter().enumerate() {
-                    if i > 0 {
-                        joined.text.push(' ');
-                    }
-                    joined.text.push_str(&word.text);
-                }
-                current.args = Vec::new();
-                current.program = program;
-                shell_text(current, &joined, out);
-                return;
-            }
-            "source" | "." => {
-                return end_opaque(
-                    current,
-                    program,
-                    rest,
-                    "sources a script the engine has not read",
-                    out,
-                );
-            }
-            "trap" => {
-                return end_opaque(current, program, rest, "trap runs code later", out);
-            }
-            "npx" | "pnpx" | "bunx" | "uvx" => {
-                let (tail, seen) = strip_options(
-                    &rest,
-                    flags!["-p", "--package", "-c", "--call", "--from", "--with"],
-                );
-                // A known tool of the runner's own ecosystem is the tool (fetched if missing, but
-                // the real package of that name); anything else is an arbitrary download.
-                let known = if program == "uvx" {
-                    KNOWN_PYTHON_TOOLS
-                } else {
-                    KNOWN_JS_TOOLS
-                };
-                if let Some(tool) = tail.first().filter(|_| seen.is_empty())
-                    && known.contains(&tool.text.as_str())
-                {
-                    current.wrappers.push(Wrapper::Runner);
-                    current.runner = Some(program.clone());
-                    current.args = tail.to_vec();
-                    continue;
-                }
-                current.wrappers.push(Wrapper::FetchRun);
-                return end_opaque(current, program, rest, "fetches a package and runs it", out);
-            }
-            "pipenv" | "pdm" | "hatch" | "rye" | "pixi"
-                if matches!(text(rest.first()), "run" | "exec") =>
-            {
-                // These run a script of the project file first, if one has that name.
-                current.program = program;
-                current.args = rest;
-                current.opaque(
-                    "runs a script defined in the project file, which the engine has not read",
-                );
-                out.push(current);
-                return;
-            }
-            "uv" | "poetry" | "bundle" | "conda" | "mamba"
-                if matches!(text(rest.first()), "run" | "exec") =>
-            {
-                current.wrappers.push(Wrapper::Runner);
-                current.runner = Some(program.clone());
-                let valued = flags![
-                    "-n",
-                    "--name",
-                    "-e",
-                    "--env",
-                    "--with",
-                    "--python",
-                    "-p",
-                    "--group",
-                    "--package",
-                    "--extra",
-                    "--directory",
-                    "--project",
-                    "--env-file",
-                    "--index",
-                    "--cache-dir",
-                ];
-                let (tail, seen) = strip_options(rest.get(1..).unwrap_or(&[]), valued);
-                if seen.iter().any(|(f, v)| {
-                    v.is_none() && f.starts_with("--") && !RUNNER_SWITCHES.contains(&f.as_str())
-                }) {
-                    // An option we do not know may take a value: the program is not certain.
-                    return end_opaque(
-                        current,
-                        program,
-                        rest,
-                        "a runner option the engine does not know",
-                        out,
-                    );
-                }
-                current.args = tail.to_vec();
-            }
-            "pnpm" | "yarn" | "bun" | "npm" if matches!(text(rest.first()), "dlx" | "x") => {
-                current.wrappers.push(Wrapper::FetchRun);
-                return end_opaque(current, program, rest, "fetches a package and runs it", out);
-            }
-            "pnpm" | "npm" if text(rest.first()) == "exec" => {
-                let (tail, seen) = strip_options(
-                    rest.get(1..).unwrap_or(&[]),
-                    flags!["-c", "--call", "--package", "-p"],
-                );
-                if let Some(source) = flag_value(&seen, flags!["-c", "--call"]) {
-                    let source = source.clone();
-                    current.args = Vec::new();
-                    current.program = program;
-                    shell_text(current, &source, out);
-                    return;
-                }
-                // `npm exec` is npx; `pnpm exec` runs the project's own binaries.
-                let known = program == "pnpm"
-                    || tail
-                        .first()
-                        .is_some_and(|t| KNOWN_JS_TOOLS.contains(&t.text.as_str()));
-                if !known || !seen.is_empty() {
-                    current.wrappers.push(Wrapper::FetchRun);
-                    return end_opaque(
-                        current,
-                        program,
-                        rest,
-                        "fetches a package and runs it",
-                        out,
-                    );
-                }
-                current.wrappers.push(Wrapper::Runner);
-                current.runner = Some(program.clone());
-                current.args = tail.to_vec();
-            }
-            "git" => {
-                let valued = flags![
-                    "-c",
-                    "-C",
-                    "--git-dir",
-                    "--work-tree",
-                    "--namespace",
-                    "--config-env",
-                    "--exec-path",
-                    "--super-prefix",
-                ];
-                let (tail, seen) = strip_options(&rest, valued);
-                for (flag, value) in &seen {
-                    match flag.as_str() {
-                        "-c" | "--config-env" => {
-                            let key = value
-                                .as_ref()
-                                .map(|v| {
-                                    v.text.split('=').next().unwrap_or("").to_ascii_lowercase()
-                                })
-                                .unwrap_or_default();
-                            current.config_keys.push(key);
-                        }
-                        "-C" => current.chdir = value.clone(),
-                        "--exec-path" | "--git-dir" | "--work-tree"
-                            if (value.is_some()
-                                || flag == "--git-dir"
-                                || flag == "--work-tree") =>
-                        {
-                            current.opaque("git pointed at another repository or executable path");
-                        }
-                        _ => {}
-                    }
-                }
-                current.config_keys.sort();
-                current.program = program;
-                current.program_path = first.text.clone();
-                current.args = tail.to_vec();
-                break;
-            }
-            _ => {
-                current.program = program;
-                current.program_path = first.text.clone();
-                current.args = rest;
-                break;
-            }
+        match peel_wrapper(&mut current, program, first, rest, out) {
+            Step::Again => {}
+            Step::Runs => break,
+            Step::Done => return,
         }
     }
     if current.program.is_empty()
@@ -1202,4 +720,750 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
         ));
     }
     out.push(current);
+}
+
+/// Shell builtins that run their arguments as a command.
+fn peel_builtin(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    if program == "command" && rest.iter().any(|w| w.text == "-v" || w.text == "-V") {
+        return Step::Runs; // a lookup, judged by the knowledge
+    }
+    if program == "exec" && rest.is_empty() {
+        return Step::Runs;
+    }
+    let (tail, _) = strip_options(&rest, flags!["-a"]);
+    current.args = tail.to_vec();
+    Step::Again
+}
+
+/// Privilege: the command runs as another user.
+fn peel_privilege(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    current.wrappers.push(Wrapper::Privilege);
+    match program.as_str() {
+        "su" => {
+            let (tail, seen) = strip_options(
+                &rest,
+                flags!["-c", "--command", "-s", "--shell", "-g", "-G", "-w"],
+            );
+            match flag_value(&seen, flags!["-c", "--command"]) {
+                Some(source) => {
+                    let source = source.clone();
+                    current.args = Vec::new();
+                    shell_text(std::mem::take(current), &source, out);
+                    return Step::Done;
+                }
+                None => {
+                    let _ = tail;
+                    current.program = program;
+                    current.opaque("a privileged login shell");
+                    out.push(std::mem::take(current));
+                    return Step::Done;
+                }
+            }
+        }
+        "gosu" => {
+            current.args = rest.get(1..).unwrap_or(&[]).to_vec();
+        }
+        "runas" => {
+            current.program = program;
+            current.opaque("runas runs a command line we do not parse");
+            out.push(std::mem::take(current));
+            return Step::Done;
+        }
+        _ => {
+            let valued = flags![
+                "-u",
+                "-g",
+                "-h",
+                "-p",
+                "-C",
+                "-D",
+                "-r",
+                "-t",
+                "-U",
+                "-T",
+                "-R",
+                "--user",
+                "--group",
+                "--host",
+                "--prompt",
+                "--chdir",
+                "--role",
+                "--type",
+                "--other-user",
+                "--close-from",
+                "--command-timeout",
+                "--chroot",
+            ];
+            let (tail, seen) = strip_options(&rest, valued);
+            if has_flag(
+                &seen,
+                flags!["-s", "-i", "--shell", "--login", "-e", "--edit"],
+            ) || tail.is_empty()
+            {
+                current.program = program;
+                current.args = tail.to_vec();
+                current.opaque("a privileged shell or editor");
+                out.push(std::mem::take(current));
+                return Step::Done;
+            }
+            if let Some(dir) = flag_value(&seen, flags!["-D", "--chdir"]) {
+                current.chdir = Some(dir.clone());
+            }
+            current.args = tail.to_vec();
+        }
+    }
+    Step::Again
+}
+
+/// `env`: assignments, a directory, a split string, then the command.
+fn peel_env(
+    current: &mut Effective,
+    program: String,
+    first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    current.wrappers.push(Wrapper::Env);
+    let valued = flags![
+        "-u",
+        "--unset",
+        "-S",
+        "--split-string",
+        "-C",
+        "--chdir",
+        "-P",
+        "-a",
+        "--argv0",
+    ];
+    let (tail, seen) = strip_options(&rest, valued);
+    if let Some(split) = flag_value(&seen, flags!["-S", "--split-string"]) {
+        let split = split.clone();
+        let mut inner = current.clone();
+        inner.args = Vec::new();
+        // `env -S 'a b' c` runs the split string followed by the remaining words.
+        let mut joined = split.clone();
+        for word in tail {
+            joined.text.push(' ');
+            joined.text.push_str(&word.raw);
+        }
+        shell_text(inner, &joined, out);
+        return Step::Done;
+    }
+    if flag_value(&seen, flags!["-P"]).is_some() {
+        current.program = program;
+        current.opaque("env -P searches another PATH for the program");
+        out.push(std::mem::take(current));
+        return Step::Done;
+    }
+    if let Some(dir) = flag_value(&seen, flags!["-C", "--chdir"]) {
+        current.chdir = Some(dir.clone());
+    }
+    let mut words = tail.iter();
+    let mut remaining = Vec::new();
+    for word in words.by_ref() {
+        if remaining.is_empty()
+            && let Some((name, value)) = word.text.split_once('=')
+            && !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            let mut v = word.clone();
+            v.text = value.to_string();
+            v.raw = v
+                .raw
+                .split_once('=')
+                .map(|(_, r)| r.to_string())
+                .unwrap_or_default();
+            current.assignments.push((name.to_string(), v));
+            continue;
+        }
+        remaining.push(word.clone());
+    }
+    if remaining.is_empty() {
+        current.args = vec![first];
+        return Step::Runs;
+    }
+    current.args = remaining;
+    Step::Again
+}
+
+/// `timeout DURATION command`.
+fn peel_timeout(
+    current: &mut Effective,
+    _program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    current.wrappers.push(Wrapper::Timing);
+    let (tail, _) = strip_options(&rest, flags!["-s", "--signal", "-k", "--kill-after"]);
+    current.args = tail.get(1..).unwrap_or(&[]).to_vec();
+    Step::Again
+}
+
+/// Scheduling and throttling: the command runs as it would, slower or elsewhere.
+fn peel_priority(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    current.wrappers.push(Wrapper::Timing);
+    let valued = flags![
+        "-n",
+        "--adjustment",
+        "-c",
+        "--class",
+        "-t",
+        "-l",
+        "-p",
+        "-d",
+        "-u",
+    ];
+    let (tail, seen) = strip_options(&rest, valued);
+    if seen.iter().any(|(f, _)| f == "-p" || f == "--pid") {
+        return Step::Runs; // acts on a running process: judged as process control
+    }
+    // `chrt PRIO cmd` and `taskset MASK cmd` take a positional first, but
+    // `taskset -c LIST cmd` gives the list as the option's value.
+    let list_given =
+        program == "taskset" && seen.iter().any(|(f, _)| f == "-c" || f == "--cpu-list");
+    let skip = usize::from(matches!(program.as_str(), "chrt" | "taskset") && !list_given);
+    current.args = tail.get(skip..).unwrap_or(&[]).to_vec();
+    Step::Again
+}
+
+/// `time`: the command, and a file its report may be written to.
+fn peel_time(
+    current: &mut Effective,
+    _program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    current.wrappers.push(Wrapper::Timing);
+    let (tail, seen) = strip_options(&rest, flags!["-f", "--format", "-o", "--output"]);
+    if let Some(output) = flag_value(&seen, flags!["-o", "--output"]) {
+        current.redirects.push(Redirect {
+            op: ">".to_string(),
+            fd: None,
+            target: output.clone(),
+            is_file: true,
+        });
+    }
+    current.args = tail.to_vec();
+    Step::Again
+}
+
+/// Detaching and buffering: the command runs as it would.
+fn peel_detach(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    current.wrappers.push(if program == "stdbuf" {
+        Wrapper::Env
+    } else {
+        Wrapper::Detach
+    });
+    let (tail, _) = strip_options(&rest, flags!["-i", "-o", "-e"]);
+    current.args = tail.to_vec();
+    Step::Again
+}
+
+/// `watch`: the command runs again and again, through `sh -c` unless `-x`.
+fn peel_watch(
+    current: &mut Effective,
+    _program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    current.wrappers.push(Wrapper::Timing);
+    current.surroundings.in_loop = true;
+    let (tail, seen) = strip_options(&rest, flags!["-n", "--interval", "-q", "--equexit", "-g"]);
+    if !has_flag(&seen, flags!["-x", "--exec"]) {
+        // watch joins its arguments and runs them with `sh -c`.
+        let mut joined = Word::default();
+        for (i, word) in tail.iter().enumerate() {
+            if i > 0 {
+                joined.text.push(' ');
+            }
+            if !word.is_literal() {
+                joined.text.push(UNRESOLVED);
+            }
+            joined.text.push_str(&word.text);
+        }
+        current.args = Vec::new();
+        shell_text(std::mem::take(current), &joined, out);
+        return Step::Done;
+    }
+    current.args = tail.to_vec();
+    Step::Again
+}
+
+/// `xargs`: the command, with arguments read from the input.
+fn peel_xargs(
+    current: &mut Effective,
+    _program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    current.wrappers.push(Wrapper::StdinArgs);
+    current.args_unknown = true;
+    let valued = flags![
+        "-I",
+        "-L",
+        "-n",
+        "-P",
+        "-d",
+        "-E",
+        "-s",
+        "-a",
+        "--arg-file",
+        "--delimiter",
+        "--max-args",
+        "--max-procs",
+        "--replace",
+        "--max-lines",
+        "--eof",
+    ];
+    let (tail, _) = strip_options(&rest, valued);
+    current.args = if tail.is_empty() {
+        vec![Word::plain("echo")]
+    } else {
+        tail.to_vec()
+    };
+    Step::Again
+}
+
+/// `find … -exec`: the walk, and each command it runs on what it finds.
+fn peel_find(
+    current: &mut Effective,
+    program: String,
+    first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    let exec_at = rest
+        .iter()
+        .position(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
+    let Some(at) = exec_at else {
+        return Step::Runs;
+    };
+    // Each `-exec` is peeled by a nested call: bound how many are followed.
+    if current.surroundings.depth > 4 * MAX_DEPTH {
+        return end_opaque(
+            std::mem::take(current),
+            program,
+            rest,
+            "more `-exec` clauses than the analysis follows",
+            out,
+        );
+    }
+    current.surroundings.depth += 1;
+    let inner_end = rest
+        .iter()
+        .skip(at + 1)
+        .position(|w| w.text == ";" || w.text == "+")
+        .map(|p| p + at + 1)
+        .unwrap_or(rest.len());
+    let inner: Vec<Word> = rest.get(at + 1..inner_end).unwrap_or(&[]).to_vec();
+    let mut remaining: Vec<Word> = vec![first.clone()];
+    remaining.extend(rest.get(..at).unwrap_or(&[]).iter().cloned());
+    remaining.extend(rest.get(inner_end + 1..).unwrap_or(&[]).iter().cloned());
+    // The paths walked: after the options that may precede them (`-L`, `-H`, `-P`,
+    // `-O3`, `-D debugopts`).
+    let walked: Vec<Word> = find_roots(&rest);
+    let mut finder = current.clone();
+    finder.args = remaining;
+    peel(finder, out);
+    let mut exec = std::mem::take(current);
+    exec.wrappers.push(Wrapper::FindExec);
+    exec.args_unknown = true;
+    exec.walked_paths = if walked.is_empty() {
+        vec![Word::plain(".")]
+    } else {
+        walked
+    };
+    exec.args = inner
+        .into_iter()
+        .map(|w| {
+            if w.text.contains("{}") {
+                let mut w = w;
+                w.text = w.text.replace("{}", &UNRESOLVED.to_string());
+                w
+            } else {
+                w
+            }
+        })
+        .collect();
+    exec.redirects = Vec::new();
+    peel(exec, out);
+    Step::Done
+}
+
+/// A shell: `-c` text is parsed; a script or its input is not read.
+fn peel_shell(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    let (tail, seen) = strip_options(
+        &rest,
+        flags!["-o", "+o", "-O", "+O", "--rcfile", "--init-file"],
+    );
+    let login = has_flag(
+        &seen,
+        flags!["-l", "--login", "-i", "--rcfile", "--init-file"],
+    );
+    let command_flag = seen
+        .iter()
+        .any(|(f, _)| f == "-c" || (f.starts_with('-') && !f.starts_with("--") && f.contains('c')));
+    current.program = program.clone();
+    if command_flag && !login {
+        let Some(source) = tail.first().cloned() else {
+            current.opaque("`-c` without shell text");
+            out.push(std::mem::take(current));
+            return Step::Done;
+        };
+        current.args = Vec::new();
+        shell_text(std::mem::take(current), &source, out);
+        return Step::Done;
+    }
+    current.wrappers.push(Wrapper::ShellEval);
+    current.args = tail.to_vec();
+    current.opaque(if login {
+        "a login or interactive shell runs startup files"
+    } else if tail.is_empty() || has_flag(&seen, flags!["-s"]) {
+        "a shell reading commands from its input"
+    } else {
+        "a shell script the engine has not read"
+    });
+    out.push(std::mem::take(current));
+    Step::Done
+}
+
+/// `busybox APPLET`: the applet.
+fn peel_busybox(
+    current: &mut Effective,
+    _program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    current.args = rest;
+    Step::Again
+}
+
+/// `eval`: its words joined are shell text.
+fn peel_eval(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    let mut joined = Word::default();
+    for (i, word) in rest.iter().enumerate() {
+        if i > 0 {
+            joined.text.push(' ');
+        }
+        joined.text.push_str(&word.text);
+    }
+    current.args = Vec::new();
+    current.program = program;
+    shell_text(std::mem::take(current), &joined, out);
+    Step::Done
+}
+
+/// `source`/`.`: a script runs in this shell.
+fn peel_source(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    end_opaque(
+        std::mem::take(current),
+        program,
+        rest,
+        "sources a script the engine has not read",
+        out,
+    )
+}
+
+/// `trap`: code that runs later.
+fn peel_trap(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    end_opaque(
+        std::mem::take(current),
+        program,
+        rest,
+        "trap runs code later",
+        out,
+    )
+}
+
+/// Package runners that fetch what they run, unless it is a known tool.
+fn peel_fetch_runner(
+    current: &mut Effective,
+    program: String,
+    _first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    let (tail, seen) = strip_options(
+        &rest,
+        flags!["-p", "--package", "-c", "--call", "--from", "--with"],
+    );
+    // A known tool of the runner's own ecosystem is the tool (fetched if missing, but
+    // the real package of that name); anything else is an arbitrary download.
+    let known = if program == "uvx" {
+        KNOWN_PYTHON_TOOLS
+    } else {
+        KNOWN_JS_TOOLS
+    };
+    if let Some(tool) = tail.first().filter(|_| seen.is_empty())
+        && known.contains(&tool.text.as_str())
+    {
+        current.wrappers.push(Wrapper::Runner);
+        current.runner = Some(program.clone());
+        current.args = tail.to_vec();
+        return Step::Again;
+    }
+    current.wrappers.push(Wrapper::FetchRun);
+    end_opaque(
+        std::mem::take(current),
+        program,
+        rest,
+        "fetches a package and runs it",
+        out,
+    )
+}
+
+/// Project tools whose `run`/`exec` may run a script of the project file first.
+fn peel_script_runner(
+    current: &mut Effective,
+    program: String,
+    first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    if !matches!(text(rest.first()), "run" | "exec") {
+        return runs_as_given(current, program, first, rest, out);
+    }
+    // These run a script of the project file first, if one has that name.
+    current.program = program;
+    current.args = rest;
+    current.opaque("runs a script defined in the project file, which the engine has not read");
+    out.push(std::mem::take(current));
+    Step::Done
+}
+
+/// Environment managers whose `run`/`exec` runs a command in their environment.
+fn peel_env_runner(
+    current: &mut Effective,
+    program: String,
+    first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    if !matches!(text(rest.first()), "run" | "exec") {
+        return runs_as_given(current, program, first, rest, out);
+    }
+    current.wrappers.push(Wrapper::Runner);
+    current.runner = Some(program.clone());
+    let valued = flags![
+        "-n",
+        "--name",
+        "-e",
+        "--env",
+        "--with",
+        "--python",
+        "-p",
+        "--group",
+        "--package",
+        "--extra",
+        "--directory",
+        "--project",
+        "--env-file",
+        "--index",
+        "--cache-dir",
+    ];
+    let (tail, seen) = strip_options(rest.get(1..).unwrap_or(&[]), valued);
+    if seen
+        .iter()
+        .any(|(f, v)| v.is_none() && f.starts_with("--") && !RUNNER_SWITCHES.contains(&f.as_str()))
+    {
+        // An option we do not know may take a value: the program is not certain.
+        return end_opaque(
+            std::mem::take(current),
+            program,
+            rest,
+            "a runner option the engine does not know",
+            out,
+        );
+    }
+    current.args = tail.to_vec();
+    Step::Again
+}
+
+/// JavaScript package managers: `dlx`/`x` fetch and run; `npm exec`/`pnpm exec` run a tool.
+fn peel_js_package_manager(
+    current: &mut Effective,
+    program: String,
+    first: Word,
+    rest: Vec<Word>,
+    out: &mut Vec<Effective>,
+) -> Step {
+    if matches!(text(rest.first()), "dlx" | "x") {
+        current.wrappers.push(Wrapper::FetchRun);
+        return end_opaque(
+            std::mem::take(current),
+            program,
+            rest,
+            "fetches a package and runs it",
+            out,
+        );
+    }
+    if matches!(program.as_str(), "pnpm" | "npm") && text(rest.first()) == "exec" {
+        let (tail, seen) = strip_options(
+            rest.get(1..).unwrap_or(&[]),
+            flags!["-c", "--call", "--package", "-p"],
+        );
+        if let Some(source) = flag_value(&seen, flags!["-c", "--call"]) {
+            let source = source.clone();
+            current.args = Vec::new();
+            current.program = program;
+            shell_text(std::mem::take(current), &source, out);
+            return Step::Done;
+        }
+        // `npm exec` is npx; `pnpm exec` runs the project's own binaries.
+        let known = program == "pnpm"
+            || tail
+                .first()
+                .is_some_and(|t| KNOWN_JS_TOOLS.contains(&t.text.as_str()));
+        if !known || !seen.is_empty() {
+            current.wrappers.push(Wrapper::FetchRun);
+            return end_opaque(
+                std::mem::take(current),
+                program,
+                rest,
+                "fetches a package and runs it",
+                out,
+            );
+        }
+        current.wrappers.push(Wrapper::Runner);
+        current.runner = Some(program.clone());
+        current.args = tail.to_vec();
+        return Step::Again;
+    }
+    runs_as_given(current, program, first, rest, out)
+}
+
+/// `git`: its own options (`-c` keys, `-C`, another repository), then git runs.
+fn peel_git(
+    current: &mut Effective,
+    program: String,
+    first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    let valued = flags![
+        "-c",
+        "-C",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--config-env",
+        "--exec-path",
+        "--super-prefix",
+    ];
+    let (tail, seen) = strip_options(&rest, valued);
+    for (flag, value) in &seen {
+        match flag.as_str() {
+            "-c" | "--config-env" => {
+                let key = value
+                    .as_ref()
+                    .map(|v| v.text.split('=').next().unwrap_or("").to_ascii_lowercase())
+                    .unwrap_or_default();
+                current.config_keys.push(key);
+            }
+            "-C" => current.chdir = value.clone(),
+            "--exec-path" | "--git-dir" | "--work-tree"
+                if (value.is_some() || flag == "--git-dir" || flag == "--work-tree") =>
+            {
+                current.opaque("git pointed at another repository or executable path");
+            }
+            _ => {}
+        }
+    }
+    current.config_keys.sort();
+    current.program = program;
+    current.program_path = first.text.clone();
+    current.args = tail.to_vec();
+    Step::Runs
+}
+
+/// Not peeled after all (a subcommand that runs nothing else): the program runs as given.
+fn runs_as_given(
+    current: &mut Effective,
+    program: String,
+    first: Word,
+    rest: Vec<Word>,
+    _out: &mut Vec<Effective>,
+) -> Step {
+    current.program = program;
+    current.program_path = first.text.clone();
+    current.args = rest;
+    Step::Runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each wrapper name is in one entry, and the index finds that entry for it.
+    #[test]
+    fn every_wrapper_name_is_in_one_entry_and_found() {
+        let mut seen = std::collections::HashSet::new();
+        for (entry, (names, _)) in WRAPPERS.iter().enumerate() {
+            for name in *names {
+                assert!(seen.insert(*name), "`{name}` is in two wrapper entries");
+                let position = WRAPPER_INDEX
+                    .positions(name, |p| WRAPPER_TEXT.bytes_at(p))
+                    .next()
+                    .unwrap();
+                assert_eq!(usize::from(WRAPPER_ENTRIES[position]), entry, "{name}");
+                assert!(wrapper(name).is_some());
+            }
+        }
+        for absent in ["", "gitx", "Sudo", "envs", "ls"] {
+            assert!(wrapper(absent).is_none(), "{absent}");
+        }
+    }
 }
