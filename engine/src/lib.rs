@@ -90,3 +90,6 @@ pub use glob::glob_may_reach_dir;
 pub use shell::lex::{Token, lex};
 pub use shell::parse::parse;
 pub use shell::unwrap::unwrap;
+
+// Quoting a word for a shell to read back (the CLI writes hook commands with it).
+pub use shell::quote::quote_word;

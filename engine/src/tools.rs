@@ -13,6 +13,7 @@ use crate::model::{
 };
 use crate::paths::Roots;
 use crate::shell::lex::Word;
+use crate::shell::quote::quote_word;
 use crate::signature::{Normalizer, normalize_arg, redact_text};
 use crate::static_index::name_set;
 use crate::targets::{path_signature, place_targets};
@@ -42,21 +43,7 @@ fn text_field<'a>(input: &'a Value, names: &[&str]) -> Option<&'a str> {
 
 /// The shell command, when the tool is a shell.
 pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
-    let kind = key(&call.tool);
-    if !matches!(
-        kind.as_str(),
-        "bash"
-            | "shell"
-            | "runterminalcmd"
-            | "runterminalcommand"
-            | "executecommand"
-            | "terminal"
-            | "runcommand"
-            | "execute"
-            | "localshell"
-            | "exec"
-            | "runshellcommand"
-    ) {
+    if canonical_name(&key(&call.tool)) != Some("Bash") {
         return None;
     }
     // One pass over the input: this runs for every shell call a replay classifies.
@@ -74,7 +61,7 @@ pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
                     // Codex sends argv arrays; they are already split, so quote each word.
                     Value::Array(words) => words
                         .iter()
-                        .map(|w| shell_quote(w.as_str().unwrap_or("\u{E000}")))
+                        .map(|w| quote_word(w.as_str().unwrap_or("\u{E000}")))
                         .collect::<Vec<_>>()
                         .join(" "),
                     _ => String::new(),
@@ -86,18 +73,6 @@ pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
         }
     }
     Some(shell)
-}
-
-fn shell_quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
-    {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
 }
 
 name_set! {
@@ -144,93 +119,81 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             "target_directory",
         ],
     );
-    let (judgement, signature_arg, display): (Classification, Option<String>, String) = match kind
-        .as_str()
-    {
-        "read" | "readfile" | "view" | "catfile" | "openfile" | "notebookread" => {
-            file_tool(C::FsReadWorkspace, Access::Read, path)
-        }
-        "write" | "writefile" | "createfile" | "newfile" => {
-            file_tool(C::FsWriteWorkspace, Access::Write, path)
-        }
-        "edit"
-        | "editfile"
-        | "strreplace"
-        | "strreplaceeditor"
-        | "multiedit"
-        | "notebookedit"
-        | "searchreplace"
-        | "strreplacebasededittool"
-        | "editnotebook" => file_tool(C::FsWriteWorkspace, Access::Write, path),
-        "delete" | "deletefile" | "removefile" | "rmfile" | "deletepath" | "trashfile" => {
-            let (mut j, s, d) = file_tool(C::FsDelete, Access::Delete, path);
-            // Deleting a directory deletes what is in it.
-            j = j.recursive(true);
-            j.blast.reversibility = j.blast.reversibility.max(Reversibility::Hard);
-            (j, s, d)
-        }
-        "listdir" | "ls" => {
-            // Lists one directory; not a recursive sweep.
-            let mut j = Classification::new(C::FsReadWorkspace);
-            let dir = path.unwrap_or(".");
-            j.targets.push((Word::plain(dir), Access::Read));
-            (j, None, dir.to_string())
-        }
-        "glob" | "grep" | "search" | "codebasesearch" | "filesearch" | "ripgrep" | "grepsearch"
-        | "globfilesearch" | "semanticsearch" | "findfiles" => {
-            // Only a file-name glob can name where it looks; a Grep pattern is text to match
-            // (`/api/users` is a route, not a directory).
-            let glob = matches!(
-                kind.as_str(),
-                "glob" | "globfilesearch" | "findfiles" | "filesearch"
-            );
-            search_tool(input, path, glob, cwd, roots)
-        }
-        "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => {
-            let url = text_field(input, &["url", "uri"]).unwrap_or("");
-            let j = Classification::new(C::NetFetch);
-            (j, Some(normalize_arg(url, None, roots)), url.to_string())
-        }
-        "websearch" | "websearchtool" => {
-            let query = text_field(input, &["query", "search_term"]).unwrap_or("");
-            (Classification::new(C::NetFetch), None, query.to_string())
-        }
-        "task" | "agent" | "spawnagent" | "subagent" => {
-            let mode = text_field(input, &["mode", "permissionMode"]);
-            let isolation = text_field(input, &["isolation"]);
-            let mut j = Classification::new(C::AgentSpawn);
-            let arg = match (mode, isolation) {
-                (None, None) => None,
-                (m, i) => {
-                    j.opaque =
-                        Some("a sub-agent with its own permission mode or isolation".to_string());
-                    j.blast.reach = Reach::Machine;
-                    Some(format!(
-                        "mode:{}, isolation:{}",
-                        m.unwrap_or("-"),
-                        i.unwrap_or("-")
-                    ))
-                }
-            };
-            (
-                j,
-                arg,
-                text_field(input, &["description", "subagent_type"])
-                    .unwrap_or("")
-                    .to_string(),
-            )
-        }
-        k if META_TOOLS.contains(k) => (Classification::new(C::Meta), None, String::new()),
-        k if k.starts_with("mcp") && tool.starts_with("mcp__") => return mcp(call, cwd, roots),
-        _ => (
-            Classification::opaque(
-                C::ExecUnknown,
-                &format!("`{tool}` is a tool the engine does not know"),
+    let canonical = canonical_name(&kind);
+    let (judgement, signature_arg, display): (Classification, Option<String>, String) =
+        match (canonical, kind.as_str()) {
+            (Some("Read" | "NotebookRead"), _) => file_tool(C::FsReadWorkspace, Access::Read, path),
+            (Some("Write"), _) => file_tool(C::FsWriteWorkspace, Access::Write, path),
+            (Some("Edit" | "MultiEdit" | "NotebookEdit"), _) => {
+                file_tool(C::FsWriteWorkspace, Access::Write, path)
+            }
+            (Some("Delete"), _) => {
+                let (mut j, s, d) = file_tool(C::FsDelete, Access::Delete, path);
+                // Deleting a directory deletes what is in it.
+                j = j.recursive(true);
+                j.blast.reversibility = j.blast.reversibility.max(Reversibility::Hard);
+                (j, s, d)
+            }
+            (Some("LS"), _) => {
+                // Lists one directory; not a recursive sweep.
+                let mut j = Classification::new(C::FsReadWorkspace);
+                let dir = path.unwrap_or(".");
+                j.targets.push((Word::plain(dir), Access::Read));
+                (j, None, dir.to_string())
+            }
+            (Some(name @ ("Glob" | "Grep")), _) => {
+                // Only a file-name glob can name where it looks; a Grep pattern is text to match
+                // (`/api/users` is a route, not a directory).
+                search_tool(input, path, name == "Glob", cwd, roots)
+            }
+            (Some("WebFetch"), _) => {
+                let url = text_field(input, &["url", "uri"]).unwrap_or("");
+                let j = Classification::new(C::NetFetch);
+                (j, Some(normalize_arg(url, None, roots)), url.to_string())
+            }
+            (Some("WebSearch"), _) => {
+                let query = text_field(input, &["query", "search_term"]).unwrap_or("");
+                (Classification::new(C::NetFetch), None, query.to_string())
+            }
+            (Some("Task"), _) => {
+                let mode = text_field(input, &["mode", "permissionMode"]);
+                let isolation = text_field(input, &["isolation"]);
+                let mut j = Classification::new(C::AgentSpawn);
+                let arg = match (mode, isolation) {
+                    (None, None) => None,
+                    (m, i) => {
+                        j.opaque = Some(
+                            "a sub-agent with its own permission mode or isolation".to_string(),
+                        );
+                        j.blast.reach = Reach::Machine;
+                        Some(format!(
+                            "mode:{}, isolation:{}",
+                            m.unwrap_or("-"),
+                            i.unwrap_or("-")
+                        ))
+                    }
+                };
+                (
+                    j,
+                    arg,
+                    text_field(input, &["description", "subagent_type"])
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            }
+            (_, k) if META_TOOLS.contains(k) => (Classification::new(C::Meta), None, String::new()),
+            (_, k) if k.starts_with("mcp") && tool.starts_with("mcp__") => {
+                return mcp(call, cwd, roots);
+            }
+            _ => (
+                Classification::opaque(
+                    C::ExecUnknown,
+                    &format!("`{tool}` is a tool the engine does not know"),
+                ),
+                None,
+                String::new(),
             ),
-            None,
-            String::new(),
-        ),
-    };
+        };
     let mut judgement = judgement;
     let mut unknowns: Vec<String> = judgement.opaque.iter().cloned().collect();
     let mut flags = ActionFlags::default();
@@ -280,7 +243,16 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
 
 /// Claude Code's spelling of a tool, so one rule file covers every agent.
 pub fn canonical_tool(tool: &str) -> String {
-    let name = match key(tool).as_str() {
+    match canonical_name(&key(tool)) {
+        Some(name) => name.to_string(),
+        None => tool.to_string(),
+    }
+}
+
+/// Claude Code's name for the tool whose [`key`] is `key`, when it is a tool the engine knows:
+/// the one table of every agent's spellings, which both naming and classifying read.
+fn canonical_name(key: &str) -> Option<&'static str> {
+    let name = match key {
         "bash" | "shell" | "runterminalcmd" | "runterminalcommand" | "executecommand"
         | "terminal" | "runcommand" | "execute" | "localshell" | "exec" | "runshellcommand" => {
             "Bash"
@@ -305,9 +277,9 @@ pub fn canonical_tool(tool: &str) -> String {
         "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => "WebFetch",
         "websearch" | "websearchtool" => "WebSearch",
         "task" | "agent" | "spawnagent" | "subagent" => "Task",
-        _ => return tool.to_string(),
+        _ => return None,
     };
-    name.to_string()
+    Some(name)
 }
 
 /// The argument a `Tool(specifier)` rule is matched against: the path, URL, query or command,
