@@ -1,10 +1,11 @@
 //! Grants: a human's answer for a tool, a call or a signature, kept across sessions.
 //!
-//! A grant's identity is a content-stable 16-hex digest of `{tool, verdict, scope}`, so granting
-//! the same thing again upserts it. Arguments compare canonically (key order never matters;
-//! prose fields such as a Bash call's `description` are not part of a call's identity). A grant
-//! may pin the tool's descriptor digest: when the tool's schema changes, the grant no longer
-//! covers it and the person is asked again. Deny beats allow at the consumer ([`RulesAndGrants`]).
+//! A grant's identity is a content-stable 16-hex digest of `{tool, verdict, scope}`, hashed over
+//! JSON with explicitly sorted keys, so granting the same thing again upserts it. Arguments
+//! compare canonically (key order never matters; prose fields such as a Bash call's
+//! `description` are not part of a call's identity). A grant may pin the tool's descriptor
+//! digest: when the tool's schema changes, the grant no longer covers it and the person is asked
+//! again. Deny beats allow at the consumer ([`RulesAndGrants`]).
 //! Storage is behind the [`GrantStore`] seam; the file store lives with the hook, which owns I/O.
 
 use std::fmt;
@@ -210,11 +211,46 @@ fn strip_flags(spelling: &str) -> String {
         .join(" ")
 }
 
-/// The first 16 hex digits of SHA-256 over canonical JSON.
+/// The first 16 hex digits of SHA-256 over canonical JSON (see [`canonical_json`]).
 pub fn digest16(value: &Value) -> String {
-    let text = value.to_string();
+    let mut text = String::new();
+    canonical_json(value, &mut text);
     let hash = Sha256::digest(text.as_bytes());
     crate::hex::hex(hash.get(..8).unwrap_or_default())
+}
+
+/// `value` as compact JSON with every object's keys in byte order, whatever order the map keeps
+/// them in (serde_json keeps insertion order when any crate in a build enables its
+/// `preserve_order` feature). Scalars are written by serde_json itself, so the text is what
+/// `to_string` gives with sorted maps: the text grant ids have always been hashed over.
+fn canonical_json(value: &Value, out: &mut String) {
+    match value {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_json(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                canonical_json(item, out);
+            }
+            out.push('}');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
 }
 
 /// A tool's descriptor digest (its name, description and input schema, canonically): pin it

@@ -218,3 +218,55 @@ fn grants_never_open_the_integrity_floor() {
     );
     assert_eq!(v, "deny");
 }
+
+/// Grant ids are stored in grant files and printed to people: they must not change when the
+/// code does. Pinned from the ids the engine gave before the identity was hashed over explicitly
+/// sorted keys (commit 74f9f4b), nested objects and a prose field included.
+#[test]
+fn grant_ids_are_pinned() {
+    let cases = [
+        (
+            Grant::new("Bash", GrantVerdict::Allow, GrantScope::ThisTool),
+            "3d6a722592095988",
+        ),
+        (
+            Grant::new(
+                "Bash",
+                GrantVerdict::Deny,
+                GrantScope::ThisAction {
+                    spelling: "rm -f -r /home/dev/proj/src".to_string(),
+                },
+            ),
+            "0e6ffee4fa7568b7",
+        ),
+        (
+            Grant::new(
+                "Bash",
+                GrantVerdict::Allow,
+                GrantScope::ThisCall {
+                    args: json!({"description": "status", "command": "git status"}),
+                },
+            ),
+            "7e17212fdf6c1a46",
+        ),
+        (
+            Grant::new(
+                "mcp__github__create_issue",
+                GrantVerdict::Allow,
+                GrantScope::ThisCall {
+                    args: json!({"title": "x", "body": {"z": [1, "é\"\n"], "a": null}, "labels": []}),
+                },
+            ),
+            "0237211ab3e4ba37",
+        ),
+    ];
+    let ids: Vec<&str> = cases.iter().map(|(g, _)| g.id()).collect();
+    let pinned: Vec<&str> = cases.iter().map(|(_, id)| *id).collect();
+    assert_eq!(ids, pinned);
+    assert_eq!(
+        descriptor_digest(
+            &json!({"name": "t", "inputSchema": {"type": "object", "properties": {}}})
+        ),
+        "0df53ebc499c64aa"
+    );
+}
