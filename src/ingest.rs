@@ -1,5 +1,6 @@
 //! `leastgrant ingest`: every agent history on this machine (or the sources given) into the
-//! events table, with a progress bar on a terminal and a summary of what was skipped and why.
+//! events table, with a progress bar on a terminal and a summary of what was skipped and why
+//! (each skipped file by name). A place given that does not exist is an error (exit 3).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -8,8 +9,8 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use indicatif::{ProgressBar, ProgressStyle};
-use leastgrant_ingest::registry::{SOURCES, SourceFile, discover};
-use leastgrant_ingest::run::{Progress, Summary, run};
+use leastgrant_ingest::registry::{SOURCES, SourceFile, check_places, discover};
+use leastgrant_ingest::run::{Options, Progress, Summary, run_with};
 use leastgrant_ingest::source::{Machine, Source};
 use serde_json::json;
 
@@ -21,6 +22,12 @@ pub struct IngestArgs {
     /// Where the events table goes [default: `~/.leastgrant/data`].
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Keep the events of sources that no longer exist. By default a source that is gone is
+    /// released: its events leave the table, so the table holds what the histories hold. Claude
+    /// Code deletes transcripts older than `cleanupPeriodDays` (30 by default): with this flag
+    /// the table outlives them
+    #[arg(long)]
+    keep_deleted: bool,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     json: bool,
@@ -91,6 +98,7 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from("/"));
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let out = args.out.clone().unwrap_or_else(|| default_data_dir(&home));
+    check_places(&args.places.0)?;
     let files = sources(args, &home, &cwd);
     let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {
         let bar = ProgressBar::new(files.len() as u64);
@@ -110,7 +118,18 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
             ));
         }
     };
-    let summary = run(files, &out, &progress).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let waiting = || {
+        eprintln!(
+            "leastgrant: another ingest is writing {}; waiting for it to finish",
+            out.display()
+        );
+    };
+    let options = Options {
+        keep_deleted: args.keep_deleted,
+        progress: &progress,
+        waiting: &waiting,
+    };
+    let summary = run_with(files, &out, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -151,8 +170,23 @@ fn summary_json(s: &Summary, out: &Path) -> serde_json::Value {
         "files": s.files_read,
         "files_unchanged": s.files_unchanged,
         "bytes": s.bytes_read,
+        "skipped_files": skipped_by_reason(s),
+        "released": s.released,
+        "kept_deleted": s.kept_deleted,
         "table": out.display().to_string(),
     })
+}
+
+/// The files not read, by reason.
+fn skipped_by_reason(s: &Summary) -> std::collections::BTreeMap<&'static str, Vec<String>> {
+    let mut by_reason: std::collections::BTreeMap<&'static str, Vec<String>> = Default::default();
+    for file in &s.skipped {
+        by_reason
+            .entry(file.reason)
+            .or_default()
+            .push(file.path.display().to_string());
+    }
+    by_reason
 }
 
 fn summary_text(s: &Summary, out: &Path) -> String {
@@ -180,10 +214,28 @@ fn summary_text(s: &Summary, out: &Path) -> String {
     if !outcomes.is_empty() {
         text.push_str(&format!("  outcomes: {}\n", outcomes.join(", ")));
     }
+    if s.released > 0 {
+        text.push_str(&format!(
+            "released {} source(s) that no longer exist (their events left the table)\n",
+            s.released
+        ));
+    }
+    if s.kept_deleted > 0 {
+        text.push_str(&format!(
+            "kept the events of {} source(s) that no longer exist (--keep-deleted)\n",
+            s.kept_deleted
+        ));
+    }
     if !s.bad.is_empty() {
         text.push_str("skipped or repaired input:\n");
         for (reason, n) in &s.bad.0 {
             text.push_str(&format!("  {reason}: {n}\n"));
+        }
+    }
+    if !s.skipped.is_empty() {
+        text.push_str(&format!("skipped {} file(s), not read:\n", s.skipped.len()));
+        for file in &s.skipped {
+            text.push_str(&format!("  {}: {}\n", file.reason, file.path.display()));
         }
     }
     text

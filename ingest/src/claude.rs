@@ -20,7 +20,7 @@ use crate::common::{
 };
 use crate::outcome::{self, ResultFacts};
 use crate::schema::{Event, Outcome, agent};
-use crate::source::{Flag, Machine, Source, just_the_file};
+use crate::source::{Flag, MAX_TEXT_FILE_BYTES, Machine, Source, just_the_file};
 use record::{Block, ClaudeRecord, parse_record};
 
 /// Claude Code's JSONL transcripts.
@@ -35,7 +35,8 @@ pub const SOURCE: Source = Source {
     default_places,
     discover,
     files: just_the_file,
-    read: read_claude,
+    max_file_bytes: MAX_TEXT_FILE_BYTES,
+    read: |path, contents, bad| read_claude(path, &contents.bytes, bad),
 };
 
 fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {

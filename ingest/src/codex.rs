@@ -15,7 +15,7 @@ use crate::common::{
     BadCounts, excerpt, files_below, json_lines, set_project, stable_id, timestamp_or_count,
 };
 use crate::schema::{Event, Outcome, agent};
-use crate::source::{Flag, Machine, Source, just_the_file};
+use crate::source::{Flag, MAX_TEXT_FILE_BYTES, Machine, Source, just_the_file};
 
 /// The stored agent name.
 const AGENT: &str = agent::CODEX;
@@ -32,7 +32,8 @@ pub const SOURCE: Source = Source {
     default_places,
     discover,
     files: just_the_file,
-    read: read_codex,
+    max_file_bytes: MAX_TEXT_FILE_BYTES,
+    read: |path, contents, bad| read_codex(path, &contents.bytes, bad),
 };
 
 fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {

@@ -361,23 +361,119 @@ pub fn command_and_path(input: &Value) -> (Option<String>, Option<String>) {
     (command, path)
 }
 
+/// Why a source file was not read: each counted in [`BadCounts`] and listed by name in the
+/// run's summary.
+pub mod unread {
+    /// A device, FIFO, socket or directory where a file was expected (or a link to one): never
+    /// opened for reading, as reading one may never end.
+    pub const NOT_A_REGULAR_FILE: &str = "not-a-regular-file";
+    /// Larger than its source's `max_file_bytes`.
+    pub const OVER_SIZE_LIMIT: &str = "file-over-size-limit";
+    /// It could not be opened or read (permissions, vanished).
+    pub const UNREADABLE: &str = "unreadable-file";
+}
+
+/// The metadata of a regular file (a link followed) of at most `limit` bytes, or why it is not
+/// one.
+pub fn regular_file(path: &Path, limit: u64) -> Result<std::fs::Metadata, &'static str> {
+    let meta = std::fs::metadata(path).map_err(|_| unread::UNREADABLE)?;
+    check_regular(&meta, limit)?;
+    Ok(meta)
+}
+
+fn check_regular(meta: &std::fs::Metadata, limit: u64) -> Result<(), &'static str> {
+    if !meta.is_file() {
+        return Err(unread::NOT_A_REGULAR_FILE);
+    }
+    if meta.len() > limit {
+        return Err(unread::OVER_SIZE_LIMIT);
+    }
+    Ok(())
+}
+
+/// Opens a regular file of at most `limit` bytes for reading. Opened without blocking (a FIFO
+/// put in its place after a check cannot hold the open) and checked again on the open file, so
+/// what is read is what was checked.
+pub fn open_regular(path: &Path, limit: u64) -> Result<std::fs::File, &'static str> {
+    regular_file(path, limit)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(|_| unread::UNREADABLE)?;
+    let meta = file.metadata().map_err(|_| unread::UNREADABLE)?;
+    check_regular(&meta, limit)?;
+    Ok(file)
+}
+
+/// The bytes of a regular file of at most `limit` bytes ([`open_regular`]); a file that grows
+/// past the limit while it is read is refused.
+pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, &'static str> {
+    use std::io::Read;
+    let file = open_regular(path, limit)?;
+    let expected = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|_| unread::UNREADABLE)?;
+    if bytes.len() as u64 > limit {
+        return Err(unread::OVER_SIZE_LIMIT);
+    }
+    Ok(bytes)
+}
+
+/// A directory's identity: its device and inode (where the platform has none, its canonical
+/// path), so a directory reached again through a link is recognised.
+#[cfg(unix)]
+fn directory_identity(_path: &Path, meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn directory_identity(path: &Path, _meta: &std::fs::Metadata) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
 /// Every file below `root` whose name `keep_file` accepts, descending into the directories whose
-/// name `enter` accepts; sorted.
+/// name `enter` accepts; sorted. Links to directories are followed, but each directory is walked
+/// once (by device and inode), so a link to an ancestor cannot make the walk endless or
+/// exponential. What is kept is only named here: whether it is a regular file is checked when it
+/// is read. A `root` that is not a directory is itself the one file.
 pub fn files_below(
     root: &Path,
     enter: impl Fn(&str) -> bool,
     keep_file: impl Fn(&str) -> bool,
 ) -> Vec<PathBuf> {
+    match std::fs::metadata(root) {
+        Ok(meta) if meta.is_dir() => {}
+        _ if std::fs::symlink_metadata(root).is_ok() => return vec![root.to_path_buf()],
+        _ => return Vec::new(),
+    }
     let mut files = Vec::new();
+    let mut walked = std::collections::HashSet::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
+        let Some(identity) = std::fs::metadata(&dir)
+            .ok()
+            .and_then(|meta| directory_identity(&dir, &meta))
+        else {
+            continue;
+        };
+        if !walked.insert(identity) {
+            continue;
+        }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
         for entry in entries.filter_map(Result::ok) {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
-            if path.is_dir() {
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let is_dir = file_type.is_dir() || (file_type.is_symlink() && path.is_dir());
+            if is_dir {
                 if enter(&name) {
                     stack.push(path);
                 }

@@ -16,7 +16,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
 use crate::common::{
-    BadCounts, command_and_path, excerpt, parse_timestamp_us, project_key, stable_id,
+    BadCounts, command_and_path, excerpt, open_regular, parse_timestamp_us, project_key,
+    read_regular, stable_id, unread,
 };
 use crate::schema::{Event, Outcome, UNKNOWN_PROJECT, agent};
 use crate::source::{Flag, Machine, Source, just_the_file};
@@ -36,14 +37,21 @@ pub const SOURCE: Source = Source {
     default_places,
     discover: just_the_file,
     files,
+    max_file_bytes: MAX_DATABASE_BYTES,
     // A database is read through SQLite, from a private copy, not from the bytes.
-    read: |path, _bytes, bad| read_cursor(path, bad),
+    read: |path, _contents, bad| read_cursor(path, bad),
 };
 
 fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
     let appdata = (machine.env)("APPDATA").map(PathBuf::from);
     default_paths(machine.home, appdata.as_deref())
 }
+
+/// The largest database (or log) read: Cursor's global database grows to gigabytes.
+pub const MAX_DATABASE_BYTES: u64 = 16 << 30;
+
+/// The largest `workspace.json` read.
+const MAX_WORKSPACE_JSON_BYTES: u64 = 1 << 20;
 
 /// The database and its log: committed work not yet in the database is part of it.
 fn files(path: &Path) -> Vec<PathBuf> {
@@ -61,7 +69,8 @@ pub fn default_paths(home: &Path, appdata: Option<&Path>) -> Vec<PathBuf> {
     if let Some(appdata) = appdata {
         candidates.push(appdata.join("Cursor/User/globalStorage/state.vscdb"));
     }
-    candidates.retain(|p| p.is_file());
+    // Anything there but a directory: one that is not a regular file is named as skipped.
+    candidates.retain(|p| p.exists() && !p.is_dir());
     candidates
 }
 
@@ -412,7 +421,7 @@ fn workspace_projects(global: &Path, bad: &mut BadCounts) -> WorkspaceProjects {
     };
     for entry in entries.filter_map(Result::ok) {
         let dir = entry.path();
-        let Some(folder) = std::fs::read(dir.join("workspace.json"))
+        let Some(folder) = read_regular(&dir.join("workspace.json"), MAX_WORKSPACE_JSON_BYTES)
             .ok()
             .and_then(|b| parse_json(&b))
             .and_then(|w| {
@@ -524,8 +533,13 @@ impl Snapshot {
             copies.push((wal, snapshot.dir.join("state.vscdb-wal")));
         }
         for (from, to) in copies {
-            if std::fs::copy(from, to).is_err() {
-                bad.add("unreadable-file");
+            // Only a regular file is copied, through a descriptor checked to be one.
+            let copied = open_regular(&from, MAX_DATABASE_BYTES).and_then(|mut file| {
+                let mut copy = std::fs::File::create(&to).map_err(|_| unread::UNREADABLE)?;
+                std::io::copy(&mut file, &mut copy).map_err(|_| unread::UNREADABLE)
+            });
+            if let Err(reason) = copied {
+                bad.add(reason);
                 return None;
             }
         }

@@ -1,12 +1,12 @@
 //! The hook's decision ledger: `<state>/ledger.jsonl` and its rotations `.1` … `.3`, written by
 //! `leastgrant-hook` (docs/formats.md, "Decision ledger").
 //!
+//! One ledger is one source: its files, oldest rotation first, read as one sequence of lines.
 //! Each `decision` line (a gate the hook answered) is one call. The `ran` line its after-event
-//! wrote is paired by agent, session and call id within the same file, latest open decision
-//! first: a `ran` line means the call ran (`ok`) or failed; a decision with none was denied
-//! (the agent was told `deny`), refused (the agent was told to ask and the call never ran), or
-//! is unmatched. Rotation can put a decision and its `ran` line in different files: the
-//! decision then reads as if it never ran, and the `ran` line is counted.
+//! wrote is paired by agent, session and call id, latest open decision first, across the
+//! ledger's files (rotation can put a decision and its `ran` line in different files): a `ran`
+//! line means the call ran (`ok`) or failed; a decision with none was denied (the agent was told
+//! `deny`), refused (the agent was told to ask and the call never ran), or is unmatched.
 //!
 //! A Claude Code `PermissionRequest` (the dialog of a call the hook already answered at
 //! `PreToolUse`) carries no `tool_use_id`, so it is matched to that decision by session, tool and
@@ -22,7 +22,7 @@ use crate::common::{
     BadCounts, claude_event_id, command_and_path, each_json_line, project_key, stable_id,
 };
 use crate::schema::{Event, Outcome, UNKNOWN_PROJECT, agent};
-use crate::source::{Flag, Machine, Source, just_the_file};
+use crate::source::{Flag, MAX_TEXT_FILE_BYTES, Machine, Source};
 
 /// The hook's decision ledger.
 pub const SOURCE: Source = Source {
@@ -36,8 +36,9 @@ pub const SOURCE: Source = Source {
     },
     default_places: |machine: &Machine<'_>| vec![machine.state_dir.to_path_buf()],
     discover,
-    files: just_the_file,
-    read: read_ledger,
+    files,
+    max_file_bytes: MAX_TEXT_FILE_BYTES,
+    read: |_, contents, bad| read_ledger_files(contents.files(), bad),
 };
 
 /// The ledger's file name in the state directory.
@@ -64,11 +65,43 @@ pub const RULE_ASKED_NOT_RUN: &str = "ledger-asked-not-run";
 /// No `ran` line otherwise.
 pub const RULE_NO_POST: &str = "ledger-no-post";
 
-/// The ledger and those of its rotations that exist in `state_dir`, newest first.
-pub fn discover(state_dir: &Path) -> Vec<PathBuf> {
-    std::iter::once(state_dir.join(FILE))
-        .chain((1..=ROTATIONS).map(|n| state_dir.join(format!("{FILE}.{n}"))))
-        .filter(|path| path.is_file())
+/// The ledger in a state directory (`<state_dir>/ledger.jsonl`) when any of its files exists;
+/// a place that is not a directory is itself a ledger file.
+pub fn discover(place: &Path) -> Vec<PathBuf> {
+    let ledger = if place.is_dir() {
+        place.join(FILE)
+    } else {
+        ledger_of(place)
+    };
+    if files(&ledger).is_empty() {
+        return Vec::new();
+    }
+    vec![ledger]
+}
+
+/// The ledger a file belongs to: a rotation (`<ledger>.1` … `.3`) names its ledger.
+fn ledger_of(file: &Path) -> PathBuf {
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+    let base = name.as_deref().and_then(|name| {
+        let (base, n) = name.rsplit_once('.')?;
+        let n: u32 = n.parse().ok()?;
+        ((1..=ROTATIONS).contains(&n) && !base.is_empty()).then(|| file.with_file_name(base))
+    });
+    base.unwrap_or_else(|| file.to_path_buf())
+}
+
+/// A ledger's files that exist, oldest first: `ledger.jsonl.3` … `.1`, then `ledger.jsonl`.
+/// Anything there but a directory counts (one that is not a regular file is named as skipped).
+pub fn files(ledger: &Path) -> Vec<PathBuf> {
+    (1..=ROTATIONS)
+        .rev()
+        .map(|n| {
+            let mut name = ledger.as_os_str().to_owned();
+            name.push(format!(".{n}"));
+            PathBuf::from(name)
+        })
+        .chain(std::iter::once(ledger.to_path_buf()))
+        .filter(|path| std::fs::symlink_metadata(path).is_ok() && !path.is_dir())
         .collect()
 }
 
@@ -104,17 +137,27 @@ struct Reader {
 
 /// Reads one ledger file's bytes into events, one per call, in line order.
 pub fn read_ledger(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> {
-    let mut reader = Reader {
-        source_path: path.display().to_string(),
-        ..Reader::default()
-    };
-    each_json_line(bytes, bad, |line, text, bad| {
-        let Ok(value) = serde_json::from_str::<Value>(text) else {
-            return false;
-        };
-        reader.line(&value, line, bad);
-        true
-    });
+    read_ledger_files(std::iter::once((path, bytes)), bad)
+}
+
+/// Reads the files of one ledger, oldest first, into events, one per call, in line order: a
+/// `ran` line pairs with its decision in an older file. Each event's `source` is its own file
+/// and line.
+pub fn read_ledger_files<'a>(
+    files: impl IntoIterator<Item = (&'a Path, &'a [u8])>,
+    bad: &mut BadCounts,
+) -> Vec<Event> {
+    let mut reader = Reader::default();
+    for (path, bytes) in files {
+        reader.source_path = path.display().to_string();
+        each_json_line(bytes, bad, |line, text, bad| {
+            let Ok(value) = serde_json::from_str::<Value>(text) else {
+                return false;
+            };
+            reader.line(&value, line, bad);
+            true
+        });
+    }
     reader
         .decisions
         .into_iter()
@@ -293,7 +336,7 @@ impl Reader {
         };
         let key: CallKey = (agent.to_string(), session.to_string(), call_id.to_string());
         let Some(index) = self.open.get_mut(&key).and_then(Vec::pop) else {
-            // Its decision is in an older rotation, or was never written.
+            // Its decision is in a rotation no longer kept, or was never written.
             bad.add("ledger-ran-without-decision");
             return;
         };

@@ -4,8 +4,8 @@
 //! command line's flags and default discovery come from this list.
 //!
 //! Owns: the sources and their claim order, the [`SourceFile`] a run reads, and discovery (the
-//! places given, else every source's default places). Must not: read a source or the
-//! environment.
+//! places given, which must exist, else every source's default places). Must not: read
+//! a source or the environment.
 
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
@@ -22,6 +22,11 @@ pub const SOURCES: [&Source; 5] = [
     &codex::SOURCE,
     &ledger::SOURCE,
 ];
+
+/// The source whose stored kind is `kind`.
+pub fn source_of_kind(kind: &str) -> Option<&'static Source> {
+    SOURCES.iter().copied().find(|s| s.kind == kind)
+}
 
 /// A file to ingest.
 #[derive(Debug, Clone)]
@@ -72,8 +77,48 @@ pub fn files_at(source: &'static Source, place: &Path) -> Vec<SourceFile> {
         .collect()
 }
 
+/// A place given for a source that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingPlace {
+    /// The source's flag, without dashes.
+    pub flag: &'static str,
+    /// The place as given.
+    pub path: PathBuf,
+}
+
+impl std::fmt::Display for MissingPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`--{} {}`: no such file or directory",
+            self.flag,
+            self.path.display()
+        )
+    }
+}
+
+impl std::error::Error for MissingPlace {}
+
+/// The first place `given` that does not exist, as an error: a place named on purpose that is
+/// not there is a mistake to report, not an empty history (a default place that does not exist
+/// is passed over).
+pub fn check_places(given: &[(&'static Source, Vec<PathBuf>)]) -> Result<(), MissingPlace> {
+    let missing = given
+        .iter()
+        .flat_map(|(source, places)| places.iter().map(move |place| (*source, place)))
+        .find(|(_, place)| std::fs::symlink_metadata(place).is_err());
+    match missing {
+        Some((source, path)) => Err(MissingPlace {
+            flag: source.flag.long,
+            path: path.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The files to read: at the places `given` per source when any source has some (a source given
-/// none is then not read), else at every source's default places on `machine`.
+/// none is then not read), else at every source's default places on `machine`. A place that
+/// does not exist has no files ([`check_places`] says so first).
 pub fn discover(
     given: &[(&'static Source, Vec<PathBuf>)],
     machine: &Machine<'_>,

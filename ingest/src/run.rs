@@ -1,20 +1,27 @@
-//! One ingest run: read the sources that are new or changed since the manifest, in parallel,
-//! claim their events in claim order (the registry's order of sources, then paths: ownership of
-//! a cloned event is deterministic), write them in batches, and report what was read, what was
-//! skipped and why.
+//! One ingest run: under the table's lock, release the sources that are gone, read the sources
+//! that are new or changed since the manifest, in parallel, claim their events in claim order
+//! (the registry's order of sources, then paths: ownership of a cloned event is deterministic),
+//! write them in batches, and report what was read, what was skipped and why.
+//!
+//! Sources are keyed by their canonical path. Before anything is read, a manifest entry whose
+//! files are all gone is released (its rows removed) unless the run keeps deleted sources, and an
+//! entry whose key is not the canonical name of its source (the same file named another way) is
+//! released; a source that had events another owned is then read again, so it claims what the
+//! released sources held and the table equals a fresh ingest of what exists.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 
-use crate::common::{BadCounts, content_digest};
-use crate::registry::SourceFile;
+use crate::common::{BadCounts, content_digest, read_regular, regular_file};
+use crate::registry::{SourceFile, source_of_kind};
 use crate::schema::Event;
+use crate::source::{Contents, canonical, just_the_file};
 use crate::table::{
-    Manifest, SourceCounts, SourceEntry, TableError, bucket_of, event_key, fragment_bucket,
-    remove_fragment, remove_rows, remove_unlisted, write_fragments,
+    LOCK_WAIT, Manifest, SourceCounts, SourceEntry, TableError, bucket_of, event_key,
+    fragment_bucket, lock_table, remove_fragment, remove_rows, remove_unlisted, write_fragments,
 };
 
 /// What a run did.
@@ -38,6 +45,32 @@ pub struct Summary {
     pub by_outcome: BTreeMap<String, u64>,
     /// What could not be used, by reason (this run).
     pub bad: BadCounts,
+    /// The source files not read this run, with why (also counted in `bad`), by path.
+    pub skipped: Vec<SkippedFile>,
+    /// Sources released this run: gone, or named another way; their rows were removed.
+    pub released: u64,
+    /// Sources that are gone but whose rows were kept ([`Options::keep_deleted`]).
+    pub kept_deleted: u64,
+}
+
+/// A source file a run did not read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SkippedFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Why: one of [`crate::common::unread`].
+    pub reason: &'static str,
+}
+
+/// How a run treats the table and tells its caller what it does.
+pub struct Options<'a> {
+    /// Keep the rows of sources that no longer exist (Claude Code deletes old transcripts)
+    /// rather than release them.
+    pub keep_deleted: bool,
+    /// Called after each file.
+    pub progress: &'a (dyn Fn(Progress) + Sync),
+    /// Called once, when another run holds the table's lock and this one starts to wait.
+    pub waiting: &'a dyn Fn(),
 }
 
 /// Progress after each file.
@@ -63,6 +96,8 @@ fn mtime_ns(meta: &std::fs::Metadata) -> u128 {
 
 struct ReadResult {
     source: SourceFile,
+    /// A file of the source that was not read, and why (nothing of the source was read then).
+    skipped: Option<(PathBuf, &'static str)>,
     /// The new manifest entry when the file was read.
     entry: Option<SourceEntry>,
     /// The updated entry of a file touched without a change in content.
@@ -144,6 +179,16 @@ fn write_batch(
             }
         }
     }
+    remove_stale(out, stale, references)
+}
+
+/// Removes rows no entry owns any more: a fragment no entry lists is deleted, the others lose
+/// the rows of `ids`.
+fn remove_stale(
+    out: &Path,
+    stale: BTreeMap<String, HashSet<u64>>,
+    references: &mut HashMap<String, usize>,
+) -> Result<(), TableError> {
     for (fragment, ids) in stale {
         if references.get(&fragment).copied().unwrap_or(0) == 0 {
             references.remove(&fragment);
@@ -155,20 +200,130 @@ fn write_batch(
     Ok(())
 }
 
-/// Ingests `sources` into the table at `out`, reading only what changed.
+/// Whether a manifest entry still names a source: some file of it exists, and its key is the
+/// canonical name discovery gives that source (not the same file named another way, nor a
+/// rotation read on its own by an earlier version).
+fn entry_state(key: &str, kind: &str) -> EntryState {
+    let path = Path::new(key);
+    let source = source_of_kind(kind);
+    let files = source.map_or_else(|| just_the_file(path), |s| (s.files)(path));
+    if !files.iter().any(|f| std::fs::symlink_metadata(f).is_ok()) {
+        return EntryState::Gone;
+    }
+    let named = source.is_none_or(|s| (s.discover)(path) == [path.to_path_buf()]);
+    if named && canonical(path) == path {
+        EntryState::Current
+    } else {
+        EntryState::Alias
+    }
+}
+
+enum EntryState {
+    Current,
+    Gone,
+    Alias,
+}
+
+/// Releases the entries that no longer name a source (gone ones only when `keep_deleted` is
+/// off): their rows are removed and the manifest saved. Returns the entries to read again: when
+/// anything was released, those that had events another source owned (or may have: counted
+/// before duplicates were).
+fn release(
+    out: &Path,
+    manifest: &mut Manifest,
+    references: &mut HashMap<String, usize>,
+    keep_deleted: bool,
+    summary: &mut Summary,
+) -> Result<Vec<(String, String)>, TableError> {
+    let mut released = Vec::new();
+    for (key, entry) in &manifest.sources {
+        match entry_state(key, &entry.kind) {
+            EntryState::Current => {}
+            EntryState::Gone if keep_deleted => summary.kept_deleted += 1,
+            EntryState::Gone | EntryState::Alias => released.push(key.clone()),
+        }
+    }
+    if released.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut stale: BTreeMap<String, HashSet<u64>> = BTreeMap::new();
+    for key in &released {
+        let Some(old) = manifest.sources.remove(key) else {
+            continue;
+        };
+        for fragment in old.fragments {
+            if let Some(count) = references.get_mut(&fragment) {
+                *count = count.saturating_sub(1);
+            }
+            stale
+                .entry(fragment)
+                .or_default()
+                .extend(old.event_ids.iter().copied());
+        }
+    }
+    remove_stale(out, stale, references)?;
+    manifest.save(out)?;
+    summary.released = released.len() as u64;
+    Ok(manifest
+        .sources
+        .iter()
+        .filter(|(_, entry)| entry.duplicates != Some(0))
+        .map(|(key, entry)| (key.clone(), entry.kind.clone()))
+        .collect())
+}
+
+/// Ingests `sources` into the table at `out`, reading only what changed; gone sources are
+/// released.
 pub fn run(
-    mut sources: Vec<SourceFile>,
+    sources: Vec<SourceFile>,
     out: &Path,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Summary, TableError> {
+    let options = Options {
+        keep_deleted: false,
+        progress,
+        waiting: &|| {},
+    };
+    run_with(sources, out, &options)
+}
+
+/// Ingests `sources` into the table at `out` as `options` say, reading only what changed.
+pub fn run_with(
+    mut sources: Vec<SourceFile>,
+    out: &Path,
+    options: &Options<'_>,
+) -> Result<Summary, TableError> {
+    let progress = options.progress;
     crate::table::create_private_dir(out)?;
-    sources.sort();
-    sources.dedup();
+    let _lock = lock_table(out, LOCK_WAIT, options.waiting)?;
+    for source in &mut sources {
+        source.path = canonical(&source.path);
+    }
     let mut manifest = Manifest::load(out)?;
     remove_unlisted(out, &manifest)?;
     let mut references = fragment_references(&manifest);
     let mut batch = Batch::default();
     let mut summary = Summary::default();
+    let again = release(
+        out,
+        &mut manifest,
+        &mut references,
+        options.keep_deleted,
+        &mut summary,
+    )?;
+    let mut forced: HashSet<PathBuf> = HashSet::new();
+    for (key, kind) in again {
+        let path = PathBuf::from(key);
+        if let Some(source) = source_of_kind(&kind) {
+            sources.push(SourceFile {
+                source,
+                path: path.clone(),
+            });
+            forced.insert(path);
+        }
+    }
+    sources.sort();
+    sources.dedup();
     // Which source owns each event id, from earlier runs (sources interned: the map holds every
     // id of the table).
     let mut source_index: HashMap<String, u32> = HashMap::new();
@@ -194,12 +349,18 @@ pub fn run(
     for group in sources.chunks(chunk) {
         let results: Vec<ReadResult> = group
             .par_iter()
-            .map(|source| read_one(source, &manifest))
+            .map(|source| read_one(source, &manifest, forced.contains(&source.path)))
             .collect();
         for result in results {
             state.files += 1;
             state.bytes += result.bytes;
             summary.bad.merge(&result.bad);
+            if let Some((path, reason)) = result.skipped {
+                summary.bad.add(reason);
+                summary.skipped.push(SkippedFile { path, reason });
+                progress(state);
+                continue;
+            }
             let key = result.source.path.display().to_string();
             let Some(mut entry) = result.entry else {
                 if let Some(touched) = result.touched {
@@ -222,16 +383,19 @@ pub fn run(
                 }
             }
             let mut kept = Vec::new();
+            let mut duplicates = 0;
             for event in result.events {
                 let id = event_key(&event.event_id);
                 match owner.get(&id) {
-                    Some(other) if *other != this => summary.duplicates += 1,
+                    Some(other) if *other != this => duplicates += 1,
                     _ => {
                         owner.insert(id, this);
                         kept.push(event);
                     }
                 }
             }
+            summary.duplicates += duplicates;
+            entry.duplicates = Some(duplicates);
             kept.dedup_by(|a, b| a.event_id == b.event_id);
             state.events += kept.len() as u64;
             summary.new_events += kept.len() as u64;
@@ -292,48 +456,54 @@ pub fn run(
     if unsaved > 0 {
         manifest.save(out)?;
     }
+    summary.skipped.sort();
     Ok(summary)
 }
 
-/// Reads one source unless the manifest shows it unchanged (`entry` is `None` then).
-fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
+/// Reads one source unless the manifest shows it unchanged (`entry` is `None` then) or `force`
+/// says to read it whatever it shows. Only regular files within the source's size limit are
+/// read; the first other file is named in `skipped`, and nothing of the source is read.
+fn read_one(source: &SourceFile, manifest: &Manifest, force: bool) -> ReadResult {
     let mut bad = BadCounts::default();
     let key = source.path.display().to_string();
     let unchanged = |entry: Option<SourceEntry>| ReadResult {
         source: source.clone(),
+        skipped: None,
         entry,
         touched: None,
         events: Vec::new(),
         bad: BadCounts::default(),
         bytes: 0,
     };
-    let files = (source.source.files)(&source.path);
-    let metas: Result<Vec<std::fs::Metadata>, _> = files.iter().map(std::fs::metadata).collect();
-    let Ok(metas) = metas else {
+    let skip = |file: &Path, reason: &'static str| {
         let mut result = unchanged(None);
-        result.bad.add("unreadable-file");
-        return result;
+        result.skipped = Some((file.to_path_buf(), reason));
+        result
     };
+    let limit = source.source.max_file_bytes;
+    let files = (source.source.files)(&source.path);
+    let mut metas = Vec::with_capacity(files.len());
+    for file in &files {
+        match regular_file(file, limit) {
+            Ok(meta) => metas.push(meta),
+            Err(reason) => return skip(file, reason),
+        }
+    }
     let size: u64 = metas.iter().map(std::fs::Metadata::len).sum();
     let mtime = metas.iter().map(mtime_ns).max().unwrap_or(0);
     let previous = manifest.sources.get(&key);
-    if previous.is_some_and(|p| p.size == size && p.mtime_ns == mtime) {
+    if !force && previous.is_some_and(|p| p.size == size && p.mtime_ns == mtime) {
         return unchanged(None);
     }
-    let mut bytes = Vec::new();
+    let mut contents = Contents::default();
     for file in &files {
-        match std::fs::read(file) {
-            Ok(read) if bytes.is_empty() => bytes = read,
-            Ok(read) => bytes.extend_from_slice(&read),
-            Err(_) => {
-                let mut result = unchanged(None);
-                result.bad.add("unreadable-file");
-                return result;
-            }
+        match read_regular(file, limit) {
+            Ok(bytes) => contents.push(file, bytes),
+            Err(reason) => return skip(file, reason),
         }
     }
-    let hash = content_digest(&bytes);
-    if let Some(previous) = previous.filter(|p| p.hash == hash) {
+    let hash = content_digest(&contents.bytes);
+    if let Some(previous) = previous.filter(|p| !force && p.hash == hash) {
         // Touched but not changed: remember the new time, read nothing.
         let mut entry = previous.clone();
         entry.mtime_ns = mtime;
@@ -341,7 +511,7 @@ fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
         result.touched = Some(entry);
         return result;
     }
-    let events = (source.source.read)(&source.path, &bytes, &mut bad);
+    let events = (source.source.read)(&source.path, &contents, &mut bad);
     let entry = SourceEntry {
         kind: source.source.kind.to_string(),
         size,
@@ -350,13 +520,15 @@ fn read_one(source: &SourceFile, manifest: &Manifest) -> ReadResult {
         fragments: Vec::new(),
         event_ids: Vec::new(),
         counts: None,
+        duplicates: None,
     };
     ReadResult {
         source: source.clone(),
+        skipped: None,
         entry: Some(entry),
         touched: None,
         events,
         bad,
-        bytes: bytes.len() as u64,
+        bytes: contents.bytes.len() as u64,
     }
 }

@@ -25,11 +25,51 @@ pub struct Source {
     pub default_places: fn(&Machine<'_>) -> Vec<PathBuf>,
     /// The source files at one place (a directory's transcripts, or the file itself).
     pub discover: fn(&Path) -> Vec<PathBuf>,
-    /// The files whose contents make up the source at a path: a database's log is part of it.
-    /// Their bytes are read and concatenated for [`Source::read`] and the manifest's hash.
+    /// The files whose contents make up the source at a path: a database's log is part of it,
+    /// a ledger's rotations are (oldest first). Their bytes are read into [`Contents`] for
+    /// [`Source::read`] and the manifest's hash.
     pub files: fn(&Path) -> Vec<PathBuf>,
-    /// Reads one source's bytes into events, counting what it cannot use in `bad`.
-    pub read: fn(&Path, &[u8], &mut BadCounts) -> Vec<Event>,
+    /// The largest file of this source that is read; a larger one is skipped, and named in the
+    /// run's summary.
+    pub max_file_bytes: u64,
+    /// Reads one source's contents into events, counting what it cannot use in `bad`.
+    pub read: fn(&Path, &Contents, &mut BadCounts) -> Vec<Event>,
+}
+
+/// The largest transcript, export or ledger file read (2 GiB): far above any real one, and a
+/// bound on what one file can make a run hold in memory.
+pub const MAX_TEXT_FILE_BYTES: u64 = 2 << 30;
+
+/// The bytes of a source's files, one after another in [`Source::files`] order, and where each
+/// file's bytes end.
+#[derive(Debug, Default)]
+pub struct Contents {
+    /// Every file's bytes, concatenated.
+    pub bytes: Vec<u8>,
+    /// Each file and the offset in `bytes` where its bytes end.
+    pub ends: Vec<(PathBuf, usize)>,
+}
+
+impl Contents {
+    /// Adds a file's bytes after those already held.
+    pub fn push(&mut self, path: &Path, bytes: Vec<u8>) {
+        if self.bytes.is_empty() {
+            self.bytes = bytes;
+        } else {
+            self.bytes.extend_from_slice(&bytes);
+        }
+        self.ends.push((path.to_path_buf(), self.bytes.len()));
+    }
+
+    /// Each file with its own bytes, in order.
+    pub fn files(&self) -> impl Iterator<Item = (&Path, &[u8])> {
+        let mut start = 0;
+        self.ends.iter().map(move |(path, end)| {
+            let bytes = self.bytes.get(start..*end).unwrap_or(&[]);
+            start = *end;
+            (path.as_path(), bytes)
+        })
+    }
 }
 
 /// A source's command-line flag: `--<long> <VALUE_NAME>`, repeatable.
@@ -58,4 +98,23 @@ pub struct Machine<'a> {
 /// The `files` of a source that is one file, and the `discover` of a place that is the file.
 pub fn just_the_file(path: &Path) -> Vec<PathBuf> {
     vec![path.to_path_buf()]
+}
+
+/// A source's key: its canonical path — its directory with links and `.`/`..` resolved, and its
+/// own name — so one file named through two spellings of its folder is one source. The name
+/// itself is kept, not followed: a link is reported, and keyed, as the name it has in the
+/// history (a link to `/dev/zero` is named as the link). A path whose directory does not
+/// resolve is kept as given.
+pub fn canonical(path: &Path) -> PathBuf {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    std::fs::canonicalize(parent)
+        .map(|p| p.join(name))
+        .unwrap_or_else(|_| path.to_path_buf())
 }

@@ -24,7 +24,7 @@ use crate::common::{
 };
 use crate::outcome::{self, ResultFacts};
 use crate::schema::{Event, Outcome, agent};
-use crate::source::{Flag, Machine, Source, just_the_file};
+use crate::source::{Flag, MAX_TEXT_FILE_BYTES, Machine, Source, just_the_file};
 
 mod body;
 mod input;
@@ -64,7 +64,8 @@ pub const SOURCE: Source = Source {
     default_places,
     discover,
     files: just_the_file,
-    read,
+    max_file_bytes: MAX_TEXT_FILE_BYTES,
+    read: |path, contents, bad| read(path, &contents.bytes, bad),
 };
 
 /// The history directory of the project the current directory is in, when it has one.
@@ -78,8 +79,12 @@ fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The exports (`*.md`) in a history directory; none when it cannot be read.
+/// The exports (`*.md`) in a history directory; none when it cannot be read. A place that is not
+/// a directory is itself the one export.
 pub fn discover(dir: &Path) -> Vec<PathBuf> {
+    if !dir.is_dir() && std::fs::symlink_metadata(dir).is_ok() {
+        return vec![dir.to_path_buf()];
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

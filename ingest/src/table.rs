@@ -10,7 +10,8 @@
 //! batch. An event id belongs to the first source (in path order) that recorded it: a call
 //! cloned into a resumed session's file is kept once. Every file is written to a temporary name
 //! and renamed into place, and fragments the manifest does not list (left by a run that stopped
-//! before saving it) are removed when the next run starts, so an event is never duplicated.
+//! before saving it) are removed when the next run starts, so an event is never duplicated. One
+//! run writes a table at a time: it holds an exclusive lock on `ingest.lock` in the directory.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
@@ -65,6 +66,11 @@ pub struct SourceEntry {
     /// in manifests written before they were kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<SourceCounts>,
+    /// How many of its events another source owned when it was read (absent in manifests
+    /// written before they were counted: unknown). When an owner is released, a source that had
+    /// some is read again, to claim what it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicates: Option<u64>,
 }
 
 /// Owned events of one source, counted.
@@ -165,6 +171,56 @@ fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> TableError {
 }
 
 const MANIFEST: &str = "manifest.json";
+
+/// The lock file of a table directory.
+pub const LOCK_FILE: &str = "ingest.lock";
+
+/// How long a run waits for another run writing the same table before it gives up.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The exclusive lock of a table directory, held while a run writes it; released when dropped
+/// (and by the system when the process ends, however it ends).
+#[derive(Debug)]
+pub struct TableLock {
+    _file: File,
+}
+
+/// Takes the table's lock, waiting up to `wait` for a run that holds it (calling `waiting`
+/// once, when this run starts to wait).
+pub fn lock_table(
+    dir: &Path,
+    wait: std::time::Duration,
+    waiting: &dyn Fn(),
+) -> Result<TableLock, TableError> {
+    let path = dir.join(LOCK_FILE);
+    let mut options = fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&path).map_err(|e| err("open", &path, e))?;
+    let started = std::time::Instant::now();
+    let mut told = false;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(TableLock { _file: file }),
+            Err(fs::TryLockError::WouldBlock) => {}
+            Err(fs::TryLockError::Error(e)) => return Err(err("lock", &path, e)),
+        }
+        if started.elapsed() >= wait {
+            return Err(TableError(format!(
+                "another ingest into `{}` still holds its lock after {} s: try again when it \
+                 has finished",
+                dir.display(),
+                wait.as_secs()
+            )));
+        }
+        if !told {
+            waiting();
+            told = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
 
 impl Manifest {
     /// Loads the manifest of a table directory (empty when there is none yet, and when the

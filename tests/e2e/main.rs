@@ -7,6 +7,7 @@ mod check;
 mod demo;
 mod hook;
 mod ingest;
+mod ingest_sources;
 mod install;
 mod layers;
 mod policy;

@@ -1,12 +1,13 @@
 //! The hook's decision ledger: the fixtures under `tests/data/ledger/` (the current file and one
-//! rotation) read through discovery and checked against `tests/data/ledger/cases.toml`; event
-//! ids shared with the Claude transcript reader; a run into a table and back; arbitrary lines.
+//! rotation, read as one ledger) read through discovery and checked against
+//! `tests/data/ledger/cases.toml`; event ids shared with the Claude transcript reader; a run into
+//! a table and back; arbitrary lines.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use leastgrant_ingest::common::{BadCounts, stable_id};
-use leastgrant_ingest::ledger::{discover, read_ledger};
+use leastgrant_ingest::ledger::{discover, files, read_ledger, read_ledger_files};
 use leastgrant_ingest::registry::SourceFile;
 use leastgrant_ingest::run::run;
 use leastgrant_ingest::schema::Event;
@@ -84,6 +85,23 @@ fn read(path: &Path) -> (Vec<Event>, BadCounts) {
     (events, bad)
 }
 
+/// Every file of the ledger at `ledger`, read together (oldest first).
+fn read_all(ledger: &Path) -> (Vec<Event>, BadCounts) {
+    let contents: Vec<(PathBuf, Vec<u8>)> = files(ledger)
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(&path).unwrap();
+            (path, bytes)
+        })
+        .collect();
+    let mut bad = BadCounts::default();
+    let events = read_ledger_files(
+        contents.iter().map(|(p, b)| (p.as_path(), b.as_slice())),
+        &mut bad,
+    );
+    (events, bad)
+}
+
 fn file_name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
@@ -92,14 +110,28 @@ fn file_name(path: &Path) -> String {
 fn every_line_of_the_ledger_reads_as_documented() {
     let expected: CaseFile =
         toml::from_str(&std::fs::read_to_string(data("ledger/cases.toml")).unwrap()).unwrap();
-    let files = discover(&data("ledger"));
-    let names: Vec<String> = files.iter().map(|f| file_name(f)).collect();
-    assert_eq!(names, ["ledger.jsonl", "ledger.jsonl.1"]);
+    let ledgers = discover(&data("ledger"));
+    let names: Vec<String> = ledgers.iter().map(|f| file_name(f)).collect();
+    assert_eq!(names, ["ledger.jsonl"]);
+    let in_order = files(&ledgers[0]);
+    let names: Vec<String> = in_order.iter().map(|f| file_name(f)).collect();
+    assert_eq!(names, ["ledger.jsonl.1", "ledger.jsonl"], "oldest first");
+    let (all, bad) = read_all(&ledgers[0]);
+    let mut want_bad = BTreeMap::new();
+    for counts in expected.bad.values() {
+        for (reason, n) in counts {
+            *want_bad.entry(reason.clone()).or_insert(0) += n;
+        }
+    }
+    assert_eq!(bad.0, want_bad, "bad counts");
     let mut found = Mismatches::default();
-    for path in &files {
+    for path in &in_order {
         let name = file_name(path);
-        let (events, bad) = read(path);
-        assert_eq!(bad.0, expected.bad[&name], "{name}: bad counts");
+        let source_prefix = format!("{}:", path.display());
+        let events: Vec<&Event> = all
+            .iter()
+            .filter(|e| e.source.starts_with(&source_prefix))
+            .collect();
         let cases: Vec<&Case> = expected.case.iter().filter(|c| c.file == name).collect();
         let lines: Vec<u32> = events.iter().map(|e| e.seq).collect();
         let want_lines: Vec<u32> = cases.iter().map(|c| c.line).collect();
@@ -152,13 +184,24 @@ fn discovery_finds_the_ledger_and_its_three_rotations_only() {
     ] {
         std::fs::write(dir.join(name), "").unwrap();
     }
-    let names: Vec<String> = discover(&dir).iter().map(|f| file_name(f)).collect();
-    assert_eq!(names, ["ledger.jsonl.1", "ledger.jsonl.3"]);
-    std::fs::write(dir.join("ledger.jsonl"), "").unwrap();
+    let ledger = dir.join("ledger.jsonl");
+    // One ledger, named by its current file even before that exists.
+    assert_eq!(discover(&dir), std::slice::from_ref(&ledger));
+    let names: Vec<String> = files(&ledger).iter().map(|f| file_name(f)).collect();
+    assert_eq!(names, ["ledger.jsonl.3", "ledger.jsonl.1"], "oldest first");
+    std::fs::write(&ledger, "").unwrap();
     std::fs::create_dir(dir.join("ledger.jsonl.2")).unwrap();
-    let names: Vec<String> = discover(&dir).iter().map(|f| file_name(f)).collect();
-    assert_eq!(names, ["ledger.jsonl", "ledger.jsonl.1", "ledger.jsonl.3"]);
+    let names: Vec<String> = files(&ledger).iter().map(|f| file_name(f)).collect();
+    assert_eq!(names, ["ledger.jsonl.3", "ledger.jsonl.1", "ledger.jsonl"]);
+    // A rotation given names its ledger; a file given is a ledger.
+    assert_eq!(
+        discover(&dir.join("ledger.jsonl.1")),
+        std::slice::from_ref(&ledger)
+    );
+    assert_eq!(discover(&ledger), [ledger]);
     assert!(discover(&dir.join("missing")).is_empty());
+    let empty = scratch("ledger-discover-empty");
+    assert!(discover(&empty).is_empty());
 }
 
 /// A Claude Code transcript holding one call, `npm test`, with the ledger's `toolu_01ask`.
@@ -206,9 +249,9 @@ fn the_ledger_ingests_into_a_table_and_reads_back() {
     }
     let transcript = dir.join("claude/projects/-w-app/s1.jsonl");
     transcript_with_the_ledgers_call(&transcript);
-    let ledger_files: Vec<PathBuf> = discover(&state);
-    assert_eq!(ledger_files.len(), 2);
-    let mut sources: Vec<SourceFile> = ledger_files
+    let ledgers: Vec<PathBuf> = discover(&state);
+    assert_eq!(ledgers.len(), 1);
+    let mut sources: Vec<SourceFile> = ledgers
         .iter()
         .map(|path| SourceFile {
             source: &leastgrant_ingest::ledger::SOURCE,
@@ -224,16 +267,17 @@ fn the_ledger_ingests_into_a_table_and_reads_back() {
     // 9 + 2 ledger events and the transcript's one, which the ledger also holds.
     assert_eq!(
         (summary.files_read, summary.events, summary.duplicates),
-        (3, 11, 1)
+        (2, 11, 1)
     );
     assert_eq!(summary.by_agent.get("cursor"), Some(&4));
     assert_eq!(summary.by_outcome.get("denied"), Some(&2));
-    assert_eq!(summary.bad.0.get("ledger-ran-without-decision"), Some(&1));
+    assert_eq!(
+        summary.bad.0.get("ledger-ran-without-decision"),
+        None,
+        "the split pair meets across the rotation"
+    );
 
-    let mut want: Vec<Event> = Vec::new();
-    for path in &ledger_files {
-        want.extend(read(path).0);
-    }
+    let mut want: Vec<Event> = read_all(&ledgers[0]).0;
     want.retain(|e| e.tool_use_id.as_deref() != Some("toolu_01ask"));
     want.sort_by(|a, b| a.event_id.cmp(&b.event_id));
     let stored = read_table(&table).unwrap();

@@ -155,7 +155,8 @@ fn nothing_given_finds_every_source_in_its_default_places() {
                 "cursor-vscdb",
                 &["home/.config/Cursor/User/globalStorage/state.vscdb"]
             ),
-            ("ledger", &["state/ledger.jsonl", "state/ledger.jsonl.2"]),
+            // One ledger: its rotations are its files, read with it.
+            ("ledger", &["state/ledger.jsonl"]),
             ("specstory", &["project/.specstory/history/a.md"]),
         ])
     );
