@@ -329,8 +329,10 @@ fn shell_command(input: &Value) -> Option<String> {
     }
 }
 
-/// A word as the shell would need it written.
-fn quote_word(word: &str) -> String {
+/// A word as the shell would need it written: the engine's `quote_word` rule (ingest may not
+/// depend on the engine, design §3), so the engine reads the joined command back word for word;
+/// `tests/e2e/quoting.rs` holds the two to the same answers.
+pub fn quote_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

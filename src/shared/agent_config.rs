@@ -78,13 +78,15 @@ pub fn hook_command(hook: &Path, agent: Agent) -> String {
 /// shells and PowerShell read), else — when it holds characters double quotes would expand — in
 /// single quotes.
 fn shell_quote(path: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
-    if !path.is_empty() && path.chars().all(plain) {
-        path.to_string()
+    // POSIX quoting is the engine's one rule; a plain word stays bare.
+    let posix = leastgrant_engine::quote_word(path);
+    if posix == path {
+        posix
     } else if cfg!(windows) || !path.contains(['"', '$', '`', '\\', '!']) {
+        // Double quotes, which PowerShell reads too (it does not read POSIX's `'\''`).
         format!("\"{path}\"")
     } else {
-        format!("'{}'", path.replace('\'', r"'\''"))
+        posix
     }
 }
 

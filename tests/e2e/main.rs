@@ -11,6 +11,7 @@ mod ingest_sources;
 mod install;
 mod layers;
 mod policy;
+mod quoting;
 mod run;
 mod simulate;
 mod support;
