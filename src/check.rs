@@ -73,7 +73,10 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         policy: &policy,
         grants: &grants,
     };
-    let analysis = analyze(&call, &workspace.roots);
+    // Every path is placed as written and where its symbolic links lead now.
+    let mut roots = workspace.roots.clone();
+    roots.see_links(std::sync::Arc::new(leastgrant_hook::links::FileSystemLinks));
+    let analysis = analyze(&call, &roots);
     let now = match &args.at {
         Some(text) => parse_time(text)?,
         None => now_us(),

@@ -464,15 +464,15 @@ pub fn headline(reasons: &[Reason]) -> Option<String> {
 pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
     let mut hits: Vec<(&'static str, String, bool)> = Vec::new();
     let writes = |t: &&crate::model::Target| t.access != Access::Read;
-    if action
+    if let Some(t) = action
         .targets
         .iter()
         .filter(writes)
-        .any(|t| t.placement.own_state)
+        .find(|t| t.placement.own_state)
     {
         hits.push((
             "floor.self-write",
-            "it would change leastgrant's own state".to_string(),
+            format!("it would change leastgrant's own state{}", link_words(t)),
             true,
         ));
     }
@@ -485,8 +485,9 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
         hits.push((
             "floor.control-file",
             format!(
-                "it changes `{}`, which steers an agent, CI or later commands",
-                t.path
+                "it changes `{}`, which steers an agent, CI or later commands{}",
+                t.path,
+                link_words(t)
             ),
             false,
         ));
@@ -495,16 +496,27 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
         || action.blast.exposure == Exposure::ReadsSecrets
         || action.targets.iter().any(|t| t.placement.secret)
     {
-        let verb = if action
+        let written = action
             .targets
             .iter()
-            .any(|t| t.placement.secret && t.access != Access::Read)
-        {
+            .find(|t| t.placement.secret && t.access != Access::Read);
+        let verb = if written.is_some() {
             "writes to"
         } else {
             "reads"
         };
-        hits.push(("floor.secret", format!("it {verb} credentials"), false));
+        // Through a link, name the link and where it leads.
+        let linked = written
+            .into_iter()
+            .chain(action.targets.iter().filter(|t| t.placement.secret))
+            .find(|t| t.link.is_some())
+            .map(link_words)
+            .unwrap_or_default();
+        hits.push((
+            "floor.secret",
+            format!("it {verb} credentials{linked}"),
+            false,
+        ));
     }
     if action.blast.exposure == Exposure::CanExfiltrate {
         hits.push((
@@ -514,26 +526,28 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
         ));
     }
     if !action.capability.is_read_only()
-        && action.targets.iter().any(|t| {
+        && let Some(t) = action.targets.iter().find(|t| {
             t.access != Access::Read
                 && !matches!(t.placement.zone, Zone::Workspace | Zone::Unresolved)
         })
     {
         hits.push((
             "floor.write-outside",
-            "it changes files outside the project".to_string(),
+            format!("it changes files outside the project{}", link_words(t)),
             false,
         ));
     }
-    if action.flags.persistence
-        || action
-            .targets
-            .iter()
-            .any(|t| t.access != Access::Read && t.placement.persistence)
-    {
+    let persistent = action
+        .targets
+        .iter()
+        .find(|t| t.access != Access::Read && t.placement.persistence);
+    if action.flags.persistence || persistent.is_some() {
         hits.push((
             "floor.persistence",
-            "it installs something that runs later without asking".to_string(),
+            format!(
+                "it installs something that runs later without asking{}",
+                persistent.map(link_words).unwrap_or_default()
+            ),
             false,
         ));
     }
@@ -600,6 +614,14 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
     hits.into_iter()
         .map(|(code, text, deny)| Floor { code, text, deny })
         .collect()
+}
+
+/// `: `a` is a link to `b`` for a target reached through a symbolic link, else nothing.
+fn link_words(target: &crate::model::Target) -> String {
+    match &target.link {
+        Some(link) => format!(": `{}` is a link to `{link}`", target.path),
+        None => String::new(),
+    }
 }
 
 /// Reach within the project, no secrets, no outside targets: autopilot may waive "not

@@ -47,10 +47,10 @@ mod tools;
 // A tool call, what it does, and where its paths lie.
 pub use analyze::analyze;
 pub use model::{
-    Access, Action, ActionFlags, Analysis, Blast, Capability, Exposure, Placement, Reach,
-    Reversibility, Scale, Subject, Target, ToolCall, Zone,
+    Access, Action, ActionFlags, Analysis, Blast, Capability, Exposure, NoLinks, Placement, Reach,
+    Resolver, Reversibility, Scale, Subject, Target, ToolCall, Zone,
 };
-pub use paths::{Roots, percent_decode, place, resolve};
+pub use paths::{Links, Roots, percent_decode, place, resolve};
 pub use tools::canonical_tool;
 
 // The decision: `prepare` once per call, `judge` per setting, `decide` with the words.

@@ -1,13 +1,18 @@
 //! Where a path lies: inside the project, in which outside zone, and whether it is a credential,
 //! a persistence point, a control file or leastgrant's own state.
 //!
-//! Placement is lexical: the engine does no I/O, so it cannot see symlinks. `..` is resolved
-//! textually; a path it cannot resolve (an unknown variable, another user's `~`) is unresolved,
-//! which makes the action not understood. The lists below are a floor: callers may add to them.
+//! Placement is by the path's text and, where the caller can see the file system, by where its
+//! symbolic links lead: the engine does no I/O, so a caller that can hands it a [`Resolver`]
+//! with the roots ([`Roots::see_links`]), every path is placed as written and as resolved, and
+//! the stricter placement wins. `..` is resolved textually, unless it follows a link (then the
+//! kernel's answer differs from the text's, and the path is unresolved); a path it cannot resolve
+//! (an unknown variable, another user's `~`) is unresolved, which makes the action not
+//! understood. The lists below are a floor: callers may add to them.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
-use crate::model::{Placement, Zone};
+use crate::model::{Placement, Resolver, Zone};
 use crate::shell::UNRESOLVED;
 use crate::static_index::{NameIndex, name_set, packed_names, slots_for};
 
@@ -20,6 +25,94 @@ pub struct Roots {
     pub home: String,
     /// leastgrant's own state directory (envelopes, ledger, config): writing there is denied.
     pub state_dir: String,
+    /// What the caller's file system says about symbolic links (nothing, unless
+    /// [`Roots::see_links`] was called).
+    pub links: Links,
+}
+
+/// A caller's [`Resolver`] and the roots as it resolves them: a resolved path is placed against
+/// the resolved roots, so a project reached through a link is still the project.
+#[derive(Clone, Default)]
+pub struct Links {
+    seen: Option<Arc<SeenLinks>>,
+}
+
+struct SeenLinks {
+    resolver: Arc<dyn Resolver + Send + Sync>,
+    /// The roots with each directory resolved (and no links of their own).
+    real: Roots,
+}
+
+impl std::fmt::Debug for Links {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.seen {
+            Some(seen) => write!(
+                f,
+                "Links(project {}, home {}, state {})",
+                seen.real.project, seen.real.home, seen.real.state_dir
+            ),
+            None => f.write_str("Links(none)"),
+        }
+    }
+}
+
+/// Two `Links` are equal when they are the same resolver (or both none).
+impl PartialEq for Links {
+    fn eq(&self, other: &Links) -> bool {
+        match (&self.seen, &other.seen) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Links {}
+
+impl Links {
+    /// Where `path` (absolute and normalised) leads through links, when that is somewhere else
+    /// than its text says, with the roots to place it against. A path below a root that is
+    /// itself a link (`/home/u` → `/data/u`) leads where its text says.
+    fn elsewhere(&self, path: &str, roots: &Roots) -> Option<(String, &Roots)> {
+        let seen = self.seen.as_deref()?;
+        let real = seen.resolver.resolve(path)?;
+        if real == path {
+            return None;
+        }
+        // The same place, spelled through the roots' own links.
+        let translated = [
+            (&roots.state_dir, &seen.real.state_dir),
+            (&roots.project, &seen.real.project),
+            (&roots.home, &seen.real.home),
+        ]
+        .into_iter()
+        .find_map(|(root, real_root)| {
+            let rest = path.strip_prefix(root.as_str())?;
+            (rest.is_empty() || rest.starts_with('/')).then(|| format!("{real_root}{rest}"))
+        });
+        if translated.as_deref() == Some(real.as_str()) {
+            return None;
+        }
+        Some((real, &seen.real))
+    }
+
+    /// `path` (absolute, not normalised) has a `..` after a link: the kernel walks up from where
+    /// the link leads, the text from where the link sits.
+    fn dot_dot_after_link(&self, joined: &str, lexical: &str) -> bool {
+        let Some(seen) = self.seen.as_deref() else {
+            return false;
+        };
+        let has_dot_dot = joined.split('/').any(|segment| segment == "..");
+        if !has_dot_dot {
+            return false;
+        }
+        let physical = seen.resolver.resolve(joined);
+        let textual = seen
+            .resolver
+            .resolve(lexical)
+            .unwrap_or_else(|| lexical.to_string());
+        physical.is_some_and(|p| p != textual)
+    }
 }
 
 impl Roots {
@@ -50,7 +143,28 @@ impl Roots {
             project: normalize(project),
             home: normalize(home),
             state_dir: join(&normalize(home), ".leastgrant"),
+            links: Links::default(),
         }
+    }
+
+    /// Places every path also where `resolver` says its links lead (call it once the roots are
+    /// final: the project, home and state directory are resolved here too).
+    pub fn see_links(&mut self, resolver: Arc<dyn Resolver + Send + Sync>) {
+        let real = |dir: &str| {
+            resolver
+                .resolve(dir)
+                .map(|r| normalize(&r))
+                .unwrap_or_else(|| dir.to_string())
+        };
+        let real = Roots {
+            project: real(&self.project),
+            home: real(&self.home),
+            state_dir: real(&self.state_dir),
+            links: Links::default(),
+        };
+        self.links = Links {
+            seen: Some(Arc::new(SeenLinks { resolver, real })),
+        };
     }
 }
 
@@ -80,7 +194,11 @@ pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
     let path = if is_normal(&joined) {
         joined
     } else {
-        normalize(&joined)
+        let path = normalize(&joined);
+        if roots.links.dot_dot_after_link(&joined, &path) {
+            return None;
+        }
+        path
     };
     // Aliases of other places: a process's cwd or root, an open descriptor. Where they lead is
     // not knowable from the text.
@@ -207,11 +325,36 @@ pub const UNRESOLVED_PLACEMENT: Placement = Placement {
     own_state: false,
 };
 
-/// Places a resolved path (or `None` for an unresolved one).
+/// Places a resolved path (or `None` for an unresolved one): as written and, where the roots
+/// see links, as the file system resolves it; the stricter placement wins.
 pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
     let Some(path) = resolved else {
         return UNRESOLVED_PLACEMENT;
     };
+    let as_written = place_text(path, roots);
+    match roots.links.elsewhere(path, roots) {
+        Some((real, real_roots)) => as_written.stricter(place_text(&real, real_roots)),
+        None => as_written,
+    }
+}
+
+/// Where `resolved` (absolute and normalised) leads through symbolic links, when the roots see
+/// links and that is somewhere else than its text says.
+pub fn link_target(resolved: &str, roots: &Roots) -> Option<String> {
+    roots.links.elsewhere(resolved, roots).map(|(real, _)| real)
+}
+
+/// [`is_sweep_of_secrets`] of a path as written or where its links lead.
+pub fn sweeps_secrets(resolved: &str, roots: &Roots) -> bool {
+    is_sweep_of_secrets(resolved, roots)
+        || roots
+            .links
+            .elsewhere(resolved, roots)
+            .is_some_and(|(real, real_roots)| is_sweep_of_secrets(&real, real_roots))
+}
+
+/// Places a path by its text.
+fn place_text(path: &str, roots: &Roots) -> Placement {
     let lower = path.to_ascii_lowercase();
     let home = home_key(roots);
     let own_state = roots.holds_own_state(path);

@@ -30,6 +30,9 @@ pub(crate) fn place_targets(
         }
         let (resolved, mut placement) = normalizer.place(&word.text);
         let path = resolved.clone().unwrap_or_else(|| word.raw.clone());
+        let link = resolved
+            .as_deref()
+            .and_then(|r| paths::link_target(r, roots));
         // What the shell expands a glob word to: each brace alternative resolved on its own.
         let mut expanded: Vec<Option<String>> = Vec::new();
         if word.glob {
@@ -43,11 +46,15 @@ pub(crate) fn place_targets(
                 placement.control |= alt.control;
                 placement.own_state |= alt.own_state;
                 if let Some(glob) = alt_resolved.as_deref().filter(|a| is_glob(a)) {
-                    let (secret, persistence, control) =
-                        paths::glob_may_reach(&glob.to_ascii_lowercase());
-                    placement.secret |= secret && *access != Access::Write;
-                    placement.persistence |= persistence;
-                    placement.control |= control;
+                    // The glob as written, and where the links on its way lead.
+                    let through_link = paths::link_target(glob, roots);
+                    for glob in std::iter::once(glob).chain(through_link.as_deref()) {
+                        let (secret, persistence, control) =
+                            paths::glob_may_reach(&glob.to_ascii_lowercase());
+                        placement.secret |= secret && *access != Access::Write;
+                        placement.persistence |= persistence;
+                        placement.control |= control;
+                    }
                 }
                 expanded.push(alt_resolved);
             }
@@ -59,6 +66,7 @@ pub(crate) fn place_targets(
             let above = std::iter::once(&resolved)
                 .chain(&expanded)
                 .flatten()
+                .chain(&link)
                 .any(|r| roots.contains_own_state(r));
             let glob_into = expanded
                 .iter()
@@ -117,7 +125,7 @@ pub(crate) fn place_targets(
             && *access == Access::Read
             && resolved
                 .as_deref()
-                .is_some_and(|r| paths::is_sweep_of_secrets(r, roots));
+                .is_some_and(|r| paths::sweeps_secrets(r, roots));
         if placement.secret || sweeps_secrets {
             judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
             if judgement.capability.is_read_only()
@@ -133,6 +141,7 @@ pub(crate) fn place_targets(
         targets.push(Target {
             recursive: judgement.recursive,
             path,
+            link,
             glob: word.glob,
             access: *access,
             placement,

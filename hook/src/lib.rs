@@ -20,6 +20,7 @@ pub mod catalogue;
 pub mod grants;
 pub mod layout;
 pub mod ledger;
+pub mod links;
 pub mod payload;
 pub mod policy;
 pub mod session;
@@ -91,6 +92,7 @@ pub fn answer(agent: Agent, input: &[u8], env: &Environment) -> Answer {
                 let root = layout::project_root(Path::new(&cwd));
                 let mut roots = Roots::new(&root.display().to_string(), &env.home);
                 roots.state_dir = env.state_dir.display().to_string();
+                roots.see_links(std::sync::Arc::new(links::FileSystemLinks));
                 let analysis = analyze(call, &roots);
                 let file = session::path(&env.state_dir, agent.as_str(), &request.session_id);
                 if let Err(e) = session::record(&file, &analysis) {
@@ -197,6 +199,9 @@ fn decide_request(
         .unwrap_or_else(|| layout::project_root(Path::new(&cwd)).display().to_string());
     let mut roots = Roots::new(&project_root, &env.home);
     roots.state_dir = env.state_dir.display().to_string();
+    // Rules and grants are found by the roots as given; placement also sees the links.
+    let mut placing = roots.clone();
+    placing.see_links(std::sync::Arc::new(links::FileSystemLinks));
 
     let policy = match policy::load_policy(&policy::default_rule_files(&roots), &roots, false) {
         Ok(policy) => policy,
@@ -239,7 +244,7 @@ fn decide_request(
         Some(call) => {
             let mut call = call.clone();
             call.cwd = Some(cwd.clone());
-            let analysis = analyze(&call, &roots);
+            let analysis = analyze(&call, &placing);
             let verdict = decide(&analysis, &ctx);
             let signatures = analysis
                 .actions

@@ -362,6 +362,24 @@ pub enum Zone {
 }
 
 impl Zone {
+    /// How far from the project a zone is, for choosing the stricter of two placements: the
+    /// project first, then scratch space, elsewhere, the home, the machine's runtime and system
+    /// directories, its configuration, a directory above credential stores, and a path nobody can
+    /// place.
+    pub fn strictness(self) -> u8 {
+        match self {
+            Zone::Workspace => 0,
+            Zone::Temp => 1,
+            Zone::Other => 2,
+            Zone::Home => 3,
+            Zone::Runtime => 4,
+            Zone::System => 5,
+            Zone::Etc => 6,
+            Zone::CredentialTree => 7,
+            Zone::Unresolved => 8,
+        }
+    }
+
     /// The placeholder suffix used in signatures.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -400,6 +418,22 @@ impl Placement {
     pub fn is_plain_workspace(&self) -> bool {
         self.zone == Zone::Workspace && !self.secret && !self.persistence && !self.control
     }
+
+    /// The stricter of two placements of one path (as written and as the file system resolves
+    /// it): the zone further from the project, every flag of either.
+    pub fn stricter(self, other: Placement) -> Placement {
+        Placement {
+            zone: if other.zone.strictness() > self.zone.strictness() {
+                other.zone
+            } else {
+                self.zone
+            },
+            secret: self.secret || other.secret,
+            persistence: self.persistence || other.persistence,
+            control: self.control || other.control,
+            own_state: self.own_state || other.own_state,
+        }
+    }
 }
 
 /// A path an action touches, resolved against the working directory and placed.
@@ -407,6 +441,10 @@ impl Placement {
 pub struct Target {
     /// The path as resolved (absolute and normalised when resolvable, else as written).
     pub path: String,
+    /// Where the path leads through symbolic links, when the caller could see them and that is
+    /// somewhere else than `path` says (`/p/docs/x.md` → `/home/u/.aws/credentials`). The
+    /// placement is the stricter of the two.
+    pub link: Option<String>,
     /// It holds unquoted glob characters (`cat .en?`): the shell expands it.
     pub glob: bool,
     /// The action reaches everything below it (a recursive read, copy or delete).

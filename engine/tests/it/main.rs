@@ -7,6 +7,7 @@ mod envelope;
 mod frozen;
 mod grants;
 mod knowledge;
+mod links;
 mod properties;
 mod real_data;
 mod rules;

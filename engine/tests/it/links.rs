@@ -1,0 +1,297 @@
+//! Symbolic links: placement with links resolved is never looser than placement by text
+//! (a property over random link maps on a small path vocabulary), and the words name the link.
+
+use std::sync::Arc;
+
+use leastgrant_engine::{
+    Action, Analysis, Context, Decision, Envelope, Evidence, NoAnswers, Placement, Posture,
+    Resolver, Roots, SessionState, Settings, ToolCall, analyze, decide,
+};
+use proptest::prelude::*;
+
+use crate::support::*;
+
+/// A file system that is only links: `link → target` (absolute paths), walked as the kernel
+/// walks a path (each component, links followed from the link's directory, at most 40).
+#[derive(Debug, Clone)]
+struct MapLinks(Vec<(String, String)>);
+
+impl Resolver for MapLinks {
+    fn resolve(&self, path: &str) -> Option<String> {
+        let mut pending: Vec<String> = path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .rev()
+            .map(str::to_string)
+            .collect();
+        let mut at: Vec<String> = Vec::new();
+        let mut hops = 0;
+        while let Some(segment) = pending.pop() {
+            match segment.as_str() {
+                "." => continue,
+                ".." => {
+                    at.pop();
+                    continue;
+                }
+                _ => at.push(segment),
+            }
+            let here = format!("/{}", at.join("/"));
+            if let Some((_, target)) = self.0.iter().find(|(link, _)| *link == here) {
+                hops += 1;
+                if hops > 40 {
+                    return None;
+                }
+                at.pop();
+                if target.starts_with('/') {
+                    at.clear();
+                }
+                pending.extend(
+                    target
+                        .split('/')
+                        .filter(|s| !s.is_empty())
+                        .rev()
+                        .map(str::to_string),
+                );
+            }
+        }
+        Some(format!("/{}", at.join("/")))
+    }
+}
+
+fn linked_roots(links: Vec<(String, String)>) -> Roots {
+    let mut roots = roots();
+    roots.see_links(Arc::new(MapLinks(links)));
+    roots
+}
+
+/// Where links sit (in the project and the home) and where they may lead.
+const LINK_PLACES: &[&str] = &[
+    "/home/dev/proj/docs/a",
+    "/home/dev/proj/vendor/b",
+    "/home/dev/proj/x.md",
+    "/home/dev/proj/src",
+    "/home/dev/dir",
+    "/home/dev/proj",
+];
+const LINK_TARGETS: &[&str] = &[
+    "/home/dev/.ssh",
+    "/home/dev/.aws/credentials",
+    "/home/dev",
+    "/",
+    "/etc",
+    "/home/dev/proj/src",
+    "/home/dev/proj/docs",
+    "/home/dev/.bashrc",
+    "/home/dev/.leastgrant",
+    "/home/dev/.codex",
+    "/tmp/x",
+    "../README.md",
+    "b",
+    "/data/proj",
+];
+/// Paths as a command writes them (relative to the project).
+const WORDS: &[&str] = &[
+    "docs/a",
+    "docs/a/id_rsa",
+    "docs/a/config",
+    "docs/a/../z",
+    "vendor/b/x.txt",
+    "vendor/b/.bashrc",
+    "x.md",
+    "src/main.rs",
+    "README.md",
+    "~/dir/y",
+    "~/.ssh/id_ed25519",
+    "docs/guide.md",
+    "/etc/hosts",
+];
+const TEMPLATES: &[&str] = &[
+    "cat {}",
+    "cp README.md {}",
+    "grep -rn TODO {}",
+    "echo x > {}",
+    "rm -rf {}",
+    "touch {}",
+    "sed -n 1,20p {}",
+    "ls -la {}",
+    "cd {} && cat notes.txt",
+    "tool:Read",
+    "tool:Write",
+    "tool:Edit",
+    "tool:Grep",
+];
+
+fn call_for(template: &str, word: &str) -> ToolCall {
+    let absolute = if word.starts_with('/') {
+        word.to_string()
+    } else if let Some(rest) = word.strip_prefix("~/") {
+        format!("{HOME}/{rest}")
+    } else {
+        format!("{PROJECT}/{word}")
+    };
+    let input = match template {
+        "tool:Read" => serde_json::json!({ "file_path": absolute }),
+        "tool:Write" => serde_json::json!({ "file_path": absolute, "content": "x" }),
+        "tool:Edit" => {
+            serde_json::json!({ "file_path": absolute, "old_string": "a", "new_string": "b" })
+        }
+        "tool:Grep" => serde_json::json!({ "pattern": "x", "path": absolute }),
+        shell => return ToolCall::shell(&shell.replace("{}", word), Some(PROJECT)),
+    };
+    ToolCall {
+        tool: template.trim_start_matches("tool:").to_string(),
+        input,
+        cwd: Some(PROJECT.to_string()),
+        descriptor: None,
+    }
+}
+
+fn no_looser(text: &Placement, linked: &Placement) -> Result<(), String> {
+    let ok = linked.zone.strictness() >= text.zone.strictness()
+        && (linked.secret || !text.secret)
+        && (linked.persistence || !text.persistence)
+        && (linked.control || !text.control)
+        && (linked.own_state || !text.own_state);
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{linked:?} is looser than {text:?}"))
+    }
+}
+
+fn decide_with(analysis: &Analysis, envelope: &Envelope, posture: Posture) -> Decision {
+    let settings = Settings {
+        posture,
+        ..Settings::default()
+    };
+    decide(
+        analysis,
+        &Context {
+            envelope,
+            session: &SessionState::default(),
+            answers: &NoAnswers,
+            settings: &settings,
+            now_us: T0 + 60 * DAY_US,
+        },
+    )
+    .decision
+}
+
+fn link_map() -> impl Strategy<Value = Vec<(String, String)>> {
+    prop::collection::vec(
+        (
+            prop::sample::select(LINK_PLACES),
+            prop::sample::select(LINK_TARGETS),
+        ),
+        0..4,
+    )
+    .prop_map(|pairs| {
+        let mut map: Vec<(String, String)> = Vec::new();
+        for (place, target) in pairs {
+            if !map.iter().any(|(p, _)| p == place) {
+                map.push((place.to_string(), target.to_string()));
+            }
+        }
+        map
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Every path placed with links is at least as strict as by its text alone.
+    #[test]
+    fn a_path_placed_through_links_is_never_looser(
+        links in link_map(),
+        word in prop::sample::select(WORDS),
+    ) {
+        let plain = roots();
+        let linked = linked_roots(links);
+        let path = leastgrant_engine::resolve(word, Some(PROJECT), &plain);
+        let text = leastgrant_engine::place(path.as_deref(), &plain);
+        let through = leastgrant_engine::resolve(word, Some(PROJECT), &linked);
+        let resolved = leastgrant_engine::place(through.as_deref(), &linked);
+        prop_assert!(no_looser(&text, &resolved).is_ok(), "{word}: {:?}", no_looser(&text, &resolved));
+    }
+
+    /// A call's targets and verdict with links are never looser than by text, even when the
+    /// envelope learned the call by its text (as the replay, which sees no links, learns it).
+    #[test]
+    fn a_call_decided_through_links_is_never_looser(
+        links in link_map(),
+        template in prop::sample::select(TEMPLATES),
+        word in prop::sample::select(WORDS),
+    ) {
+        let call = call_for(template, word);
+        let by_text = analyze(&call, &roots());
+        let through = analyze(&call, &linked_roots(links));
+        prop_assert_eq!(by_text.actions.len(), through.actions.len());
+        for (a, b) in by_text.actions.iter().zip(&through.actions) {
+            check_targets(a, b)?;
+        }
+        let mut envelope = Envelope::default();
+        for day in 0..40 {
+            envelope.learn_event(&by_text, Evidence::Confirmed, T0 + day * DAY_US, &format!("s{day}"), None);
+        }
+        for posture in [Posture::Assist, Posture::Autopilot, Posture::Strict] {
+            let text_decision = decide_with(&by_text, &envelope, posture);
+            let link_decision = decide_with(&through, &envelope, posture);
+            prop_assert!(
+                link_decision >= text_decision,
+                "{:?} {}: {:?} with links, {:?} by text", posture, call.input, link_decision, text_decision
+            );
+        }
+    }
+}
+
+fn check_targets(text: &Action, linked: &Action) -> Result<(), TestCaseError> {
+    // A `..` after a link makes the path unresolved (the action not understood): at least as
+    // strict, whatever its targets.
+    if !linked.understood && text.understood {
+        return Ok(());
+    }
+    for t in &text.targets {
+        let Some(l) = linked
+            .targets
+            .iter()
+            .find(|l| l.path == t.path && l.access == t.access)
+        else {
+            // The same word resolved elsewhere only when it became unresolved.
+            prop_assert!(!linked.understood, "target {} vanished", t.path);
+            continue;
+        };
+        prop_assert!(
+            no_looser(&t.placement, &l.placement).is_ok(),
+            "{}: {:?}",
+            t.path,
+            no_looser(&t.placement, &l.placement)
+        );
+    }
+    Ok(())
+}
+
+/// The words of a floor reached through a link name the link and where it leads.
+#[test]
+fn the_headline_names_the_link_and_its_target() {
+    let roots = linked_roots(vec![(
+        format!("{PROJECT}/docs/x.md"),
+        format!("{HOME}/.aws/credentials"),
+    )]);
+    let analysis = analyze(&ToolCall::shell("cat docs/x.md", Some(PROJECT)), &roots);
+    let verdict = decide_fresh(&analysis, T0);
+    assert_eq!(
+        verdict.headline,
+        format!(
+            "it reads credentials: `{PROJECT}/docs/x.md` is a link to `{HOME}/.aws/credentials`"
+        )
+    );
+    let analysis = analyze(
+        &ToolCall::shell("cp README.md docs/x.md", Some(PROJECT)),
+        &roots,
+    );
+    assert!(
+        decide_fresh(&analysis, T0)
+            .headline
+            .ends_with(&format!("is a link to `{HOME}/.aws/credentials`")),
+    );
+}

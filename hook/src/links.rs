@@ -1,0 +1,132 @@
+//! Symbolic links as the file system has them at call time: the engine's [`Resolver`], answered
+//! by walking a path's longest existing prefix as the kernel would, for the hook and
+//! `leastgrant check`.
+//!
+//! Must not: open a file (only `lstat` and `readlink`), walk more than [`MAX_COMPONENTS`]
+//! components or follow more than [`MAX_LINKS`] links of a path, or fail: a path it cannot resolve is placed by its
+//! text alone. What it answers is true when the hook asks, not necessarily when the agent runs
+//! the call (`docs/decisions.md`, "Symbolic links").
+
+use leastgrant_engine::Resolver;
+
+/// The most components of one path it walks back over; a longer path is left to its text.
+pub const MAX_COMPONENTS: usize = 48;
+
+/// The real file system's links.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FileSystemLinks;
+
+impl Resolver for FileSystemLinks {
+    fn resolve(&self, path: &str) -> Option<String> {
+        resolve_longest_prefix(path)
+    }
+}
+
+/// The most symbolic links one path may pass through (Linux's `MAXSYMLINKS`); more is a loop,
+/// and the path is left to its text.
+pub const MAX_LINKS: usize = 40;
+
+/// `path` with its longest existing prefix replaced by where it really is: walked component by
+/// component as the kernel would, each link followed (a dangling one too: writing through it
+/// creates its target), `..` taken from where the walk is, and the rest — from the first
+/// component that does not exist — appended with its `.` and `..` taken lexically (nothing in
+/// it exists, so nothing in it is a link). One `lstat` per component, a `readlink` per link.
+pub fn resolve_longest_prefix(path: &str) -> Option<String> {
+    if !path.starts_with('/') {
+        return None;
+    }
+    let mut pending: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .rev()
+        .map(str::to_string)
+        .collect();
+    if pending.len() > MAX_COMPONENTS {
+        return None;
+    }
+    let mut at: Vec<String> = Vec::new();
+    let mut links = 0;
+    let mut exists = true;
+    while let Some(segment) = pending.pop() {
+        match segment.as_str() {
+            "." => continue,
+            ".." => {
+                at.pop();
+                continue;
+            }
+            _ => {}
+        }
+        at.push(segment);
+        if !exists {
+            continue;
+        }
+        let here = format!("/{}", at.join("/"));
+        let Ok(meta) = std::fs::symlink_metadata(&here) else {
+            // Missing, not a directory, no permission: the kernel stops here too.
+            exists = false;
+            continue;
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        links += 1;
+        if links > MAX_LINKS {
+            return None;
+        }
+        let target = std::fs::read_link(&here).ok()?;
+        let target = target.to_string_lossy();
+        at.pop();
+        if target.starts_with('/') {
+            at.clear();
+        }
+        pending.extend(
+            target
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .rev()
+                .map(str::to_string),
+        );
+        if pending.len() + at.len() > MAX_COMPONENTS * 2 {
+            return None;
+        }
+    }
+    Some(format!("/{}", at.join("/")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_resolves_to_its_target_and_a_missing_rest_is_appended() {
+        let dir = std::env::temp_dir().join(format!("lg-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("real/sub")).unwrap();
+        std::os::unix::fs::symlink(dir.join("real"), dir.join("link")).unwrap();
+        let base = std::fs::canonicalize(&dir).unwrap();
+        let base = base.to_string_lossy();
+        let text = dir.to_string_lossy();
+        assert_eq!(
+            resolve_longest_prefix(&format!("{text}/link/sub/new/file")),
+            Some(format!("{base}/real/sub/new/file"))
+        );
+        // `..` after a link walks up from where the link leads; a dangling link is followed.
+        std::os::unix::fs::symlink(dir.join("nowhere/deep"), dir.join("dangling")).unwrap();
+        assert_eq!(
+            resolve_longest_prefix(&format!("{text}/dangling/f")),
+            Some(format!("{base}/nowhere/deep/f"))
+        );
+        std::os::unix::fs::symlink(dir.join("loop"), dir.join("loop")).unwrap();
+        assert_eq!(resolve_longest_prefix(&format!("{text}/loop/f")), None);
+        assert_eq!(
+            resolve_longest_prefix(&format!("{text}/link/sub/../x")),
+            Some(format!("{base}/real/x"))
+        );
+        assert_eq!(
+            resolve_longest_prefix(&format!("{text}/missing/../x")),
+            Some(format!("{base}/x"))
+        );
+        assert_eq!(resolve_longest_prefix("relative/path"), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
