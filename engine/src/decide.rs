@@ -485,8 +485,11 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
         hits.push((
             "floor.control-file",
             format!(
-                "it changes `{}`, which steers an agent, CI or later commands{}",
+                "it changes `{}`, {}{}",
                 t.path,
+                crate::paths::control_reason(&t.path)
+                    .or_else(|| t.link.as_deref().and_then(crate::paths::control_reason))
+                    .unwrap_or("which steers an agent, CI or later commands"),
                 link_words(t)
             ),
             false,

@@ -16,6 +16,10 @@ use crate::model::{Placement, Resolver, Zone};
 use crate::shell::UNRESOLVED;
 use crate::static_index::{NameIndex, name_set, packed_names, slots_for};
 
+mod control;
+
+use control::CONTROL_PATHS as CONTROL_SUFFIXES;
+
 /// The directories a decision is made relative to. Inputs, never read from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Roots {
@@ -596,7 +600,7 @@ enum ListKind {
 const SEGMENT_LISTS: [(&[&str], ListKind); 3] = [
     (SECRET_DIRS, ListKind::Secret),
     (PERSISTENCE_DIRS, ListKind::Persistence),
-    (CONTROL_SUFFIXES, ListKind::Control),
+    (&CONTROL_SUFFIXES, ListKind::Control),
 ];
 
 const NEEDLE_COUNT: usize = SECRET_DIRS.len() + PERSISTENCE_DIRS.len() + CONTROL_SUFFIXES.len();
@@ -648,7 +652,7 @@ packed_names! {
     static PERSISTENCE_DIR_NEEDLES = PERSISTENCE_DIRS;
 }
 packed_names! {
-    static CONTROL_NEEDLES = CONTROL_SUFFIXES;
+    static CONTROL_NEEDLES = &CONTROL_SUFFIXES;
 }
 
 fn needle_at(slot: &NeedleSlot) -> Option<(&'static [u8], ListKind)> {
@@ -867,51 +871,6 @@ fn is_persistence(lower: &str, hits: &ListHits) -> bool {
         || lower == "/etc/crontab"
 }
 
-const CONTROL_SUFFIXES: &[&str] = &[
-    ".github/workflows",
-    ".github/actions",
-    ".github/hooks",
-    ".github/copilot-instructions.md",
-    ".gitlab-ci.yml",
-    ".circleci",
-    "azure-pipelines.yml",
-    "bitbucket-pipelines.yml",
-    ".buildkite",
-    "jenkinsfile",
-    ".git/config",
-    ".mcp.json",
-    ".vscode/tasks.json",
-    ".vscode/launch.json",
-    ".vscode/settings.json",
-    ".devcontainer/devcontainer.json",
-    "agents.md",
-    "agent.md",
-    "claude.md",
-    "claude.local.md",
-    "gemini.md",
-    ".claude",
-    "package.json",
-    "pyproject.toml",
-    "composer.json",
-    ".cargo/config.toml",
-    ".cargo/config",
-    "build.rs",
-    "conftest.py",
-    ".aider.conf.yml",
-    ".cursor",
-    ".cursorrules",
-    ".windsurfrules",
-    ".clinerules",
-    ".codex",
-    ".gemini",
-    ".copilot",
-    ".agents",
-    "opencode.json",
-    ".config/opencode",
-    ".leastgrant",
-    "managed-settings.json",
-];
-
 const INSTRUCTION_DIRS: &[&str] = &[
     "rules",
     "commands",
@@ -932,6 +891,12 @@ fn is_control(lower: &str, hits: &ListHits) -> bool {
         return true;
     }
     let name = lower.rsplit('/').next().unwrap_or(lower);
+    if control::CONTROL_NAME_PREFIXES
+        .iter()
+        .any(|row| name.starts_with(row.path))
+    {
+        return true;
+    }
     if [
         ".instructions.md",
         "-instructions.md",
@@ -962,6 +927,11 @@ fn is_control(lower: &str, hits: &ListHits) -> bool {
         }
     }
     false
+}
+
+/// Why writing `path` is a control-file floor, from the table's row it matches.
+pub fn control_reason(path: &str) -> Option<&'static str> {
+    control::reason(&path.to_ascii_lowercase())
 }
 
 /// Whether a shell glob (lower-cased, absolute) could expand to a credential, a persistence

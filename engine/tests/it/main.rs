@@ -8,6 +8,7 @@ mod frozen;
 mod grants;
 mod knowledge;
 mod links;
+mod places;
 mod properties;
 mod real_data;
 mod rules;

@@ -1,0 +1,79 @@
+//! The placement tables, a case per row (`tests/data/places/`): every control file is placed as
+//! control, and every file routine work writes is not; a write to each is floored with its row's
+//! reason in the words.
+
+use leastgrant_engine::{ToolCall, analyze, place, resolve};
+use serde::Deserialize;
+
+use crate::support::*;
+
+#[derive(Deserialize)]
+struct Table {
+    case: Vec<Case>,
+    #[serde(default)]
+    not: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    #[serde(default)]
+    row: String,
+    path: String,
+}
+
+fn absolute(path: &str) -> String {
+    if let Some(rest) = path.strip_prefix("~/") {
+        format!("{HOME}/{rest}")
+    } else if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{PROJECT}/{path}")
+    }
+}
+
+#[test]
+fn every_control_row_is_placed_as_control_and_writing_it_is_floored() {
+    let table: Table = load("places/control.toml");
+    let roots = roots();
+    let mut failures = Failures::default();
+    for case in &table.case {
+        let path = absolute(&case.path);
+        let placement = place(resolve(&path, Some(PROJECT), &roots).as_deref(), &roots);
+        failures.check(
+            &format!("{} ({}) is control", case.path, case.row),
+            true,
+            placement.control,
+        );
+        let call = ToolCall {
+            tool: "Write".to_string(),
+            input: serde_json::json!({ "file_path": path, "content": "x" }),
+            cwd: Some(PROJECT.to_string()),
+            descriptor: None,
+        };
+        let verdict = decide_fresh(&analyze(&call, &roots), T0);
+        let reason = verdict
+            .reasons
+            .iter()
+            .find(|r| r.code == "floor.control-file");
+        match reason {
+            Some(r) if !r.text.contains("which steers an agent") => {}
+            // leastgrant's own rules: the integrity floor, which denies.
+            None if placement.own_state && verdict.decision.as_str() == "deny" => {}
+            other => failures.fail(format!(
+                "writing {} is a control-file floor with its row's reason: {:?}",
+                case.path,
+                other.map(|r| &r.text)
+            )),
+        }
+    }
+    for case in &table.not {
+        let path = absolute(&case.path);
+        let placement = place(resolve(&path, Some(PROJECT), &roots).as_deref(), &roots);
+        failures.check(
+            &format!("{} is not control", case.path),
+            false,
+            placement.control,
+        );
+    }
+    failures.finish("places/control", table.case.len() + table.not.len());
+}
