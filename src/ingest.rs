@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use indicatif::{ProgressBar, ProgressStyle};
+use leastgrant_hook::layout;
 use leastgrant_ingest::registry::{SOURCES, SourceFile, check_places, discover};
 use leastgrant_ingest::run::{Options, Progress, Summary, run_with};
 use leastgrant_ingest::source::{Machine, Source};
@@ -81,7 +82,7 @@ impl Args for SourcePlaces {
 
 /// The sources to read: those named, else everything discoverable.
 pub fn sources(args: &IngestArgs, home: &Path, cwd: &Path) -> Vec<SourceFile> {
-    let state_dir = default_state_dir(home);
+    let state_dir = layout::state_dir_from_env(home);
     let env = |name: &str| std::env::var_os(name);
     let machine = Machine {
         home,
@@ -97,7 +98,7 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/"));
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let out = args.out.clone().unwrap_or_else(|| default_data_dir(&home));
+    let out = args.out.clone().unwrap_or_else(|| layout::data_dir(&layout::state_dir_from_env(&home)));
     check_places(&args.places.0)?;
     let files = sources(args, &home, &cwd);
     let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {
@@ -142,21 +143,6 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
         print!("{}", summary_text(&summary, &out));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `$LEASTGRANT_HOME/data`, else `~/.leastgrant/data`.
-pub fn default_data_dir(home: &Path) -> PathBuf {
-    default_state_dir(home).join("data")
-}
-
-/// leastgrant's state directory: `$LEASTGRANT_HOME`, else `~/.leastgrant` (the hook's rule).
-pub fn default_state_dir(home: &Path) -> PathBuf {
-    leastgrant_hook::state_dir(
-        home,
-        std::env::var_os("LEASTGRANT_HOME")
-            .map(PathBuf::from)
-            .as_deref(),
-    )
 }
 
 fn summary_json(s: &Summary, out: &Path) -> serde_json::Value {

@@ -374,5 +374,3 @@ fn unreadable_line(agent: Agent, env: &Environment, problem: &str) -> Value {
     })
 }
 
-/// Kept for `src/ingest.rs` until it calls [`layout::state_dir_from_env`] itself.
-pub use layout::state_dir;

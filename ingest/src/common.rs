@@ -198,7 +198,7 @@ pub fn attended_for(mode: Option<&str>) -> Option<bool> {
 /// A project path normalised for grouping: forward slashes, no trailing slash, and lower-cased
 /// where the file system ignores case by default (macOS `/Users/…` and `/Volumes/…`, Windows
 /// drive paths), so `/Users/Dev/App` and `/Users/dev/app` are one project. The engine matches a
-/// frozen project's root the same way (`leastgrant_engine::paths::ignores_case`).
+/// frozen project's root the same way (the engine's `ignores_case`, in `engine/src/paths.rs`).
 pub fn project_key(root: &str) -> String {
     let mut key = root.replace('\\', "/");
     while key.len() > 1 && key.ends_with('/') {
