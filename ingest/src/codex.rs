@@ -292,6 +292,7 @@ fn call_event(
         outcome_rule: String::new(),
         denial_kind: None,
         result_excerpt: None,
+        decided_by: None,
     }
 }
 

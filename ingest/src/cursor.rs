@@ -296,6 +296,7 @@ fn tool_event(
         outcome_rule: rule.to_string(),
         denial_kind: text(tool.get("userDecision")).filter(|d| d == "rejected"),
         result_excerpt: result_text.map(|t| excerpt(&t, 2048)),
+        decided_by: None,
     })
 }
 

@@ -307,6 +307,7 @@ impl Reader {
             outcome_rule: String::new(),
             denial_kind: None,
             result_excerpt: None,
+            decided_by: None,
         };
         let index = self.decisions.len();
         self.decisions.push(Decision {

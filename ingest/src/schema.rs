@@ -14,7 +14,7 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, Schema, TimeUnit};
 
 /// Bumped whenever a column is added, removed or changes meaning.
-pub const SCHEMA_VERSION: &str = "2";
+pub const SCHEMA_VERSION: &str = "3";
 
 /// The metadata key holding [`SCHEMA_VERSION`].
 pub const SCHEMA_VERSION_KEY: &str = "leastgrant.schema_version";
@@ -130,6 +130,36 @@ pub struct Event {
     pub denial_kind: Option<String>,
     /// The start of the result text (at most 2 KB), for audits of the outcome.
     pub result_excerpt: Option<String>,
+    /// Who decided the call's permission, where the source records the decision itself (one
+    /// of [`decided_by`]); `None` when no decision was recorded (never inferred from a mode or
+    /// a result text: `outcome_rule` says how the outcome was read).
+    pub decided_by: Option<String>,
+}
+
+/// The stored values of the `decided_by` column: who decided whether a call could run, as the
+/// source recorded it.
+pub mod decided_by {
+    /// A person, at a prompt, for this call only (Claude Code `user_temporary`, `user_reject`,
+    /// `user_abort`; Copilot `approved`, `denied-interactively-by-user`).
+    pub const USER: &str = "user";
+    /// A person, at a prompt, for the rest of the session (Copilot `approved-for-session`).
+    pub const USER_SESSION: &str = "user-session";
+    /// A person's standing approval: the click that stored it, and each later call it covered
+    /// (Claude Code `user_permanent`; Copilot `approved-for-location`).
+    pub const USER_PERMANENT: &str = "user-permanent";
+    /// Configuration without a prompt: permission rules, a mode, an organisation's policy
+    /// (Claude Code `config`; Copilot `denied-by-rules`, `denied-by-content-exclusion-policy`,
+    /// `denied-no-approval-rule-and-could-not-request-from-user`, an approval a managed policy
+    /// handled).
+    pub const CONFIG: &str = "config";
+    /// A hook (Claude Code `hook`; Copilot `denied-by-permission-request-hook`, a request a
+    /// hook resolved).
+    pub const HOOK: &str = "hook";
+    /// An automatic judge (a decision source naming a classifier).
+    pub const CLASSIFIER: &str = "classifier";
+
+    /// Every value.
+    pub const ALL: [&str; 6] = [USER, USER_SESSION, USER_PERMANENT, CONFIG, HOOK, CLASSIFIER];
 }
 
 /// The stored names of the agents that more than one reader records (the `agent` column; the
@@ -141,6 +171,10 @@ pub mod agent {
     pub const CODEX: &str = "codex";
     /// Cursor.
     pub const CURSOR: &str = "cursor";
+    /// The GitHub Copilot CLI.
+    pub const COPILOT: &str = "copilot";
+    /// The Gemini CLI.
+    pub const GEMINI: &str = "gemini";
 }
 
 /// Column names, in table order. No other module spells them.
@@ -171,6 +205,7 @@ pub mod col {
     pub const OUTCOME_RULE: &str = "outcome_rule";
     pub const DENIAL_KIND: &str = "denial_kind";
     pub const RESULT_EXCERPT: &str = "result_excerpt";
+    pub const DECIDED_BY: &str = "decided_by";
 }
 
 /// The Arrow schema of the table, with the schema version in its metadata.
@@ -202,6 +237,7 @@ pub fn schema() -> Arc<Schema> {
         Field::new(col::OUTCOME_RULE, DataType::Utf8, false),
         Field::new(col::DENIAL_KIND, DataType::Utf8, true),
         Field::new(col::RESULT_EXCERPT, DataType::Utf8, true),
+        Field::new(col::DECIDED_BY, DataType::Utf8, true),
     ];
     let metadata: std::collections::HashMap<String, String> =
         [(SCHEMA_VERSION_KEY.to_string(), SCHEMA_VERSION.to_string())]
@@ -257,6 +293,7 @@ pub fn to_batch(events: &[Event]) -> Result<RecordBatch, ArrowError> {
         strings(events, |e| Some(&e.outcome_rule)),
         strings(events, |e| e.denial_kind.as_deref()),
         strings(events, |e| e.result_excerpt.as_deref()),
+        strings(events, |e| e.decided_by.as_deref()),
     ];
     RecordBatch::try_new(schema(), columns)
 }
@@ -311,6 +348,11 @@ pub fn from_batch(batch: &RecordBatch) -> Result<Vec<Event>, ArrowError> {
         text(col::DENIAL_KIND)?,
         text(col::RESULT_EXCERPT)?,
     );
+    // Absent in tables written before schema version 3: no decision was recorded then.
+    let decided_by = batch
+        .column_by_name(col::DECIDED_BY)
+        .map(|_| text(col::DECIDED_BY))
+        .transpose()?;
     let (attended, is_error, sidechain) = (
         flag(col::ATTENDED)?,
         flag(col::IS_ERROR)?,
@@ -346,6 +388,7 @@ pub fn from_batch(batch: &RecordBatch) -> Result<Vec<Event>, ArrowError> {
                 outcome_rule: outcome_rule.value(i).to_string(),
                 denial_kind: opt(denial_kind, i),
                 result_excerpt: opt(result_excerpt, i),
+                decided_by: decided_by.and_then(|a| opt(a, i)),
             })
         })
         .collect()

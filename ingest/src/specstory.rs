@@ -188,6 +188,7 @@ pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event
                     .result
                     .as_deref()
                     .map(|r| excerpt(r, RESULT_EXCERPT_BYTES)),
+                decided_by: None,
             }
         })
         .collect()

@@ -122,6 +122,7 @@ pub fn history(projects: usize, per_project: usize, seed: u64) -> Vec<Event> {
                 outcome_rule: "synthetic".to_string(),
                 denial_kind: None,
                 result_excerpt: None,
+                decided_by: None,
             });
         }
     }

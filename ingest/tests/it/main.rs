@@ -2,6 +2,7 @@
 
 mod claude;
 mod codex;
+mod copilot;
 mod cursor;
 mod ledger;
 mod registry;

@@ -64,6 +64,7 @@ impl Fixture {
             outcome_rule: "result".to_string(),
             denial_kind: None,
             result_excerpt: None,
+            decided_by: None,
         }
     }
 }
