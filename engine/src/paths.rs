@@ -17,8 +17,10 @@ use crate::shell::UNRESOLVED;
 use crate::static_index::{NameIndex, name_set, packed_names, slots_for};
 
 mod control;
+mod secrets;
 
 use control::CONTROL_PATHS as CONTROL_SUFFIXES;
+use secrets::{SECRET_DIRS, SECRET_FILES};
 
 /// The directories a decision is made relative to. Inputs, never read from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -455,112 +457,10 @@ fn is_credential_tree(lower: &str, home: &str) -> bool {
             .is_some_and(|rest| matches!(rest, "" | "/" | "/.config" | "/.local" | "/.local/share"))
 }
 
-const SECRET_DIRS: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".kube",
-    ".azure",
-    ".password-store",
-    ".terraform.d",
-    ".vault",
-    ".config/gcloud",
-    ".config/gh",
-    ".config/hub",
-    ".config/op",
-    ".config/doctl",
-    ".local/share/keyrings",
-    ".docker/config.json",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".gem/credentials",
-    ".m2/settings.xml",
-    ".m2/settings-security.xml",
-    ".gradle/gradle.properties",
-    ".mozilla/firefox",
-    ".config/google-chrome",
-    ".config/chromium",
-    "library/keychains",
-    "library/application support/google/chrome",
-    "appdata/roaming/microsoft/credentials",
-    "appdata/roaming/microsoft/protect",
-    ".claude/.credentials.json",
-    ".config/claude",
-];
-
 name_set! {
     /// [`SECRET_FILES`] hashed at compile time: every placed path's file name is looked up.
-    static SECRET_FILE_NAMES = SECRET_FILES;
+    static SECRET_FILE_NAMES = &SECRET_FILES;
 }
-
-const SECRET_FILES: &[&str] = &[
-    ".env",
-    ".npmrc",
-    "npmrc",
-    ".yarnrc.yml",
-    ".pypirc",
-    ".netrc",
-    "_netrc",
-    ".git-credentials",
-    "credentials",
-    "credentials.json",
-    "credentials.yml",
-    "credentials.yaml",
-    "secrets.json",
-    "secrets.yaml",
-    "secrets.yml",
-    "secrets.toml",
-    "secrets.ini",
-    "auth.json",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
-    "id_xmss",
-    "id_ecdsa_sk",
-    "id_ed25519_sk",
-    "known_hosts",
-    "kubeconfig",
-    ".terraformrc",
-    "terraform.rc",
-    ".vault-token",
-    ".boto",
-    ".s3cfg",
-    ".rclone.conf",
-    "rclone.conf",
-    ".dockercfg",
-    ".pgpass",
-    ".my.cnf",
-    ".mylogin.cnf",
-    ".htpasswd",
-    "shadow",
-    "gshadow",
-    "shadow-",
-    "sudoers",
-    "master.passwd",
-    "logins.json",
-    "cookies",
-    "cookies.sqlite",
-    "login data",
-    "key3.db",
-    "key4.db",
-    ".claude.json",
-    ".credentials.json",
-    "hosts.yml",
-    "vault_pass",
-    ".vault_pass",
-    "vault-password",
-    ".bash_history",
-    ".zsh_history",
-    ".psql_history",
-    ".mysql_history",
-    ".node_repl_history",
-    ".python_history",
-    ".sqlite_history",
-    ".lesshst",
-    "ntds.dit",
-    "environ",
-];
 
 const SECRET_EXTENSIONS: &[&str] = &[
     ".pem",
@@ -598,7 +498,7 @@ enum ListKind {
 
 /// The lists placed segment by segment, in the order [`ListKind`] names them.
 const SEGMENT_LISTS: [(&[&str], ListKind); 3] = [
-    (SECRET_DIRS, ListKind::Secret),
+    (&SECRET_DIRS, ListKind::Secret),
     (PERSISTENCE_DIRS, ListKind::Persistence),
     (&CONTROL_SUFFIXES, ListKind::Control),
 ];
@@ -646,7 +546,7 @@ static BY_FIRST_SEGMENT: NameIndex<{ slots_for(NEEDLE_COUNT) }> = NameIndex::of(
 
 packed_names! {
     /// The lists of [`SEGMENT_LISTS`] as the run time reads them (packed: see `static_index`).
-    static SECRET_DIR_NEEDLES = SECRET_DIRS;
+    static SECRET_DIR_NEEDLES = &SECRET_DIRS;
 }
 packed_names! {
     static PERSISTENCE_DIR_NEEDLES = PERSISTENCE_DIRS;
@@ -753,9 +653,7 @@ fn is_secret(lower: &str, hits: &ListHits) -> bool {
         return false;
     }
     if SECRET_FILE_NAMES.contains(name)
-        || name.starts_with(".env.")
-        || (name.starts_with("service-account") && name.ends_with(".json"))
-        || name.starts_with("terraform.tfstate")
+        || secrets::pattern_holding(name).is_some()
         || SECRET_EXTENSIONS.iter().any(|e| name.ends_with(e))
     {
         return true;

@@ -232,7 +232,7 @@ pub(crate) const CONTROL_NAME_PREFIXES: &[Row] = &[
 pub(crate) const CONTROL_PATHS: [&str; CONTROL.len()] = paths_of(CONTROL);
 
 #[allow(clippy::indexing_slicing)] // compile time only
-const fn paths_of<const N: usize>(rows: &[Row]) -> [&'static str; N] {
+pub(crate) const fn paths_of<const N: usize>(rows: &[Row]) -> [&'static str; N] {
     let mut out = [""; N];
     let mut i = 0;
     while i < N {

@@ -77,3 +77,41 @@ fn every_control_row_is_placed_as_control_and_writing_it_is_floored() {
     }
     failures.finish("places/control", table.case.len() + table.not.len());
 }
+
+#[test]
+fn every_secret_row_is_placed_as_a_credential_and_templates_are_not() {
+    let table: Table = load("places/secrets.toml");
+    let roots = roots();
+    let mut failures = Failures::default();
+    for case in &table.case {
+        let path = absolute(&case.path);
+        let placement = place(resolve(&path, Some(PROJECT), &roots).as_deref(), &roots);
+        failures.check(
+            &format!("{} ({}) is a credential", case.path, case.row),
+            true,
+            placement.secret,
+        );
+        let verdict = decide_fresh(
+            &analyze(
+                &ToolCall::shell(&format!("cat '{path}'"), Some(PROJECT)),
+                &roots,
+            ),
+            T0,
+        );
+        failures.check(
+            &format!("cat {} hits the secret floor", case.path),
+            true,
+            verdict.reasons.iter().any(|r| r.code == "floor.secret"),
+        );
+    }
+    for case in &table.not {
+        let path = absolute(&case.path);
+        let placement = place(resolve(&path, Some(PROJECT), &roots).as_deref(), &roots);
+        failures.check(
+            &format!("{} is no credential", case.path),
+            false,
+            placement.secret,
+        );
+    }
+    failures.finish("places/secrets", table.case.len() + table.not.len());
+}
