@@ -11,16 +11,17 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use crate::source::{Machine, Source};
-use crate::{claude, codex, copilot, cursor, ledger, specstory};
+use crate::{claude, codex, copilot, cursor, gemini, ledger, specstory};
 
 /// Every source, in claim order: of two sources recording the same event (a Claude Code call in
 /// a transcript and in the hook's ledger), the earlier in this list owns it.
-pub const SOURCES: [&Source; 6] = [
+pub const SOURCES: [&Source; 7] = [
     &claude::SOURCE,
     &specstory::SOURCE,
     &cursor::SOURCE,
     &codex::SOURCE,
     &copilot::SOURCE,
+    &gemini::SOURCE,
     &ledger::SOURCE,
 ];
 

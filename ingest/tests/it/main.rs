@@ -4,6 +4,7 @@ mod claude;
 mod codex;
 mod copilot;
 mod cursor;
+mod gemini;
 mod ledger;
 mod registry;
 mod robustness;

@@ -55,6 +55,10 @@ impl Home {
         touch(&home.join(".codex/archived_sessions/rollout-b.jsonl"));
         touch(&home.join(".codex/sessions/notes.jsonl"));
         touch(&home.join(".config/Cursor/User/globalStorage/state.vscdb"));
+        touch(&home.join(".copilot/session-state/s-1/events.jsonl"));
+        touch(&home.join(".copilot/session-state/s-1/workspace.yaml"));
+        touch(&home.join(".gemini/tmp/abc123/chats/session-1.jsonl"));
+        touch(&home.join(".gemini/tmp/abc123/logs.json"));
         let state = root.join("state");
         touch(&state.join("ledger.jsonl"));
         touch(&state.join("ledger.jsonl.2"));
@@ -152,8 +156,16 @@ fn nothing_given_finds_every_source_in_its_default_places() {
                 ]
             ),
             (
+                "copilot-jsonl",
+                &["home/.copilot/session-state/s-1/events.jsonl"]
+            ),
+            (
                 "cursor-vscdb",
                 &["home/.config/Cursor/User/globalStorage/state.vscdb"]
+            ),
+            (
+                "gemini-chats",
+                &["home/.gemini/tmp/abc123/chats/session-1.jsonl"]
             ),
             // One ledger: its rotations are its files, read with it.
             ("ledger", &["state/ledger.jsonl"]),
