@@ -5,6 +5,8 @@
 //! `<n>`, `<text>`, …), flags are sorted, and what changes risk survives (redirect targets,
 //! `git -c` keys, execution-changing assignments, privilege). Secrets are redacted.
 
+pub(crate) mod precision;
+
 use crate::model::{Placement, Zone};
 use crate::paths::{Roots, UNRESOLVED_PLACEMENT, place, resolve};
 use crate::shell::UNRESOLVED;
@@ -64,6 +66,14 @@ pub fn looks_like_path(s: &str) -> bool {
                 && ext.chars().all(|c| c.is_ascii_alphanumeric())
                 && ext.chars().any(|c| c.is_ascii_alphabetic())
         })
+}
+
+/// A JSON object or array written as one word (`{"a": 1}`, `[{"id":2}]`): braces or brackets
+/// at both ends and a key or string inside (a brace expansion `{a,b}` has neither).
+pub fn looks_like_json(s: &str) -> bool {
+    let bracketed = (s.starts_with('{') && s.ends_with('}'))
+        || (s.starts_with('[') && s.ends_with(']'));
+    bracketed && s.len() > 2 && (s.contains('"') || s.contains(':'))
 }
 
 const SQL_VERBS: &[&str] = &[
@@ -145,6 +155,11 @@ impl<'a> Normalizer<'a> {
         }
         if depth > 2 {
             return "<text>".to_string();
+        }
+        if looks_like_json(text) {
+            // A JSON document is one value: split at its `=` or `:` it would read as an
+            // assignment or a `rev:path`, and its strings may hold credentials.
+            return "<json>".to_string();
         }
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
             return format!("@{}", self.arg_at(file, depth + 1));

@@ -4,9 +4,13 @@
 
 use std::borrow::Cow;
 
+use crate::knowledge::Classification;
 use crate::shell::quote::{push_quoted, push_word};
 use crate::shell::unwrap::{Effective, Wrapper, trusted_program_path};
-use crate::signature::Normalizer;
+use crate::signature::precision::{
+    Operands, display_config_key, precision, program_family, sed_prints_only, single_dash_words,
+};
+use crate::signature::{Normalizer, looks_like_path, path_placeholder};
 
 /// The action spelled for grants: the program as written, sorted flags, then the arguments with
 /// every path the action touches resolved (so `rm -rf ./src/` and `rm -fr src` are one
@@ -27,7 +31,7 @@ pub(crate) fn spell(
     for word in &effective.args {
         let text = word.text.as_str();
         if text.starts_with('-') && text.len() > 1 && word.is_literal() {
-            if is_letter_cluster(text) {
+            if is_letter_cluster(text) && !single_dash_words(&effective.program) {
                 flags.extend(text.chars().skip(1).map(|c| -> &str { short_flag(c) }));
             } else {
                 flags.push(text);
@@ -124,8 +128,17 @@ fn short_flag(letter: char) -> &'static str {
 }
 
 /// Program, normalised positionals in order, sorted flags, then risk-bearing context.
-pub(crate) fn shell_signature(
-    effective: &Effective,
+///
+/// What is abstracted (see `signature/precision.rs` and docs/decisions.md): the display flags,
+/// counts, line ranges, search patterns and test selectors the program's row lists, `git -c`
+/// keys that only change how output looks, and — in an action that only reads or runs the
+/// project's tests — a path in the plain project (`<path>`, which the capability already says).
+/// Everything else stays: every other flag, every path placed anywhere else, redirections,
+/// assignments, wrappers and the program.
+pub(crate) fn shell_signature<'e>(
+    effective: &'e Effective,
+    judgement: &Classification,
+    target_words: &[String],
     normalizer: &mut Normalizer<'_>,
     redirects: &[String],
 ) -> String {
@@ -157,34 +170,107 @@ pub(crate) fn shell_signature(
     if let Some(runner) = &effective.runner {
         parts.push(format!("[via:{runner}]"));
     }
-    if effective.program.contains(crate::shell::UNRESOLVED) {
+    let program = effective.program.as_str();
+    if program.contains(crate::shell::UNRESOLVED) {
         parts.push("<dynamic>".to_string());
     } else if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path)
     {
         // A file named by its path is that file, not the program its name resembles.
         parts.push(effective.program_path.clone());
-    } else if !effective.program.is_empty() {
-        parts.push(effective.program.clone());
+    } else if !program.is_empty() {
+        parts.push(program_family(program).to_string());
     }
     for key in &effective.config_keys {
-        parts.push(format!("-c {key}"));
+        if !display_config_key(key) {
+            parts.push(format!("-c {key}"));
+        }
     }
-    let mut flags: Vec<Cow<'_, str>> = Vec::new();
+    // The row of the precision table: the program's, a subcommand's (`git log`, `cargo test`),
+    // or a `python -m` module's, whose two words stay as they are.
+    let first = effective.args.first().map_or("", |w| w.text.as_str());
+    let (subject, sub_at, skip) = if program_family(program) == "python" && first == "-m" {
+        let module = effective.args.get(1).map_or("", |w| w.text.as_str());
+        (module, None, 2)
+    } else if matches!(program, "git" | "cargo" | "npm" | "pnpm" | "yarn")
+        && !first.starts_with('-')
+    {
+        (program, Some(0), 0)
+    } else {
+        (program, None, 0)
+    };
+    let sub = sub_at.map_or("", |_| first);
+    let precision =
+        if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path) {
+            None
+        } else {
+            precision(subject, sub)
+        };
+    // A plain project path says nothing the capability does not, in an action that only reads
+    // or runs the project's own tests: `cat README.md` and `cat src/main.py` are one operation.
+    let drops_plain_paths = judgement.capability.is_read_only()
+        || judgement.capability == crate::model::Capability::ExecTest;
+    let clusters = !single_dash_words(program);
+    let mut flags: Vec<Cow<'e, str>> = Vec::new();
     let mut after_dashes = false;
-    for word in &effective.args {
+    let mut skip_value = false;
+    let mut operand_seen = false;
+    for (at, word) in effective.args.iter().enumerate() {
         let text = word.text.as_str();
+        if skip_value {
+            skip_value = false;
+            continue;
+        }
+        if at < skip {
+            // `python -m pytest`: the interpreter's own words, as ever.
+            if text.starts_with('-') {
+                flags.push(Cow::Borrowed(text));
+            } else {
+                parts.push(normalizer.arg(text));
+            }
+            continue;
+        }
+        if judgement.is_pattern(at) {
+            // One `<pattern>` for `-e TODO -e FIXME`: more patterns are still one search.
+            if parts.last().is_none_or(|p| p != "<pattern>") {
+                parts.push("<pattern>".to_string());
+            }
+            continue;
+        }
         if !after_dashes && text == "--" {
             after_dashes = true;
             continue;
         }
-        if !after_dashes && text.starts_with('-') && text.len() > 1 {
+        let is_flag = !after_dashes && text.starts_with('-') && text.len() > 1;
+        if is_flag
+            && word.is_literal()
+            && let Some(p) = &precision
+        {
+            let next = effective.args.get(at + 1).map(|w| w.text.as_str());
+            if p.turns_plugin_off(text, next) {
+                skip_value = text == "-p";
+                continue;
+            }
+            if p.drops_flag(text) {
+                continue;
+            }
+            if p.drops_value_after(text) {
+                skip_value = true;
+                continue;
+            }
+        }
+        if is_flag {
             match text.split_once('=') {
                 Some((flag, value)) => {
                     flags.push(Cow::Owned(format!("{flag}={}", normalizer.arg(value))))
                 }
-                None if is_letter_cluster(text) => {
-                    // `-la` and `-al` and `-a -l` are one spelling.
-                    flags.extend(text.chars().skip(1).map(|c| Cow::Borrowed(short_flag(c))));
+                None if clusters && is_letter_cluster(text) => {
+                    // `-la` and `-al` and `-a -l` are one spelling; a display letter goes.
+                    for letter in text.chars().skip(1) {
+                        let flag = short_flag(letter);
+                        if !precision.as_ref().is_some_and(|p| p.drops_letter(flag)) {
+                            flags.push(Cow::Borrowed(flag));
+                        }
+                    }
                 }
                 None => flags.push(Cow::Borrowed(match crate::signature::redact_token(text) {
                     Some(marker) => marker,
@@ -192,9 +278,67 @@ pub(crate) fn shell_signature(
                     None => text,
                 })),
             }
-        } else {
-            parts.push(normalizer.arg(text));
+            continue;
         }
+        let is_sub = sub_at == Some(at);
+        let operands = match &precision {
+            Some(p) if !is_sub && !after_dashes && word.is_literal() => p.operands,
+            _ => Operands::Normal,
+        };
+        let first_operand = !operand_seen && !is_sub;
+        if !is_sub {
+            operand_seen = true;
+        }
+        let part = match operands {
+            Operands::Text => Some("<text>".to_string()),
+            Operands::Topic if !looks_like_path(text) => {
+                (!text.bytes().all(|b| b.is_ascii_digit())).then(|| "<topic>".to_string())
+            }
+            Operands::SedScript
+                if first_operand
+                    && !effective
+                        .args
+                        .iter()
+                        .any(|w| matches!(w.text.as_str(), "-e" | "--expression" | "-f"))
+                    && sed_prints_only(text) =>
+            {
+                Some("<range>".to_string())
+            }
+            Operands::Selector => {
+                // A selector is a path or a name inside what the runner already runs.
+                let placement = normalizer.placement(text);
+                Some(path_placeholder(&placement))
+            }
+            _ => {
+                let part = normalizer.arg(text);
+                // A word the program opens is a path even without a path's look (`ls src`,
+                // `mkdir build`); a word already typed (`HEAD:.env`, a URL) keeps its type.
+                if part == text
+                    && text.is_ascii()
+                    && word.is_literal()
+                    && target_words.iter().any(|t| t == text)
+                {
+                    Some(path_placeholder(&normalizer.placement(text)))
+                } else {
+                    Some(part)
+                }
+            }
+        };
+        let Some(mut part) = part else { continue };
+        if part == "<path>" && text.contains(['*', '?', '[', '{']) {
+            // A glob is many paths, which the learned single path does not vouch for.
+            part = "<glob>".to_string();
+        }
+        if drops_plain_paths && part == "<path>" && !is_sub && text.is_ascii() {
+            // (A name with characters outside ASCII may be a look-alike of another name, so it
+            // stays: `cat ․env` is not `cat README.md`.)
+            continue;
+        }
+        // One `<text>` or `<topic>` however many words.
+        if matches!(part.as_str(), "<text>" | "<topic>") && parts.last() == Some(&part) {
+            continue;
+        }
+        parts.push(part);
     }
     flags.sort_unstable();
     flags.dedup();

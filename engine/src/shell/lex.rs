@@ -129,6 +129,42 @@ struct Lexer {
     pending_heredocs: Vec<PendingHeredoc>,
 }
 
+/// An extended glob's text as the brace-and-star glob that matches at least what it matches,
+/// so placement sees every alternative: `@(a|b)` is `{a,b}`, `?(a|b)` is `{,a,b}`, `+(a|b)` is
+/// `{a,b}*`, and `!(…)`, `*(…)` or anything nested is `{*,.*}`.
+fn push_extglob(text: &mut String, kind: char, body: &str) {
+    let plain = !body.contains(['(', ')', '{', '}', ',', '\'', '"', '\\', '$', '`']);
+    let alternatives: Vec<&str> = body.split('|').collect();
+    if plain && alternatives.len() == 1 && matches!(kind, '@' | '+') {
+        // `{a}` is no brace expansion: `@(a)` is `a`, `+(a)` is `a*`.
+        text.push_str(body);
+        if kind == '+' {
+            text.push('*');
+        }
+        return;
+    }
+    match kind {
+        '@' | '?' | '+' if plain => {
+            text.push('{');
+            if kind == '?' {
+                text.push(',');
+            }
+            for (i, alternative) in alternatives.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(alternative);
+            }
+            text.push('}');
+            if kind == '+' {
+                text.push('*');
+            }
+        }
+        // `!(README.md)` matches dotfiles too when dotglob is on, so `.*` is among what it may be.
+        _ => text.push_str("{*,.*}"),
+    }
+}
+
 fn is_meta(c: char) -> bool {
     matches!(
         c,
@@ -435,6 +471,20 @@ impl Lexer {
         self.out.problems.append(&mut inner.out.problems);
     }
 
+    /// The `(` at the cursor opens an extended glob: the word so far ends in an unquoted,
+    /// unescaped `@ ! + * ?` written right before it.
+    fn extglob_opens(&self, word: &Word) -> bool {
+        let before = self.pos.checked_sub(1).and_then(|at| self.chars.get(at));
+        let escaped = self
+            .pos
+            .checked_sub(2)
+            .and_then(|at| self.chars.get(at))
+            .is_some_and(|c| *c == '\\');
+        before.is_some_and(|c| matches!(c, '@' | '!' | '+' | '*' | '?'))
+            && word.text.ends_with(['@', '!', '+', '*', '?'])
+            && !escaped
+    }
+
     fn read_word(&mut self) -> Word {
         let start = self.pos;
         let mut word = Word {
@@ -454,6 +504,19 @@ impl Lexer {
                         None => self.problem("unterminated process substitution"),
                     }
                     word.text.push(UNRESOLVED);
+                }
+                '(' if self.extglob_opens(&word) => {
+                    // `@(a|b)`, `!(x)`, `+(…)`, `*(…)`, `?(…)`: an extended glob is part of the
+                    // word (bash with extglob), never a subshell.
+                    let kind = word.text.pop().unwrap_or('@');
+                    word.glob = true;
+                    match self.read_balanced_parens() {
+                        Some(body) => push_extglob(&mut word.text, kind, &body),
+                        None => {
+                            self.problem("unterminated extended glob");
+                            word.text.push(UNRESOLVED);
+                        }
+                    }
                 }
                 c if is_meta(c) => break,
                 '\\' => {
