@@ -75,7 +75,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     };
     // Every path is placed as written and where its symbolic links lead now.
     let mut roots = workspace.roots.clone();
-    roots.see_links(std::sync::Arc::new(leastgrant_hook::links::FileSystemLinks));
+    roots.see_links(std::sync::Arc::new(leastgrant_hook::links::FileSystemLinks::default()));
     let analysis = analyze(&call, &roots);
     let now = match &args.at {
         Some(text) => parse_time(text)?,
@@ -93,7 +93,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     }
     let project = frozen
         .as_ref()
-        .and_then(|f| f.project_for(&workspace.roots.project));
+        .map(|f| f.project_for(&workspace.roots.project))
+        .transpose()?
+        .flatten();
     let empty = Envelope::default();
     let learned: &dyn Learned = match &project {
         Some(project) => project,
@@ -109,6 +111,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         now_us: now,
     };
     let mut verdict = decide(&analysis, &ctx);
+    if let Some(error) = project.as_ref().and_then(|p| p.damage()) {
+        return Err(error.into());
+    }
     if let Some(frozen) = &frozen {
         let what = match &project {
             Some(p) => format!("project {}", p.key()),
