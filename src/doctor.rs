@@ -335,7 +335,11 @@ fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> C
 
 fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
     let path = envelope_path(Path::new(&workspace.roots.state_dir));
-    let bytes = match fs::read(&path) {
+    // Mapped, not read: a fleet's envelope is hashed page by page without a copy.
+    let mapped = leastgrant_hook::state::map(&path).and_then(|mapped| {
+        mapped.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    });
+    let bytes = match mapped {
         Ok(bytes) => bytes,
         Err(error) => {
             let text = if error.kind() == std::io::ErrorKind::NotFound {
@@ -384,7 +388,7 @@ fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
         || "of unknown age".to_string(),
         |a| format!("exported {} ago", human(a)),
     );
-    let projects = frozen.projects().count();
+    let projects = frozen.project_count();
     checks.push(match frozen.verify() {
         Err(error) => check(
             "envelope.file",
@@ -415,7 +419,12 @@ fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
     checks.push(rules_check(&frozen, &workspace.roots));
     let cwd = workspace.cwd_text();
     checks.push(match frozen.project_for(&cwd) {
-        Some(project) => check(
+        Err(error) => check(
+            "envelope.project",
+            Status::Warn,
+            format!("unknown: {error}"),
+        ),
+        Ok(Some(project)) => check(
             "envelope.project",
             Status::Ok,
             format!(
@@ -424,7 +433,7 @@ fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
                 project.signature_count()
             ),
         ),
-        None => check(
+        Ok(None) => check(
             "envelope.project",
             Status::Warn,
             format!(
@@ -437,8 +446,14 @@ fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
 /// The rules in force here against the ones the envelope's replay audited (recorded by export
 /// with a digest each): a changed rules file means the hook enforces something never audited.
 fn rules_check(frozen: &Frozen<'_>, roots: &leastgrant_engine::Roots) -> Check {
-    let Some(recorded) = frozen
-        .provenance()
+    let meta = match frozen.meta() {
+        Ok(meta) => meta,
+        Err(error) => {
+            return check("envelope.rules", Status::Warn, format!("unknown: {error}"));
+        }
+    };
+    let Some(recorded) = meta
+        .provenance
         .get("rules_files")
         .and_then(Value::as_object)
     else {

@@ -474,43 +474,88 @@ pub fn export_command(args: &ExportArgs) -> Result<ExitCode> {
         }
     };
     let bar = progress_bar(args.json, "freezing");
-    let bytes = export::freeze_table(&table, &setting, &options, &|n| {
-        if let Some(bar) = &bar {
-            bar.inc(n);
-        }
-    })?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
     let out = args.out.clone().unwrap_or_else(default_envelope_path);
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         leastgrant_ingest::table::create_private_dir(parent).map_err(|e| anyhow!("{e}"))?;
     }
-    leastgrant_ingest::table::write_atomically(&out, &bytes).map_err(|e| anyhow!("{e}"))?;
-    let frozen = Frozen::parse(&bytes)?;
-    let signatures: usize = frozen.projects().map(|p| p.signature_count()).sum();
+    // Written a project at a time to a staged file, then renamed over the old one: the hook
+    // maps the file it finds, and a file is never changed in place.
+    let exported = write_staged(&out, |file| {
+        Ok(export::freeze_table(
+            &table,
+            &setting,
+            &options,
+            file,
+            &|n| {
+                if let Some(bar) = &bar {
+                    bar.inc(n);
+                }
+            },
+        )?)
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&json!({
                 "path": out.display().to_string(),
                 "setting": setting.id,
-                "digest": frozen.digest(),
-                "projects": frozen.projects().count(),
-                "signatures": signatures,
-                "bytes": bytes.len(),
+                "digest": exported.digest,
+                "projects": exported.projects,
+                "signatures": exported.signatures,
+                "bytes": exported.bytes,
             }))?
         );
     } else {
         println!(
-            "froze {} projects ({signatures} signatures) under `{}` to {}\ndigest {}",
-            frozen.projects().count(),
+            "froze {} projects ({} signatures) under `{}` to {}\ndigest {}",
+            exported.projects,
+            exported.signatures,
             setting.id,
             out.display(),
-            frozen.digest()
+            exported.digest
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `path` through `write` into `<path>.staged` (owner-only), synced, then renamed over
+/// `path`; the staged file is removed when writing fails.
+fn write_staged<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> Result<T>,
+) -> Result<T> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".staged");
+    let staged = path.with_file_name(name);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options
+        .open(&staged)
+        .with_context(|| format!("cannot create {}", staged.display()))?;
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 20, file);
+    let written = write(&mut buffered).and_then(|value| {
+        let file = buffered
+            .into_inner()
+            .map_err(|e| anyhow!("{}", e.error()))?;
+        file.sync_all()?;
+        Ok(value)
+    });
+    match written {
+        Ok(value) => {
+            std::fs::rename(&staged, path)
+                .with_context(|| format!("cannot replace {}", path.display()))?;
+            Ok(value)
+        }
+        Err(error) => {
+            let _ = std::fs::remove_file(&staged);
+            Err(error.context(format!("cannot write {}", path.display())))
+        }
+    }
 }
 
 /// `~/.leastgrant/envelope.lgenv` (or under `$LEASTGRANT_HOME`): where the hook looks.
@@ -518,48 +563,27 @@ pub fn default_envelope_path() -> PathBuf {
     layout::envelope_path(&layout::state_dir_from_env(&layout::home()))
 }
 
+/// Shows a frozen envelope a project at a time: the file is mapped, not read, so a fleet's
+/// envelope costs the memory of its largest project.
 fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let frozen = Frozen::parse(&bytes)?;
+    let mapped = leastgrant_hook::state::map(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
+    let frozen = Frozen::parse(&mapped)?;
     let verified = frozen.verify();
+    let meta = frozen.meta();
     let settings = frozen.settings();
-    let projects: Vec<Value> = frozen
-        .projects()
-        .map(|p| {
-            let mut top: Vec<_> = p.signatures().flatten().collect();
-            top.sort_by(|a, b| {
-                b.total_seen
-                    .cmp(&a.total_seen)
-                    .then(a.signature.cmp(&b.signature))
-            });
-            json!({
-                "key": p.key(),
-                "root": p.root(),
-                "signatures": p.signature_count(),
-                "most_seen": top.iter().take(5).map(|s| json!({
-                    "signature": s.signature,
-                    "seen": s.total_seen,
-                    "denied": s.facts.denied,
-                    "worst_tier": s.worst_tier,
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let report = json!({
-        "path": path.display().to_string(),
-        "format_version": leastgrant_engine::FORMAT_VERSION,
-        "digest": frozen.digest(),
-        "digest_ok": verified.is_ok(),
-        "setting_id": frozen.setting_id(),
-        "posture": settings.posture.as_str(),
-        "thresholds": leastgrant_engine::thresholds_json(&settings.thresholds),
-        "rules": frozen.rules(),
-        "provenance": frozen.provenance(),
-        "projects": projects,
-    });
-    if as_json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    let (rules, provenance) = match &meta {
+        Ok(meta) => (meta.rules.clone(), meta.provenance.clone()),
+        Err(_) => (Vec::new(), Value::Null),
+    };
+    let thresholds = leastgrant_engine::thresholds_json(&settings.thresholds);
+    let rules_text = if rules.is_empty() {
+        "none".to_string()
     } else {
+        rules.join("; ")
+    };
+    if !as_json {
         println!("{}", path.display());
         println!(
             "  format {}, digest {} ({})",
@@ -572,32 +596,73 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
             }
         );
         println!(
-            "  setting {} (posture {}), rules: {}",
+            "  setting {} (posture {}), rules: {rules_text}",
             frozen.setting_id(),
             settings.posture.as_str(),
-            if frozen.rules().is_empty() {
-                "none".to_string()
-            } else {
-                frozen.rules().join("; ")
-            }
         );
-        println!("  thresholds {}", report["thresholds"]);
-        println!("  provenance {}", frozen.provenance());
-        for p in &projects {
+        println!("  thresholds {thresholds}");
+        println!("  provenance {provenance}");
+        println!("  {} projects", frozen.project_count());
+    }
+    let mut projects = Vec::new();
+    let mut damaged = None;
+    for project in frozen.projects() {
+        let project = match project {
+            Ok(project) => project,
+            Err(error) => {
+                damaged.get_or_insert(error);
+                continue;
+            }
+        };
+        let mut top: Vec<_> = project.signatures().flatten().collect();
+        top.sort_by(|a, b| {
+            b.total_seen
+                .cmp(&a.total_seen)
+                .then(a.signature.cmp(&b.signature))
+        });
+        top.truncate(5);
+        if as_json {
+            projects.push(json!({
+                "key": project.key(),
+                "root": project.root(),
+                "signatures": project.signature_count(),
+                "most_seen": top.iter().map(|s| json!({
+                    "signature": s.signature,
+                    "seen": s.total_seen,
+                    "denied": s.facts.denied,
+                    "worst_tier": s.worst_tier,
+                })).collect::<Vec<_>>(),
+            }));
+        } else {
             println!(
                 "  project {} ({} signatures)",
-                p["key"].as_str().unwrap_or(""),
-                p["signatures"]
+                project.key(),
+                project.signature_count()
             );
-            for s in p["most_seen"].as_array().into_iter().flatten() {
-                println!(
-                    "    {:>6}×  {}",
-                    s["seen"],
-                    s["signature"].as_str().unwrap_or("")
-                );
+            for s in &top {
+                println!("    {:>6}×  {}", s.total_seen, s.signature);
             }
         }
     }
+    if as_json {
+        let report = json!({
+            "path": path.display().to_string(),
+            "format_version": leastgrant_engine::FORMAT_VERSION,
+            "digest": frozen.digest(),
+            "digest_ok": verified.is_ok(),
+            "setting_id": frozen.setting_id(),
+            "posture": settings.posture.as_str(),
+            "thresholds": thresholds,
+            "rules": rules,
+            "provenance": provenance,
+            "projects": projects,
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
     verified?;
+    meta?;
+    if let Some(error) = damaged {
+        return Err(error.into());
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -70,7 +70,8 @@ pub use envelope::{
 
 // The frozen envelope the hook reads.
 pub use frozen::{
-    FORMAT_VERSION, Frozen, FrozenError, FrozenMeta, ProjectEnvelope, encode, thresholds_json,
+    Exported, FORMAT_VERSION, Frozen, FrozenError, FrozenMeta, FrozenProject, FrozenWriter,
+    ProjectEnvelope, encode, thresholds_json,
 };
 
 // Answers given in advance: the rule language and grants.

@@ -10,13 +10,17 @@
 pub(crate) mod lint;
 pub(crate) mod pattern;
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use serde_json::Value;
 
 use crate::model::{Access, Action, Answer, AnswerSource, Answers, Decision};
 use crate::paths::Roots;
-use pattern::{GlobKind, Pattern};
+use pattern::{GlobKind, MAX_DFA_STATES, Pattern};
+
+/// The longest rule specifier, in characters: past it a rule is refused where it is loaded.
+pub const MAX_SPECIFIER_CHARS: usize = 1024;
 
 /// What an unmatched call gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,8 +92,92 @@ pub struct Policy {
     pub unknown_keys: Vec<String>,
     /// Allow rules dropped from a lower-trust layer (see [`Policy::tighten_only`]).
     pub dropped: Vec<String>,
-    /// `within[i][j]`: rule `i` matches nothing rule `j` does not. Computed once.
-    within: Vec<Vec<bool>>,
+    /// `(i, j)` for every rule `i` that matches nothing rule `j` does not, `i ≠ j`. Computed
+    /// once, for the pairs [`Relations`] says can be related.
+    within: HashSet<(u32, u32)>,
+    /// What makes comparing two rules cheap to skip.
+    relations: Relations,
+}
+
+/// Per rule, what any two related rules share: the same tool family (an exact tool, or an MCP
+/// server with its tools) and literal prefixes one of which starts the other. Two rules without
+/// both match no call in common, so neither lies within the other and they cannot overlap;
+/// comparing only the rest keeps loading near-linear in the number of rules.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Relations {
+    family: Vec<String>,
+    prefix: Vec<String>,
+}
+
+impl Relations {
+    fn of(rules: &[Rule]) -> Relations {
+        Relations {
+            family: rules.iter().map(Rule::family).collect(),
+            prefix: rules
+                .iter()
+                .map(|r| r.language().literal_prefix())
+                .collect(),
+        }
+    }
+
+    /// Rules `i` and `j` can share a call.
+    fn related(&self, i: usize, j: usize) -> bool {
+        let (Some(fi), Some(fj)) = (self.family.get(i), self.family.get(j)) else {
+            return false;
+        };
+        let (Some(pi), Some(pj)) = (self.prefix.get(i), self.prefix.get(j)) else {
+            return false;
+        };
+        fi == fj && (pi.starts_with(pj.as_str()) || pj.starts_with(pi.as_str()))
+    }
+
+    /// Every related pair `(i, j)`, `i ≠ j`, found through an index of the prefixes: per
+    /// family, the rules sorted by prefix; a rule's related rules are those whose prefix it
+    /// starts with (a contiguous run after it) and those whose prefix starts it.
+    fn pairs(&self) -> Vec<(usize, usize)> {
+        let mut by_family: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, family) in self.family.iter().enumerate() {
+            by_family.entry(family.as_str()).or_default().push(i);
+        }
+        let empty = String::new();
+        let prefix = |i: usize| self.prefix.get(i).unwrap_or(&empty).as_str();
+        let mut pairs = Vec::new();
+        for members in by_family.into_values() {
+            let mut sorted = members;
+            sorted.sort_by(|a, b| prefix(*a).cmp(prefix(*b)).then(a.cmp(b)));
+            let mut by_prefix: HashMap<&str, Vec<usize>> = HashMap::new();
+            let mut lengths: Vec<usize> = Vec::new();
+            for &i in &sorted {
+                by_prefix.entry(prefix(i)).or_default().push(i);
+                lengths.push(prefix(i).len());
+            }
+            lengths.sort_unstable();
+            lengths.dedup();
+            for (at, &i) in sorted.iter().enumerate() {
+                let p = prefix(i);
+                // Prefixes that start with `p` (its own included) follow it in sorted order.
+                for &j in sorted.get(at + 1..).unwrap_or_default() {
+                    if !prefix(j).starts_with(p) {
+                        break;
+                    }
+                    pairs.push((i, j));
+                    pairs.push((j, i));
+                }
+                // Strictly shorter prefixes that start `p`.
+                for &len in lengths.iter().take_while(|l| **l < p.len()) {
+                    if let Some(head) = p.get(..len) {
+                        for &j in by_prefix.get(head).map_or(&[][..], Vec::as_slice) {
+                            pairs.push((i, j));
+                            pairs.push((j, i));
+                        }
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
+    }
 }
 
 const READ_TOOLS: &[&str] = &["Read", "NotebookRead", "Grep", "Glob", "LS"];
@@ -217,9 +305,15 @@ impl Policy {
         default_mode: DefaultMode,
         unknown_default_mode: Option<String>,
     ) -> Policy {
-        let within = rules
-            .iter()
-            .map(|a| rules.iter().map(|b| a.within(b)).collect())
+        let relations = Relations::of(&rules);
+        let within = relations
+            .pairs()
+            .into_iter()
+            .filter(|&(i, j)| match (rules.get(i), rules.get(j)) {
+                (Some(a), Some(b)) => a.within(b),
+                _ => false,
+            })
+            .filter_map(|(i, j)| Some((u32::try_from(i).ok()?, u32::try_from(j).ok()?)))
             .collect();
         Policy {
             rules,
@@ -228,6 +322,7 @@ impl Policy {
             unknown_keys: Vec::new(),
             dropped: Vec::new(),
             within,
+            relations,
         }
     }
 
@@ -262,12 +357,18 @@ impl Policy {
         policy
     }
 
-    fn rule_within(&self, i: usize, j: usize) -> bool {
-        self.within
-            .get(i)
-            .and_then(|row| row.get(j))
-            .copied()
-            .unwrap_or(false)
+    /// Rule `i` matches nothing rule `j` does not (as computed when the policy was built).
+    pub fn rule_within(&self, i: usize, j: usize) -> bool {
+        i == j && i < self.rules.len()
+            || match (u32::try_from(i), u32::try_from(j)) {
+                (Ok(i), Ok(j)) => self.within.contains(&(i, j)),
+                _ => false,
+            }
+    }
+
+    /// Rules `i` and `j` can match a call in common (when not, lint need not compare them).
+    fn related(&self, i: usize, j: usize) -> bool {
+        self.relations.related(i, j)
     }
 
     fn strictly_within(&self, i: usize, j: usize) -> bool {
@@ -354,7 +455,13 @@ fn valid_tool_name(name: &str) -> bool {
 impl Rule {
     /// Parses `Tool` or `Tool(specifier)`.
     pub fn parse(text: &str, decision: Decision, roots: &Roots) -> Result<Rule, PolicyError> {
-        let bad = |why: &str| PolicyError(format!("rule `{text}`: {why}"));
+        // A rule is named as written, cut short when it is too long to read in a message.
+        let shown: String = if text.chars().count() > 80 {
+            text.chars().take(60).chain("…".chars()).collect()
+        } else {
+            text.to_string()
+        };
+        let bad = |why: &str| PolicyError(format!("rule `{shown}`: {why}"));
         let (name, specifier) = match text.find('(') {
             None => (text, None),
             Some(open) => {
@@ -374,6 +481,14 @@ impl Rule {
             return Err(bad(
                 "a tool name starts with a letter and holds only letters, digits and `_`",
             ));
+        }
+        if let Some(spec) = specifier
+            && spec.chars().count() > MAX_SPECIFIER_CHARS
+        {
+            return Err(bad(&format!(
+                "the specifier is longer than {MAX_SPECIFIER_CHARS} characters; a rule that long \
+                 is not one a person can review"
+            )));
         }
         let tools = match name.strip_prefix("mcp__") {
             Some(rest) if !rest.contains("__") => ToolSet::McpServer(rest.to_string()),
@@ -397,12 +512,36 @@ impl Rule {
             },
             Some(spec) => Spec::Text(Pattern::glob(spec, GlobKind::Text)),
         };
-        Ok(Rule {
+        let rule = Rule {
             text: text.to_string(),
             decision,
             tools,
             spec,
-        })
+        };
+        let too_complex = match &rule.spec {
+            Spec::Any => false,
+            Spec::Path(p, folded) => p.too_complex() || folded.too_complex(),
+            Spec::Command(p) | Spec::Host(p) | Spec::Text(p) => p.too_complex(),
+        };
+        if too_complex {
+            return Err(bad(&format!(
+                "the pattern is too complex: matching it would need more than {MAX_DFA_STATES} \
+                 automaton states; use fewer wildcards"
+            )));
+        }
+        Ok(rule)
+    }
+
+    /// The family of tools a rule names: the tool, or for MCP the server (a server's rule and
+    /// its tools' rules can relate).
+    fn family(&self) -> String {
+        match &self.tools {
+            ToolSet::Exact(name) => match name.strip_prefix("mcp__") {
+                Some(rest) => format!("mcp__{}", rest.split("__").next().unwrap_or(rest)),
+                None => name.clone(),
+            },
+            ToolSet::McpServer(server) => format!("mcp__{server}"),
+        }
     }
 
     fn tool_matches(&self, tool: &str) -> bool {

@@ -180,7 +180,7 @@ fn main() {
     for _ in 0..200 {
         let start = Instant::now();
         if let Ok(frozen) = Frozen::parse(&bytes)
-            && let Some(project) = frozen.project_for(PROJECT)
+            && let Ok(Some(project)) = frozen.project_for(PROJECT)
         {
             let fam = project.familiarity("npm test", 1, now_us(), &Settings::default().thresholds);
             std::hint::black_box(fam);

@@ -1,8 +1,14 @@
 //! Export: the envelopes a setting ends the replay with, frozen with the setting in force.
+//!
+//! A project's section is written as soon as its replay ends and its envelope dropped, so an
+//! export holds one batch of projects at a time, whatever the size of the fleet.
 
+use std::io::Write;
 use std::path::Path;
 
-use leastgrant_engine::{Envelope, FrozenMeta, ProjectEnvelope, Roots, encode};
+use leastgrant_engine::{
+    Envelope, Exported, FrozenMeta, FrozenWriter, ProjectEnvelope, Roots, encode,
+};
 use serde_json::json;
 
 use crate::error::ReplayError;
@@ -10,20 +16,31 @@ use crate::replay::{Options, ProjectRun};
 use crate::run::run;
 use crate::settings::{Method, Setting};
 
-/// Replays `table` under `setting` and freezes every project's final envelope.
+/// Replays `table` under `setting` and freezes every project's final envelope to `out`.
 pub fn freeze_table(
     table: &Path,
     setting: &Setting,
     options: &Options,
+    out: &mut dyn Write,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<u8>, ReplayError> {
+) -> Result<Exported, ReplayError> {
+    let settings = engine_settings(setting)?;
     let options = Options {
         keep_envelopes: true,
         max_windows: 0,
         max_days: 0,
         ..options.clone()
     };
-    let mut kept: Vec<(String, String, Envelope, u64, Option<i64>)> = Vec::new();
+    let write = |out: &mut dyn Write, bytes: &[u8]| {
+        out.write_all(bytes)
+            .map_err(|e| ReplayError(format!("cannot write the envelope: {e}")))
+    };
+    let (mut writer, preamble) = FrozenWriter::start();
+    write(out, &preamble)?;
+    let mut events = 0u64;
+    let mut last: Option<i64> = None;
+    // Each rules file audited, with its digest, so `doctor` can say when one changed since.
+    let mut rules_files = serde_json::Map::new();
     run(
         table,
         std::slice::from_ref(setting),
@@ -31,24 +48,26 @@ pub fn freeze_table(
         0.0,
         &mut |runs| {
             for run in runs {
-                kept.push(take(run));
+                let (key, root, envelope, count, latest) = take(run);
+                events += count;
+                last = last.max(latest);
+                if let Some(answers) = &options.answers {
+                    let roots = Roots::new(&root, options.home.as_deref().unwrap_or(""));
+                    for (file, digest) in answers.fingerprint(&roots) {
+                        rules_files.insert(file, json!(digest));
+                    }
+                }
+                let section = writer.section(&ProjectEnvelope {
+                    key: &key,
+                    root: &root,
+                    envelope: &envelope,
+                });
+                write(out, &section)?;
             }
             Ok(())
         },
         progress,
     )?;
-    let events: u64 = kept.iter().map(|k| k.3).sum();
-    let last = kept.iter().filter_map(|k| k.4).max();
-    // Each rules file audited, with its digest, so `doctor` can say when one changed since.
-    let mut rules_files = serde_json::Map::new();
-    if let Some(answers) = &options.answers {
-        for (_, root, _, _, _) in &kept {
-            let roots = Roots::new(root, options.home.as_deref().unwrap_or(""));
-            for (file, digest) in answers.fingerprint(&roots) {
-                rules_files.insert(file, json!(digest));
-            }
-        }
-    }
     let provenance = json!({
         "rules_files": rules_files,
         "events_table": table.display().to_string(),
@@ -63,7 +82,15 @@ pub fn freeze_table(
         .as_ref()
         .map(|a| vec![a.describe()])
         .unwrap_or_default();
-    freeze(setting, &kept_refs(&kept), rules, provenance)
+    let meta = FrozenMeta {
+        setting_id: setting.id.clone(),
+        settings,
+        rules,
+        provenance,
+    };
+    let (tail, exported) = writer.finish(&meta);
+    write(out, &tail)?;
+    Ok(exported)
 }
 
 fn take(run: &ProjectRun) -> (String, String, Envelope, u64, Option<i64>) {
@@ -81,32 +108,26 @@ fn take(run: &ProjectRun) -> (String, String, Envelope, u64, Option<i64>) {
     )
 }
 
-fn kept_refs(kept: &[(String, String, Envelope, u64, Option<i64>)]) -> Vec<ProjectEnvelope<'_>> {
-    kept.iter()
-        .map(|(key, root, envelope, _, _)| ProjectEnvelope {
-            key,
-            root,
-            envelope,
-        })
-        .collect()
+fn engine_settings(setting: &Setting) -> Result<leastgrant_engine::Settings, ReplayError> {
+    match &setting.method {
+        Method::Engine(settings) => Ok(*settings),
+        _ => Err(ReplayError(format!(
+            "`{}` is a baseline; only engine settings can be exported",
+            setting.id
+        ))),
+    }
 }
 
-/// Freezes envelopes under an engine setting.
+/// Freezes envelopes under an engine setting, in memory.
 pub fn freeze(
     setting: &Setting,
     projects: &[ProjectEnvelope<'_>],
     rules: Vec<String>,
     provenance: serde_json::Value,
 ) -> Result<Vec<u8>, ReplayError> {
-    let Method::Engine(settings) = &setting.method else {
-        return Err(ReplayError(format!(
-            "`{}` is a baseline; only engine settings can be exported",
-            setting.id
-        )));
-    };
     let meta = FrozenMeta {
         setting_id: setting.id.clone(),
-        settings: *settings,
+        settings: engine_settings(setting)?,
         rules,
         provenance,
     };

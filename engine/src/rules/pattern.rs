@@ -1,14 +1,27 @@
 //! Rule patterns as automata: matching in linear time, and containment and overlap decided
 //! exactly, with a witness string when they fail.
 //!
-//! A pattern is a small NFA over characters whose edges test one of four classes: a literal
-//! character, any character, any character but `/`, or whitespace. Deciding whether one
-//! pattern's language lies inside another's needs only finitely many representative
-//! characters — every literal either pattern mentions, `/`, one other whitespace, one other
-//! character — because no edge can tell apart two characters outside that set. The product of
-//! the two determinised automata is then explored breadth-first over those representatives.
+//! A pattern is a small NFA over characters whose edges test one of a few classes: a literal
+//! character, any character, any character but `/` (or `.`), whitespace or not. It is
+//! determinised once, when it is built: no edge can tell apart two characters outside the
+//! pattern's literals, so a DFA state needs a transition per literal and one per kind of other
+//! character (`/`, `.`, whitespace, anything else). Matching is then one table step per
+//! character. Deciding whether one pattern's language lies inside another's explores the
+//! product of the two DFAs breadth-first over representatives of both (every literal either
+//! mentions, `/`, `.`, one other whitespace, one other character).
+//!
+//! Bounds: determinising stops at [`MAX_DFA_STATES`] (a pattern past it is refused where rules
+//! are loaded, and matched by the NFA elsewhere), and a product search at [`MAX_PRODUCT`] pairs
+//! gives no answer, which callers read the cautious way (not contained; may overlap).
 
 use std::collections::{HashMap, VecDeque};
+
+/// The most states a pattern's DFA may have.
+pub const MAX_DFA_STATES: usize = 4096;
+/// The most state pairs one containment or overlap search explores.
+pub const MAX_PRODUCT: usize = 1 << 18;
+/// A transition to nowhere.
+const DEAD: u32 = u32::MAX;
 
 /// What one edge accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +59,171 @@ struct State {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
     states: Vec<State>,
+    /// The determinised pattern; `None` past [`MAX_DFA_STATES`].
+    dfa: Option<Dfa>,
+}
+
+/// A deterministic automaton: per state, a transition per kind of character outside its
+/// literals and the literals whose transition differs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Dfa {
+    states: Vec<DState>,
+    /// Every literal the pattern mentions, sorted.
+    literals: Vec<char>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DState {
+    accepting: bool,
+    /// For `/`, `.`, whitespace, anything else (when not a literal of the pattern).
+    kinds: [u32; 4],
+    /// Literals whose transition is not their kind's, sorted.
+    literals: Vec<(char, u32)>,
+}
+
+fn kind(c: char) -> usize {
+    match c {
+        '/' => 0,
+        '.' => 1,
+        c if c.is_whitespace() => 2,
+        _ => 3,
+    }
+}
+
+/// A character of each kind that is not one of `literals` (`None` when every one is).
+fn kind_representatives(literals: &[char]) -> [Option<char>; 4] {
+    let free = |c: &char| literals.binary_search(c).is_err();
+    [
+        Some('/').filter(free),
+        Some('.').filter(free),
+        [' ', '\t', '\n', '\r', '\u{b}', '\u{c}']
+            .into_iter()
+            .find(free),
+        ('\u{E100}'..='\u{E1FF}').find(free),
+    ]
+}
+
+impl Dfa {
+    fn step(&self, state: u32, c: char) -> u32 {
+        let Some(s) = self.states.get(state as usize) else {
+            return DEAD;
+        };
+        match s.literals.binary_search_by_key(&c, |(l, _)| *l) {
+            Ok(i) => s.literals.get(i).map_or(DEAD, |(_, to)| *to),
+            Err(_) => s.kinds.get(kind(c)).copied().unwrap_or(DEAD),
+        }
+    }
+
+    fn accepting(&self, state: u32) -> bool {
+        self.states.get(state as usize).is_some_and(|s| s.accepting)
+    }
+
+    /// Subset construction over sparse state sets; `None` past the bound.
+    fn build(nfa: &[State]) -> Option<Dfa> {
+        let mut literals: Vec<char> = nfa
+            .iter()
+            .flat_map(|s| s.edges.iter())
+            .filter_map(|(class, _)| match class {
+                Class::Lit(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        literals.sort_unstable();
+        literals.dedup();
+        let kinds = kind_representatives(&literals);
+        let start = sparse_closure(nfa, vec![0]);
+        let mut index: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut sets: Vec<Vec<u32>> = Vec::new();
+        let mut states: Vec<DState> = Vec::new();
+        index.insert(start.clone(), 0);
+        sets.push(start);
+        let mut at = 0usize;
+        while let Some(set) = sets.get(at).cloned() {
+            let mut target = |next: Vec<u32>| -> Option<u32> {
+                if next.is_empty() {
+                    return Some(DEAD);
+                }
+                if let Some(id) = index.get(&next) {
+                    return Some(*id);
+                }
+                if sets.len() >= MAX_DFA_STATES {
+                    return None;
+                }
+                let id = u32::try_from(sets.len()).ok()?;
+                index.insert(next.clone(), id);
+                sets.push(next);
+                Some(id)
+            };
+            let mut by_kind = [DEAD; 4];
+            for (slot, rep) in by_kind.iter_mut().zip(kinds) {
+                if let Some(c) = rep {
+                    *slot = target(sparse_step(nfa, &set, c))?;
+                }
+            }
+            let mut exceptions = Vec::new();
+            for &c in &literals {
+                let to = target(sparse_step(nfa, &set, c))?;
+                if by_kind.get(kind(c)) != Some(&to) {
+                    exceptions.push((c, to));
+                }
+            }
+            states.push(DState {
+                accepting: set
+                    .iter()
+                    .any(|s| nfa.get(*s as usize).is_some_and(|st| st.accepting)),
+                kinds: by_kind,
+                literals: exceptions,
+            });
+            at += 1;
+        }
+        Some(Dfa { states, literals })
+    }
+}
+
+/// The states reachable from `set` by empty moves, sorted.
+fn sparse_closure(nfa: &[State], mut set: Vec<u32>) -> Vec<u32> {
+    let mut on = vec![false; nfa.len()];
+    for s in &set {
+        if let Some(slot) = on.get_mut(*s as usize) {
+            *slot = true;
+        }
+    }
+    let mut stack = set.clone();
+    while let Some(s) = stack.pop() {
+        for &next in nfa
+            .get(s as usize)
+            .map_or(&[][..], |st| st.epsilons.as_slice())
+        {
+            if let Some(slot) = on.get_mut(next)
+                && !*slot
+            {
+                *slot = true;
+                set.push(next as u32);
+                stack.push(next as u32);
+            }
+        }
+    }
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+/// The states `set` moves to on `c`, closed.
+fn sparse_step(nfa: &[State], set: &[u32], c: char) -> Vec<u32> {
+    let mut next = Vec::new();
+    for s in set {
+        for (class, to) in nfa
+            .get(*s as usize)
+            .map_or(&[][..], |st| st.edges.as_slice())
+        {
+            if class.accepts(c) {
+                next.push(*to as u32);
+            }
+        }
+    }
+    next.sort_unstable();
+    next.dedup();
+    sparse_closure(nfa, next)
 }
 
 /// How `*` and `?` behave.
@@ -119,9 +297,7 @@ impl Builder {
 
     fn finish(mut self) -> Pattern {
         self.accept_here();
-        Pattern {
-            states: self.states,
-        }
+        Pattern::from_states(self.states)
     }
 }
 
@@ -240,72 +416,46 @@ impl Pattern {
         b.finish()
     }
 
-    fn closure(&self, set: &mut [bool]) {
-        let mut stack: Vec<usize> = set
-            .iter()
-            .enumerate()
-            .filter(|(_, on)| **on)
-            .map(|(i, _)| i)
-            .collect();
-        while let Some(s) = stack.pop() {
-            for &next in self
-                .states
-                .get(s)
-                .map(|st| st.epsilons.as_slice())
-                .unwrap_or(&[])
-            {
-                if let Some(slot) = set.get_mut(next)
-                    && !*slot
-                {
-                    *slot = true;
-                    stack.push(next);
+    fn from_states(states: Vec<State>) -> Pattern {
+        let dfa = Dfa::build(&states);
+        Pattern { states, dfa }
+    }
+
+    /// The pattern could not be determinised within [`MAX_DFA_STATES`] states.
+    pub fn too_complex(&self) -> bool {
+        self.dfa.is_none()
+    }
+
+    /// Every string the pattern matches starts with this (a run of literals from the start
+    /// that nothing else can take).
+    pub fn literal_prefix(&self) -> String {
+        let mut prefix = String::new();
+        let Some(dfa) = &self.dfa else {
+            return prefix;
+        };
+        let mut state = 0u32;
+        while let Some(s) = dfa.states.get(state as usize) {
+            if s.accepting || s.kinds.iter().any(|k| *k != DEAD) {
+                break;
+            }
+            match s.literals.as_slice() {
+                [(c, to)] if *to != DEAD => {
+                    prefix.push(*c);
+                    state = *to;
                 }
+                _ => break,
+            }
+            if prefix.len() > MAX_DFA_STATES * 4 {
+                break;
             }
         }
-    }
-
-    fn start(&self) -> Vec<bool> {
-        let mut set = vec![false; self.states.len()];
-        if let Some(first) = set.first_mut() {
-            *first = true;
-        }
-        self.closure(&mut set);
-        set
-    }
-
-    fn step(&self, set: &[bool], c: char) -> Vec<bool> {
-        let mut next = vec![false; self.states.len()];
-        for (s, on) in set.iter().enumerate() {
-            if !on {
-                continue;
-            }
-            for (class, to) in self
-                .states
-                .get(s)
-                .map(|st| st.edges.as_slice())
-                .unwrap_or(&[])
-            {
-                if class.accepts(c)
-                    && let Some(slot) = next.get_mut(*to)
-                {
-                    *slot = true;
-                }
-            }
-        }
-        self.closure(&mut next);
-        next
-    }
-
-    fn accepting(&self, set: &[bool]) -> bool {
-        set.iter()
-            .zip(&self.states)
-            .any(|(on, st)| *on && st.accepting)
+        prefix
     }
 
     /// The same pattern over lower-cased text (literals lower-cased), for matching on file
     /// systems that ignore case.
     pub fn folded(&self) -> Pattern {
-        let states = self
+        let states: Vec<State> = self
             .states
             .iter()
             .map(|state| State {
@@ -321,7 +471,7 @@ impl Pattern {
                 accepting: state.accepting,
             })
             .collect();
-        Pattern { states }
+        Pattern::from_states(states)
     }
 
     /// Shell text in which `UNRESOLVED` marks a word whose value is unknown: that
@@ -340,39 +490,43 @@ impl Pattern {
 
     /// The pattern matches the whole of `text`.
     pub fn matches(&self, text: &str) -> bool {
-        let mut set = self.start();
+        if let Some(dfa) = &self.dfa {
+            let mut state = 0u32;
+            for c in text.chars() {
+                state = dfa.step(state, c);
+                if state == DEAD {
+                    return false;
+                }
+            }
+            return dfa.accepting(state);
+        }
+        let mut set = sparse_closure(&self.states, vec![0]);
         for c in text.chars() {
-            set = self.step(&set, c);
-            if !set.iter().any(|on| *on) {
+            set = sparse_step(&self.states, &set, c);
+            if set.is_empty() {
                 return false;
             }
         }
-        self.accepting(&set)
-    }
-
-    fn literals(&self, out: &mut Vec<char>) {
-        for state in &self.states {
-            for (class, _) in &state.edges {
-                if let Class::Lit(c) = class {
-                    out.push(*c);
-                }
-            }
-        }
+        set.iter()
+            .any(|s| self.states.get(*s as usize).is_some_and(|st| st.accepting))
     }
 
     /// A string `self` matches and `other` does not, if any: `None` proves `self ⊆ other`.
+    /// A search past its bounds gives an empty witness (not proved contained).
     pub fn escapes(&self, other: &Pattern) -> Option<String> {
-        explore(self, other, |a, b| a && !b)
+        explore(self, other, |a, b| a && !b).unwrap_or(Some(String::new()))
     }
 
-    /// A string both match, if any.
+    /// A string both match, if any. A search past its bounds gives an empty witness (they may
+    /// overlap).
     pub fn overlap(&self, other: &Pattern) -> Option<String> {
-        explore(self, other, |a, b| a && b)
+        explore(self, other, |a, b| a && b).unwrap_or(Some(String::new()))
     }
 
-    /// Every string `self` matches, `other` matches too.
+    /// Every string `self` matches, `other` matches too (proved; no proof within the bounds is
+    /// "no").
     pub fn within(&self, other: &Pattern) -> bool {
-        self.escapes(other).is_none()
+        matches!(explore(self, other, |a, b| a && !b), Ok(None))
     }
 
     /// `self` matches strictly fewer strings than `other`.
@@ -418,10 +572,8 @@ pub fn escape(text: &str) -> String {
 }
 
 /// The characters that stand for every class of character the two patterns can tell apart.
-fn representatives(a: &Pattern, b: &Pattern) -> Vec<char> {
-    let mut reps = Vec::new();
-    a.literals(&mut reps);
-    b.literals(&mut reps);
+fn representatives(a: &[char], b: &[char]) -> Vec<char> {
+    let mut reps: Vec<char> = a.iter().chain(b).copied().collect();
     reps.push('/');
     reps.push('.');
     reps.sort_unstable();
@@ -438,26 +590,33 @@ fn representatives(a: &Pattern, b: &Pattern) -> Vec<char> {
     reps
 }
 
-/// A state of the product automaton: the state sets of both patterns.
-type Pair = (Vec<bool>, Vec<bool>);
+/// A pair of DFA states, with the pair and character it was first reached from.
+type ProductNode = ((u32, u32), Option<(usize, char)>);
 
-/// Breadth-first search of the product of the determinised automata for a pair of states
-/// where `goal(a accepts, b accepts)` holds; returns the shortest witness.
-fn explore(a: &Pattern, b: &Pattern, goal: impl Fn(bool, bool) -> bool) -> Option<String> {
-    let reps = representatives(a, b);
-    let start = (a.start(), b.start());
-    let mut seen: HashMap<Pair, usize> = HashMap::new();
+/// The search gave up at [`MAX_PRODUCT`] pairs, or a pattern has no DFA.
+struct Undecided;
+
+/// Breadth-first search of the product of the two DFAs for a pair of states where
+/// `goal(a accepts, b accepts)` holds; returns the shortest witness.
+fn explore(
+    a: &Pattern,
+    b: &Pattern,
+    goal: impl Fn(bool, bool) -> bool,
+) -> Result<Option<String>, Undecided> {
+    let (Some(da), Some(db)) = (&a.dfa, &b.dfa) else {
+        return Err(Undecided);
+    };
+    let reps = representatives(&da.literals, &db.literals);
+    let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
     // Each product state, with the state and character it was first reached from.
-    let mut nodes: Vec<(Pair, Option<(usize, char)>)> = Vec::new();
-    let mut queue = VecDeque::new();
-    seen.insert(start.clone(), 0);
-    nodes.push((start, None));
-    queue.push_back(0usize);
+    let mut nodes: Vec<ProductNode> = vec![((0, 0), None)];
+    seen.insert((0, 0), 0);
+    let mut queue = VecDeque::from([0usize]);
     while let Some(index) = queue.pop_front() {
-        let Some(((sa, sb), _)) = nodes.get(index).cloned() else {
+        let Some(((sa, sb), _)) = nodes.get(index).copied() else {
             break;
         };
-        if goal(a.accepting(&sa), b.accepting(&sb)) {
+        if goal(da.accepting(sa), sb != DEAD && db.accepting(sb)) {
             let mut witness = Vec::new();
             let mut at = index;
             while let Some((_, Some((parent, c)))) = nodes.get(at) {
@@ -465,19 +624,25 @@ fn explore(a: &Pattern, b: &Pattern, goal: impl Fn(bool, bool) -> bool) -> Optio
                 at = *parent;
             }
             witness.reverse();
-            return Some(witness.into_iter().collect());
+            return Ok(Some(witness.into_iter().collect()));
         }
-        if !sa.iter().any(|on| *on) {
+        if sa == DEAD {
             continue; // `a` is dead: nothing further `a` accepts
         }
         for &c in &reps {
-            let next = (a.step(&sa, c), b.step(&sb, c));
-            if !seen.contains_key(&next) {
-                seen.insert(next.clone(), nodes.len());
+            let next = (
+                da.step(sa, c),
+                if sb == DEAD { DEAD } else { db.step(sb, c) },
+            );
+            if let std::collections::hash_map::Entry::Vacant(slot) = seen.entry(next) {
+                if nodes.len() >= MAX_PRODUCT {
+                    return Err(Undecided);
+                }
+                slot.insert(nodes.len());
                 nodes.push((next, Some((index, c))));
                 queue.push_back(nodes.len() - 1);
             }
         }
     }
-    None
+    Ok(None)
 }

@@ -155,6 +155,98 @@ fn bad_policies_are_errors_that_say_why() {
     }
 }
 
+/// Patterns that would take seconds to compare or match are refused when the policy loads,
+/// with the bound they pass; long but tame ones load.
+#[test]
+fn pathological_patterns_are_refused_at_load() {
+    let load = |rule: &str| {
+        let value = serde_json::json!({"deny": [rule], "defaultMode": "ask"});
+        Policy::from_json(&value, &roots())
+    };
+    let cases = [
+        // A literal of 10,000 characters.
+        (
+            format!("Bash({})", "x".repeat(10_000)),
+            "longer than 1024 characters",
+        ),
+        // `*a` 3,000 times.
+        (
+            format!("Bash({})", "*a".repeat(3_000)),
+            "longer than 1024 characters",
+        ),
+        // Any run, then `a`, then 16 single characters: a DFA must remember which of the last 17
+        // characters were `a` (2^16 states).
+        (
+            format!("Read(/**a{})", "?".repeat(16)),
+            "more than 4096 automaton states",
+        ),
+        (format!("WebFetch(*a{})", "*b".repeat(300)), ""),
+    ];
+    for (rule, why) in &cases {
+        match load(rule) {
+            Err(error) if !why.is_empty() => {
+                let text = error.to_string();
+                assert!(text.contains(why), "{text}");
+                assert!(text.starts_with("rule `"), "{text}");
+            }
+            Ok(_) if why.is_empty() => {}
+            other => panic!("{}…: {:?}", &rule[..20], other.map(|p| p.rules.len())),
+        }
+    }
+    // `*a` 400 times loads (800 characters, a DFA of a few hundred states) and matches.
+    let stars = format!("Bash({})", "*a".repeat(400));
+    let policy = load(&stars).unwrap();
+    let rule = &policy.rules[0];
+    assert!(rule.within(rule));
+    let matching = "xa".repeat(400);
+    let value = serde_json::json!({"deny": [stars.clone()], "defaultMode": "ask"});
+    let policy = Policy::from_json(&value, &roots()).unwrap();
+    let decided = |command: &str| {
+        let analysis = analyze(
+            &leastgrant_engine::ToolCall::shell(command, Some(PROJECT)),
+            &roots(),
+        );
+        analysis
+            .actions
+            .iter()
+            .map(|a| policy.resolve(a).map(|r| r.rule))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(decided(&matching), vec![Some(stars.clone())]);
+    assert_eq!(decided("xa"), vec![None]);
+}
+
+/// A thousand rules of one shape load (containment is computed only between rules whose
+/// literal prefixes can meet) and carve out as a pair of them alone would.
+#[test]
+fn a_thousand_rules_load_and_resolve_as_two_would() {
+    let mut allow: Vec<String> = (0..1000).map(|i| format!("Bash(cmd{i} *)")).collect();
+    allow.push("Bash(git status:*)".to_string());
+    let value = serde_json::json!({
+        "allow": allow,
+        "deny": ["Bash(cmd7 rm *)", "Bash(git:*)"],
+        "defaultMode": "ask",
+    });
+    let policy = Policy::from_json(&value, &roots()).unwrap();
+    let decided = |command: &str| {
+        let analysis = analyze(
+            &leastgrant_engine::ToolCall::shell(command, Some(PROJECT)),
+            &roots(),
+        );
+        let action = &analysis.actions[0];
+        policy
+            .resolve(action)
+            .map(|r| (r.decision.as_str().to_string(), r.rule))
+    };
+    let answer = |d: &str, r: &str| Some((d.to_string(), r.to_string()));
+    assert_eq!(decided("cmd7 rm x"), answer("deny", "Bash(cmd7 rm *)"));
+    assert_eq!(decided("cmd7 ls x"), answer("allow", "Bash(cmd7 *)"));
+    assert_eq!(decided("cmd999 x"), answer("allow", "Bash(cmd999 *)"));
+    assert_eq!(decided("git status"), answer("allow", "Bash(git status:*)"));
+    assert_eq!(decided("git push"), answer("deny", "Bash(git:*)"));
+    assert_eq!(decided("cmd1000 x"), None);
+}
+
 /// Every string over `alphabet` up to `max_len` characters.
 fn all_strings(alphabet: &[char], max_len: usize) -> Vec<String> {
     let mut out = vec![String::new()];
@@ -209,5 +301,82 @@ proptest! {
             Some(w) => prop_assert!(pa.matches(&w) && pb.matches(&w), "bad overlap witness {:?}", w),
             None => prop_assert!(!brute_overlap, "missed an overlap of {:?} and {:?}", a, b),
         }
+        // The determinised pattern matches what the pattern's text says, on every string.
+        for s in &strings {
+            prop_assert_eq!(pa.matches(s), glob_matches(&a, kind, s), "{:?} on {:?}", a, s);
+        }
     }
+
+    /// A policy compares only rules whose prefixes can meet, and that loses nothing: what it
+    /// holds as contained is what comparing every pair says.
+    #[test]
+    fn a_policy_knows_every_containment_comparing_every_pair_would(
+        specs in prop::collection::vec((pattern_text(), 0usize..4, 0usize..3), 1..12),
+    ) {
+        let tools = ["Bash", "Read", "WebFetch", "mcp__s"];
+        let mut lists = [Vec::new(), Vec::new(), Vec::new()];
+        for (spec, tool, tier) in &specs {
+            let tool = tools[*tool];
+            let rule = if spec.is_empty() || tool == "mcp__s" { tool.to_string() } else { format!("{tool}(x{spec})") };
+            lists[*tier].push(rule);
+        }
+        let value = serde_json::json!({"allow": lists[0], "ask": lists[1], "deny": lists[2], "defaultMode": "ask"});
+        let Ok(policy) = Policy::from_json(&value, &roots()) else { return Ok(()); };
+        for (i, a) in policy.rules.iter().enumerate() {
+            for (j, b) in policy.rules.iter().enumerate() {
+                prop_assert_eq!(policy.rule_within(i, j), a.within(b), "{} within {}", a.text, b.text);
+            }
+        }
+    }
+}
+
+/// A glob matched by backtracking over its text, the way the pattern language is documented:
+/// the reference the automata are checked against (for the patterns `pattern_text` makes).
+fn glob_matches(pattern: &str, kind: GlobKind, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    fn go(p: &[char], t: &[char], kind: GlobKind, at_start: bool, after_slash: bool) -> bool {
+        let Some((&c, rest)) = p.split_first() else {
+            return t.is_empty();
+        };
+        let star = |class: &dyn Fn(char) -> bool, rest: &[char]| {
+            (0..=t.len())
+                .take_while(|n| *n == 0 || class(t[*n - 1]))
+                .any(|n| go(rest, &t[n..], kind, false, false))
+        };
+        match (c, kind) {
+            ('*', GlobKind::Text) => star(&|_| true, rest),
+            ('*', GlobKind::Command) if rest.is_empty() => star(&|_| true, rest),
+            ('*', GlobKind::Command) => star(&|c: char| !c.is_whitespace(), rest),
+            ('*', GlobKind::Path) if rest.first() == Some(&'*') => {
+                let rest = &rest[1..];
+                if rest.first() == Some(&'/') {
+                    let rest = &rest[1..];
+                    go(rest, t, kind, false, false)
+                        || (1..=t.len())
+                            .any(|n| t[n - 1] == '/' && go(rest, &t[n..], kind, false, false))
+                } else {
+                    star(&|_| true, rest)
+                }
+            }
+            ('*', GlobKind::ShellGlob) if at_start || after_slash => {
+                // A glob never matches a leading dot.
+                go(rest, t, kind, false, false)
+                    || (t.first().is_some_and(|c| *c != '/' && *c != '.')
+                        && (1..=t.len())
+                            .take_while(|n| t[*n - 1] != '/')
+                            .any(|n| go(rest, &t[n..], kind, false, false)))
+            }
+            ('*', GlobKind::Path | GlobKind::ShellGlob) => star(&|c| c != '/', rest),
+            ('?', GlobKind::ShellGlob) if at_start || after_slash => {
+                t.first().is_some_and(|c| *c != '/' && *c != '.')
+                    && go(rest, &t[1..], kind, false, false)
+            }
+            ('?', GlobKind::Path | GlobKind::ShellGlob) => {
+                t.first().is_some_and(|c| *c != '/') && go(rest, &t[1..], kind, false, false)
+            }
+            (c, _) => t.first() == Some(&c) && go(rest, &t[1..], kind, false, c == '/'),
+        }
+    }
+    go(&p, &t, kind, true, false)
 }

@@ -197,7 +197,7 @@ fn the_export_of_a_history_without_its_last_event_decides_that_event_as_the_repl
                 unreachable!()
             };
             assert_eq!(frozen.settings(), expected_settings);
-            let project = frozen.project_for(&format!("{root}/src")).unwrap();
+            let project = frozen.project_for(&format!("{root}/src")).unwrap().unwrap();
             let call = ToolCall {
                 tool: tool.to_string(),
                 input: input.clone(),
