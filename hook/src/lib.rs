@@ -17,6 +17,7 @@
 
 pub mod agent;
 pub mod catalogue;
+pub mod files;
 pub mod grants;
 pub mod layout;
 pub mod ledger;
@@ -92,10 +93,10 @@ pub fn answer(agent: Agent, input: &[u8], env: &Environment) -> Answer {
                 let root = layout::project_root(Path::new(&cwd));
                 let mut roots = Roots::new(&root.display().to_string(), &env.home);
                 roots.state_dir = env.state_dir.display().to_string();
-                roots.see_links(std::sync::Arc::new(links::FileSystemLinks));
+                roots.see_links(std::sync::Arc::new(links::FileSystemLinks::default()));
                 let analysis = analyze(call, &roots);
                 let file = session::path(&env.state_dir, agent.as_str(), &request.session_id);
-                if let Err(e) = session::record(&file, &analysis) {
+                if let Err(e) = session::record(&env.state_dir, &file, &analysis) {
                     notes.push(format!("leastgrant: cannot record the session: {e}"));
                 }
             }
@@ -211,7 +212,7 @@ fn decide_request(
     roots.state_dir = env.state_dir.display().to_string();
     // Rules and grants are found by the roots as given; placement also sees the links.
     let mut placing = roots.clone();
-    placing.see_links(std::sync::Arc::new(links::FileSystemLinks));
+    placing.see_links(std::sync::Arc::new(links::FileSystemLinks::default()));
 
     let policy = match policy::load_policy(&policy::default_rule_files(&roots), &roots, false) {
         Ok(policy) => policy,
@@ -237,11 +238,18 @@ fn decide_request(
         None => &empty,
     };
     let settings: Settings = frozen.as_ref().map(|f| *f.settings()).unwrap_or_default();
-    let session = session::load(&session::path(
-        &env.state_dir,
-        agent.as_str(),
-        &request.session_id,
-    ));
+    let session_file = session::path(&env.state_dir, agent.as_str(), &request.session_id);
+    let session = match session::load(&env.state_dir, &session_file) {
+        Ok(session) => session,
+        Err(e) => {
+            cautions.push(caution("hook.session-untrusted", e.to_string()));
+            leastgrant_engine::SessionState::default()
+        }
+    };
+    // The ledger becomes evidence when ingested: one another user could plant is not written to.
+    if let Err(e) = Ledger::new(&env.state_dir).check() {
+        cautions.push(caution("hook.ledger-untrusted", e.to_string()));
+    }
     let ctx = Context {
         envelope: learned,
         session: &session,

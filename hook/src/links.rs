@@ -12,13 +12,46 @@ use leastgrant_engine::Resolver;
 /// The most components of one path it walks back over; a longer path is left to its text.
 pub const MAX_COMPONENTS: usize = 48;
 
-/// The real file system's links.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FileSystemLinks;
+/// The real file system's links. What it learns of each directory entry (missing, a link and
+/// where to, anything else) is remembered for the life of the value — one hook call — so targets
+/// that share a prefix cost one `lstat` per new component.
+#[derive(Debug, Default)]
+pub struct FileSystemLinks {
+    seen: std::sync::Mutex<std::collections::HashMap<String, Entry>>,
+}
+
+#[derive(Debug, Clone)]
+enum Entry {
+    Missing,
+    Link(String),
+    Other,
+}
+
+impl FileSystemLinks {
+    fn entry(&self, path: &str) -> Entry {
+        if let Ok(seen) = self.seen.lock()
+            && let Some(entry) = seen.get(path)
+        {
+            return entry.clone();
+        }
+        let entry = match std::fs::symlink_metadata(path) {
+            Err(_) => Entry::Missing,
+            Ok(meta) if meta.file_type().is_symlink() => match std::fs::read_link(path) {
+                Ok(target) => Entry::Link(target.to_string_lossy().into_owned()),
+                Err(_) => Entry::Missing,
+            },
+            Ok(_) => Entry::Other,
+        };
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.insert(path.to_string(), entry.clone());
+        }
+        entry
+    }
+}
 
 impl Resolver for FileSystemLinks {
     fn resolve(&self, path: &str) -> Option<String> {
-        resolve_longest_prefix(path)
+        walk(path, |here| self.entry(here))
     }
 }
 
@@ -32,6 +65,18 @@ pub const MAX_LINKS: usize = 40;
 /// component that does not exist — appended with its `.` and `..` taken lexically (nothing in
 /// it exists, so nothing in it is a link). One `lstat` per component, a `readlink` per link.
 pub fn resolve_longest_prefix(path: &str) -> Option<String> {
+    walk(path, |here| match std::fs::symlink_metadata(here) {
+        Err(_) => Entry::Missing,
+        Ok(meta) if meta.file_type().is_symlink() => match std::fs::read_link(here) {
+            Ok(target) => Entry::Link(target.to_string_lossy().into_owned()),
+            Err(_) => Entry::Missing,
+        },
+        Ok(_) => Entry::Other,
+    })
+}
+
+/// The walk of [`resolve_longest_prefix`], asking `entry` what each prefix is.
+fn walk(path: &str, entry: impl Fn(&str) -> Entry) -> Option<String> {
     if !path.starts_with('/') {
         return None;
     }
@@ -61,20 +106,19 @@ pub fn resolve_longest_prefix(path: &str) -> Option<String> {
             continue;
         }
         let here = format!("/{}", at.join("/"));
-        let Ok(meta) = std::fs::symlink_metadata(&here) else {
+        let target = match entry(&here) {
             // Missing, not a directory, no permission: the kernel stops here too.
-            exists = false;
-            continue;
+            Entry::Missing => {
+                exists = false;
+                continue;
+            }
+            Entry::Other => continue,
+            Entry::Link(target) => target,
         };
-        if !meta.file_type().is_symlink() {
-            continue;
-        }
         links += 1;
         if links > MAX_LINKS {
             return None;
         }
-        let target = std::fs::read_link(&here).ok()?;
-        let target = target.to_string_lossy();
         at.pop();
         if target.starts_with('/') {
             at.clear();
