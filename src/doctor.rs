@@ -1,6 +1,8 @@
 //! `leastgrant doctor`: whether the hook is in place and has what it needs — the hook binary,
 //! each agent's entries in the user and project configuration, the frozen envelope, the modes
-//! of leastgrant's state files — and what each agent can enforce at all.
+//! and owners of leastgrant's state files and directories (a link, a device, another user's
+//! file or one others can write fails: the hook refuses it) — and what each agent can enforce at
+//! all.
 //!
 //! Owns the checks and their verdicts (ok, warn, fail; only a fail makes the exit code 1) and
 //! their texts. What each agent registers and enforces is the hook's catalogue
@@ -16,6 +18,7 @@ use anyhow::Result;
 use clap::Args;
 use leastgrant_engine::Frozen;
 use leastgrant_hook::catalogue::{Agent, OnFailure};
+use leastgrant_hook::files::{self, Links, Trust};
 use leastgrant_hook::layout::{self, envelope_path};
 use serde_json::{Value, json};
 
@@ -511,37 +514,40 @@ fn human(age: Duration) -> String {
     }
 }
 
-/// Checks one path's mode against the owner-only mode expected: group or other write access
-/// fails (anyone could change what the hook allows), read access warns.
-fn mode_check(id: &str, path: &Path, expected: u32, absent: &str) -> Check {
+/// Checks one of leastgrant's own paths: a file (or directory, `dir`) of this user's that no one
+/// else can write. A link, a device or FIFO, another user's file, or group or other write access
+/// fails (anyone could change what the hook allows: the hook refuses such a file and asks); read
+/// access for others warns.
+fn mode_check(id: &str, path: &Path, dir: bool, absent: &str) -> Check {
+    let expected = if dir { 0o700 } else { 0o600 };
     let meta = match fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(_) => return check(id, Status::Ok, format!("{} {absent}", path.display())),
     };
+    let fail = |text: String| check(id, Status::Fail, text);
     if meta.file_type().is_symlink() {
-        return check(
-            id,
-            Status::Warn,
-            format!(
-                "{} is a symlink; leastgrant expects its own file here",
-                path.display()
-            ),
-        );
+        return fail(format!(
+            "{} is a symbolic link where leastgrant keeps its own {}; the hook refuses it and asks",
+            path.display(),
+            if dir { "directory" } else { "file" }
+        ));
+    }
+    if dir != meta.is_dir() || (!dir && !meta.is_file()) {
+        return fail(format!(
+            "{} is {}, where leastgrant expects its own {}; the hook refuses it and asks",
+            path.display(),
+            files::kind(&meta),
+            if dir { "directory" } else { "file" }
+        ));
+    }
+    if let Err(error) = files::check_trusted(path, &meta, Trust::Owner) {
+        return fail(format!("{error}; the hook refuses it and asks"));
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
         let mode = meta.permissions().mode() & 0o777;
-        if mode & 0o022 != 0 {
-            check(
-                id,
-                Status::Fail,
-                format!(
-                    "{} is writable by others (mode {mode:o}, {expected:o} expected): chmod {expected:o} it",
-                    path.display()
-                ),
-            )
-        } else if mode & 0o077 != 0 {
+        if mode & 0o077 != 0 {
             check(
                 id,
                 Status::Warn,
@@ -556,7 +562,7 @@ fn mode_check(id: &str, path: &Path, expected: u32, absent: &str) -> Check {
     }
     #[cfg(not(unix))]
     {
-        let _ = (meta, expected);
+        let _ = expected;
         check(
             id,
             Status::Ok,
@@ -565,52 +571,125 @@ fn mode_check(id: &str, path: &Path, expected: u32, absent: &str) -> Check {
     }
 }
 
+/// The worst of `checks` under `id`, or one ok line saying how many there were.
+fn worst_of(id: &str, checks: Vec<Check>, what: &str) -> Check {
+    let count = checks.len();
+    match checks.into_iter().max_by_key(|c| c.status) {
+        Some(c) if c.status != Status::Ok => c,
+        _ => check(id, Status::Ok, format!("{count} {what}, owner-only")),
+    }
+}
+
+/// The entries of a directory (none when it cannot be listed).
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
+    found.sort();
+    found
+}
+
 fn permission_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
     let state = PathBuf::from(&workspace.roots.state_dir);
     checks.push(mode_check(
         "perm.state-dir",
         &state,
-        0o700,
+        true,
         "does not exist yet (ingest, export and the hook create it)",
     ));
     checks.push(mode_check(
         "perm.envelope",
         &envelope_path(&state),
-        0o600,
+        false,
         "does not exist",
     ));
+    let ledger = layout::ledger_path(&state);
     checks.push(mode_check(
         "perm.ledger",
-        &layout::ledger_path(&state),
-        0o600,
+        &ledger,
+        false,
         "does not exist yet (the hook has not answered a call)",
     ));
-    // Grants of every project: `<state>/grants/projects/<digest>/grants.json`.
-    let grants_files: Vec<PathBuf> =
-        leastgrant_hook::grants::every_project_file(&layout::grants_dir(&state))
-            .into_iter()
-            .filter(|p| fs::symlink_metadata(p).is_ok())
-            .collect();
-    if grants_files.is_empty() {
+    checks.push(mode_check(
+        "perm.ledger-lock",
+        &ledger.with_extension("lock"),
+        false,
+        "does not exist yet (the ledger has not been rotated)",
+    ));
+    // The user's rules may be a link (a dotfiles checkout): what it leads to is judged.
+    let rules = layout::rules_path(&state);
+    checks.push(
+        match files::open_regular(&rules, Links::Follow, Trust::Owner, files::MAX_RULES_BYTES) {
+            Ok(None) => check(
+                "perm.rules",
+                Status::Ok,
+                format!("{} does not exist", rules.display()),
+            ),
+            Ok(Some(_)) => check(
+                "perm.rules",
+                Status::Ok,
+                format!("{} is yours and no one else can write it", rules.display()),
+            ),
+            Err(error) => check(
+                "perm.rules",
+                Status::Fail,
+                format!("{error}; the hook refuses it and asks"),
+            ),
+        },
+    );
+    // Grants of every project: `<state>/grants/projects/<digest>/grants.json`, and the
+    // directories above them (whoever can write one can take a deny grant away).
+    let grants = layout::grants_dir(&state);
+    let projects = grants.join("projects");
+    let mut grant_checks = vec![
+        mode_check("perm.grants", &grants, true, "does not exist"),
+        mode_check("perm.grants", &projects, true, "does not exist"),
+    ];
+    for dir in entries(&projects) {
+        grant_checks.push(mode_check("perm.grants", &dir, true, "does not exist"));
+    }
+    let grants_files: Vec<PathBuf> = leastgrant_hook::grants::every_project_file(&grants)
+        .into_iter()
+        .filter(|p| fs::symlink_metadata(p).is_ok())
+        .collect();
+    if grants_files.is_empty() && !grants.exists() {
         checks.push(check(
             "perm.grants",
             Status::Ok,
             "no grants file (no `leastgrant allow` or `deny` yet)".to_string(),
         ));
-        return;
-    }
-    let worst = grants_files
-        .iter()
-        .map(|f| mode_check("perm.grants", f, 0o600, "does not exist"))
-        .max_by_key(|c| c.status);
-    match worst {
-        Some(c) if c.status != Status::Ok => checks.push(c),
-        _ => checks.push(check(
+    } else {
+        let count = grants_files.len();
+        for file in &grants_files {
+            grant_checks.push(mode_check("perm.grants", file, false, "does not exist"));
+        }
+        checks.push(worst_of(
             "perm.grants",
-            Status::Ok,
-            format!("{} grants file(s), owner-only", grants_files.len()),
-        )),
+            grant_checks,
+            &format!("grants file(s) ({count}) and their directories"),
+        ));
     }
+    // What each session has done: `<state>/sessions/<digest>.json`.
+    let sessions = layout::sessions_dir(&state);
+    let mut session_checks = vec![mode_check(
+        "perm.sessions",
+        &sessions,
+        true,
+        "does not exist",
+    )];
+    let session_files = entries(&sessions);
+    let count = session_files.len();
+    for file in &session_files {
+        session_checks.push(mode_check("perm.sessions", file, false, "does not exist"));
+    }
+    checks.push(worst_of(
+        "perm.sessions",
+        session_checks,
+        &format!("session file(s) ({count}) and their directory"),
+    ));
 }
 
 fn enforcement_json() -> Value {

@@ -291,7 +291,9 @@ fn write_config(file: &Path, document: &Json) -> Result<bool> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    // A configuration directory leastgrant creates (`.claude/`, `.cursor/`) is owner-only.
+    leastgrant_hook::files::create_private_dir(dir)
+        .with_context(|| format!("cannot create `{}`", dir.display()))?;
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(target.file_name().unwrap_or_default());
     temp_name.push(format!(".leastgrant-{}.tmp", std::process::id()));

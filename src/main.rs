@@ -5,6 +5,31 @@
 //! `forget` (grants), `rules`, and `install`/`uninstall`/`doctor` (the hook in the agents'
 //! configuration, and whether it has what it needs).
 
+// Every command prints through `shared::output`: these definitions come before the modules, so
+// `println!`, `print!` and `eprintln!` in each of them are these, not the standard ones (which
+// panic and exit 101 when the reader of standard output has gone away).
+macro_rules! println {
+    () => {
+        $crate::shared::output::out(format_args!(""), true)
+    };
+    ($($arg:tt)*) => {
+        $crate::shared::output::out(format_args!($($arg)*), true)
+    };
+}
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::shared::output::out(format_args!($($arg)*), false)
+    };
+}
+macro_rules! eprintln {
+    () => {
+        $crate::shared::output::err(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::shared::output::err(format_args!($($arg)*))
+    };
+}
+
 mod check;
 mod demo;
 mod doctor;
@@ -106,11 +131,19 @@ fn main() -> ExitCode {
         Command::Uninstall(args) => install::uninstall_command(&args),
         Command::Doctor(args) => doctor::doctor_command(&args),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(error) => {
             eprintln!("leastgrant: {error:#}");
             ExitCode::from(3)
         }
+    };
+    // A reader that went away ends the output quietly; any other failure to write it is an error.
+    match shared::output::finish() {
+        Some(error) => {
+            eprintln!("leastgrant: cannot write standard output: {error}");
+            ExitCode::from(3)
+        }
+        None => code,
     }
 }

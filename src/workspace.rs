@@ -104,9 +104,16 @@ impl Workspace {
         ];
         let mut layers = Vec::new();
         for file in files.into_iter().filter(|f| f.exists()) {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read `{}`", file.display()))?;
-            let value: serde_json::Value = serde_json::from_str(&text)
+            let Some(bytes) = leastgrant_hook::files::read_regular(
+                &file,
+                leastgrant_hook::files::Links::Follow,
+                leastgrant_hook::files::Trust::Anyone,
+                leastgrant_hook::files::MAX_RULES_BYTES,
+            )?
+            else {
+                continue;
+            };
+            let value: serde_json::Value = serde_json::from_slice(&bytes)
                 .with_context(|| format!("`{}` is not valid JSON", file.display()))?;
             let policy = Policy::from_claude_settings(&value, &self.roots).with_context(|| {
                 format!("`{}` holds rules leastgrant cannot read", file.display())

@@ -2,14 +2,15 @@
 //! atomically.
 //!
 //! Layout: `<root>/projects/<16-hex digest of the project path>/grants.json`. Every write stages
-//! the whole file as `grants.json.staged` (created 0600, and its mode reset to 0600 right after
-//! opening, so a staged file left by a crash with a wider mode is narrowed before anything is
-//! written into it), syncs it, and renames it over the old file. A crash before the rename
-//! leaves the old file intact. Single writer per project: concurrent writers are unsupported
-//! and the last rename wins.
+//! the whole file as `grants.json.staged` (created afresh, owner-only, whatever was at that name
+//! removed first), syncs it, and renames it over the old file (`files::stage`). A crash before
+//! the rename leaves the old file intact. Single writer per project: concurrent writers are
+//! unsupported and the last rename wins. A grants file is read only when it is a regular file of
+//! bounded size, this user's and writable by no one else, in directories no one else can write
+//! (`files.rs`); otherwise loading fails with the reason, and the hook asks.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use leastgrant_engine::{
@@ -18,9 +19,13 @@ use leastgrant_engine::{
 };
 use serde_json::{Value, json};
 
+use crate::files::{self, Links, Trust};
+
 /// Grants of one project, in one JSON file.
 #[derive(Debug, Clone)]
 pub struct FileGrantStore {
+    /// The directory below which every directory must be the user's own (the state directory).
+    base: PathBuf,
     dir: PathBuf,
 }
 
@@ -47,6 +52,7 @@ impl FileGrantStore {
     pub fn new(root: &Path, project: &str) -> FileGrantStore {
         let digest = digest16(&Value::String(project.to_string()));
         FileGrantStore {
+            base: root.parent().unwrap_or(root).to_path_buf(),
             dir: root.join("projects").join(digest),
         }
     }
@@ -64,7 +70,7 @@ impl FileGrantStore {
     fn write_all(&self, grants: &[Grant]) -> Result<(), GrantStoreError> {
         let staged = self.stage(grants)?;
         fs::rename(&staged, self.path()).map_err(|e| io_error("replace", &self.path(), &e))?;
-        if let Ok(dir) = File::open(&self.dir) {
+        if let Ok(dir) = fs::File::open(&self.dir) {
             // Make the rename itself durable; a failure here loses nothing already written.
             let _ = dir.sync_all();
         }
@@ -74,77 +80,15 @@ impl FileGrantStore {
     /// The first half of a write: the whole new file, staged and synced, not yet in place.
     /// Public so tests can stop a write where a crash would.
     pub fn stage(&self, grants: &[Grant]) -> Result<PathBuf, GrantStoreError> {
-        create_private_dir(&self.dir)?;
+        files::create_private_dir(&self.dir).map_err(|e| io_error("create", &self.dir, &e))?;
+        files::check_dirs(&self.base, &self.path()).map_err(|e| GrantStoreError(e.to_string()))?;
         let staged = self.staged_path();
-        let mut file = open_private(&staged).map_err(|e| io_error("create", &staged, &e))?;
-        let text = serde_json::to_string_pretty(&to_json(grants))
+        let mut text = serde_json::to_string_pretty(&to_json(grants))
             .map_err(|e| GrantStoreError(e.to_string()))?;
-        file.write_all(text.as_bytes())
-            .map_err(|e| io_error("write", &staged, &e))?;
-        file.write_all(b"\n")
-            .map_err(|e| io_error("write", &staged, &e))?;
-        file.sync_all().map_err(|e| io_error("sync", &staged, &e))?;
+        text.push('\n');
+        files::stage(&staged, text.as_bytes()).map_err(|e| io_error("write", &staged, &e))?;
         Ok(staged)
     }
-}
-
-fn create_private_dir(dir: &Path) -> Result<(), GrantStoreError> {
-    fs::create_dir_all(dir).map_err(|e| io_error("create", dir, &e))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-            .map_err(|e| io_error("restrict", dir, &e))?;
-    }
-    Ok(())
-}
-
-/// Creates the staged file afresh, owner-only. Whatever was at that name before — a staged file
-/// a crash left behind, or a symlink planted there — is removed first, and the file is created
-/// exclusively (`O_CREAT|O_EXCL` never follows a symlink), then its mode is set again.
-fn open_private(path: &Path) -> io::Result<File> {
-    match fs::remove_file(path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let file = options.open(path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(file)
-}
-
-/// The grants file must be a regular file (not a symlink) that nobody else can write.
-fn check_private(path: &Path) -> Result<(), GrantStoreError> {
-    let meta = fs::symlink_metadata(path).map_err(|e| io_error("inspect", path, &e))?;
-    if !meta.file_type().is_file() {
-        return Err(GrantStoreError(format!(
-            "`{}` is not a regular file; refusing to trust it",
-            path.display()
-        )));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if meta.permissions().mode() & 0o022 != 0 {
-            return Err(GrantStoreError(format!(
-                "`{}` can be written by others (mode {:o}); refusing to trust it",
-                path.display(),
-                meta.permissions().mode() & 0o777
-            )));
-        }
-    }
-    Ok(())
 }
 
 fn to_json(grants: &[Grant]) -> Value {
@@ -231,13 +175,15 @@ impl GrantStore for FileGrantStore {
 
     fn load(&self) -> Result<Vec<Grant>, GrantStoreError> {
         let path = self.path();
-        match fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_error("inspect", &path, &e)),
-            Ok(_) => check_private(&path)?,
-        }
-        let text = fs::read_to_string(&path).map_err(|e| io_error("read", &path, &e))?;
-        let value: Value = serde_json::from_str(&text)
+        let untrusted = |e: files::FileError| GrantStoreError(e.to_string());
+        files::check_dirs(&self.base, &path).map_err(untrusted)?;
+        let Some(bytes) =
+            files::read_regular(&path, Links::Refuse, Trust::Owner, files::MAX_GRANTS_BYTES)
+                .map_err(untrusted)?
+        else {
+            return Ok(Vec::new());
+        };
+        let value: Value = serde_json::from_slice(&bytes)
             .map_err(|e| GrantStoreError(format!("`{}` is not valid JSON: {e}", path.display())))?;
         from_json(&value, &path)
     }

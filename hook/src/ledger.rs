@@ -3,14 +3,18 @@
 //!
 //! Each line is one `write` on a file opened with `O_APPEND`, so concurrent appends neither
 //! interleave nor overwrite. Rotation renames under an exclusive lock; a writer that opened the
-//! file just before a rotation appends to the renamed file, so no line is lost.
+//! file just before a rotation appends to the renamed file, so no line is lost. The ledger and
+//! its lock are opened without following a link or blocking on a FIFO, created owner-only, and
+//! must be regular files of this user's that no one else can write (`files.rs`): the ledger
+//! becomes evidence when it is ingested, so a planted one is refused, and the hook asks.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::files::{self, FileError, Trust};
 use crate::layout;
 use crate::payload::ascii_json;
 
@@ -50,15 +54,34 @@ impl Ledger {
         &self.path
     }
 
+    /// Whether the ledger can be trusted and appended to: in directories no one else can write,
+    /// and, where it exists, a regular file of this user's that no one else can write.
+    pub fn check(&self) -> Result<(), FileError> {
+        let base = self.path.parent().unwrap_or(&self.path);
+        files::check_dirs(base, &self.path)?;
+        match fs::symlink_metadata(&self.path) {
+            Err(_) => Ok(()),
+            Ok(meta) if meta.file_type().is_symlink() => Err(FileError {
+                path: self.path.clone(),
+                problem: files::Problem::Link,
+            }),
+            Ok(meta) if !meta.is_file() => Err(FileError {
+                path: self.path.clone(),
+                problem: files::Problem::NotRegular(files::kind(&meta)),
+            }),
+            Ok(meta) => files::check_trusted(&self.path, &meta, Trust::Owner),
+        }
+    }
+
     /// Appends one line. Errors are returned for the caller to report; they never change a
     /// verdict.
     pub fn append(&self, line: &Value) -> std::io::Result<()> {
         if let Some(dir) = self.path.parent() {
-            create_private_dir(dir)?;
+            files::create_private_dir(dir)?;
         }
         let mut text = ascii_json(line);
         text.push('\n');
-        let mut file = open_append(&self.path)?;
+        let mut file = files::open_append(&self.path).map_err(std::io::Error::other)?;
         file.write_all(text.as_bytes())?;
         if file.metadata().map(|m| m.len()).unwrap_or(0) > self.rotate_at {
             self.rotate()?;
@@ -68,11 +91,7 @@ impl Ledger {
 
     fn rotate(&self) -> std::io::Result<()> {
         let lock_path = self.path.with_extension("lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)?;
+        let lock = files::open_lock(&lock_path).map_err(std::io::Error::other)?;
         lock.lock()?;
         // Another process may have rotated while this one waited.
         let still_big = fs::metadata(&self.path)
@@ -95,26 +114,6 @@ fn rotated(path: &Path, n: u32) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(format!(".{n}"));
     PathBuf::from(name)
-}
-
-fn open_append(path: &Path) -> std::io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.append(true).create(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)
-}
-
-/// Creates the state directory owner-only when it does not exist.
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
 }
 
 /// A tool input with every long string cut, so one huge `Write` cannot make a huge line.

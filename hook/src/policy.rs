@@ -1,10 +1,13 @@
 //! The advance answers in force for a project: the rules files and the grants, loaded the same
-//! way for the hook and for `leastgrant check`.
+//! way for the hook and for `leastgrant check`. A rules file is read only when it is a regular
+//! file of bounded size (a link to one is followed); the user's, in the state directory, only
+//! when it is the user's own and no one else can write it or its directory (`files.rs`).
 
 use std::path::{Path, PathBuf};
 
 use leastgrant_engine::{Policy, Roots};
 
+use crate::files::{self, Links, Trust};
 use crate::grants::FileGrantStore;
 use crate::layout;
 
@@ -35,10 +38,21 @@ fn project_rules(roots: &Roots) -> PathBuf {
 pub fn load_policy(files: &[PathBuf], roots: &Roots, given: bool) -> Result<Policy, String> {
     let project_file = project_rules(roots);
     let mut layers = Vec::new();
+    let state_dir = Path::new(&roots.state_dir);
     for file in files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read the rules file `{}`: {e}", file.display()))?;
-        let value: serde_json::Value = serde_json::from_str(&text)
+        let trust = if file.starts_with(state_dir) {
+            files::check_dirs(state_dir, file).map_err(|e| e.to_string())?;
+            Trust::Owner
+        } else {
+            Trust::Anyone
+        };
+        let Some(bytes) = files::read_regular(file, Links::Follow, trust, files::MAX_RULES_BYTES)
+            .map_err(|e| format!("the rules file cannot be used: {e}"))?
+        else {
+            // Gone since it was listed: nothing to apply.
+            continue;
+        };
+        let value: serde_json::Value = serde_json::from_slice(&bytes)
             .map_err(|e| format!("`{}` is not valid JSON: {e}", file.display()))?;
         let policy = Policy::from_json(&value, roots)
             .map_err(|e| format!("`{}` is not a rules file: {e}", file.display()))?;
@@ -62,7 +76,9 @@ pub fn rules_fingerprint(files: &[PathBuf]) -> Vec<(String, String)> {
     files
         .iter()
         .filter_map(|file| {
-            let bytes = std::fs::read(file).ok()?;
+            let bytes =
+                files::read_regular(file, Links::Follow, Trust::Anyone, files::MAX_RULES_BYTES)
+                    .ok()??;
             let digest = leastgrant_engine::hex(&Sha256::digest(&bytes));
             Some((file.display().to_string(), digest))
         })

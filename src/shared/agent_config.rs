@@ -4,11 +4,11 @@
 //! or not). `install` writes the entries; `doctor` checks them. Which events and what each
 //! agent enforces are the hook's catalogue.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use leastgrant_hook::catalogue::Agent;
+use leastgrant_hook::files::{self, Links, Trust};
 use serde_json::Value;
 
 use crate::shared::ordered_json::Json;
@@ -197,13 +197,16 @@ pub fn is_our_handler(handler: &Json) -> bool {
         .is_some()
 }
 
+/// The largest agent configuration file read.
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
 /// Reads a configuration file: `None` when it does not exist, an empty object when it is empty;
-/// an error when it is not a JSON object.
+/// an error when it is not a JSON object, or not a regular file of at most
+/// [`MAX_CONFIG_BYTES`] (a FIFO or a link to a device a repository carries is never read).
 pub fn read_config(path: &Path) -> Result<Option<Json>> {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", path.display())),
+    let Some(bytes) = files::read_regular(path, Links::Follow, Trust::Anyone, MAX_CONFIG_BYTES)?
+    else {
+        return Ok(None);
     };
     let text = String::from_utf8(bytes)
         .with_context(|| format!("`{}` is not UTF-8 text", path.display()))?;

@@ -4,6 +4,7 @@
 mod adversarial;
 mod architecture;
 mod check;
+mod closed_stdout;
 mod demo;
 mod hook;
 mod ingest;
@@ -16,3 +17,4 @@ mod run;
 mod simulate;
 mod support;
 mod symlinked;
+mod untrusted_files;

@@ -184,7 +184,7 @@ fn a_grants_file_others_can_write_or_a_symlink_is_refused() {
             .load()
             .unwrap_err()
             .to_string()
-            .contains("can be written by others")
+            .contains("can be written by other users (mode 666)")
     );
     fs::remove_file(store.path()).unwrap();
     let elsewhere = root.join("elsewhere.json");
@@ -195,6 +195,6 @@ fn a_grants_file_others_can_write_or_a_symlink_is_refused() {
             .load()
             .unwrap_err()
             .to_string()
-            .contains("not a regular file")
+            .contains("is a symbolic link")
     );
 }

@@ -8,3 +8,4 @@ mod envelope;
 mod fuzz;
 mod grants;
 mod ledger;
+mod untrusted;
