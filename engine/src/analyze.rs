@@ -8,7 +8,7 @@
 use crate::knowledge::{self, Classification, Invocation};
 use crate::model::{
     Access, Action, ActionFlags, Analysis, Capability as C, Exposure, Reach, Reversibility, Scale,
-    Subject, ToolCall,
+    Subject, ToolCall, Zone,
 };
 use crate::paths::{self, Roots, resolve};
 use crate::shell::lex::Word;
@@ -77,7 +77,10 @@ fn runs_code(effective: &Effective) -> bool {
 /// caller gathers them.
 pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
     let mut script = parse(command, 0);
-    let effectives = unwrap_script(std::mem::take(&mut script.commands), &Effective::default());
+    let mut effectives = unwrap_script(std::mem::take(&mut script.commands), &Effective::default());
+    if effectives.iter().any(evaluates_subscripts) {
+        effectives = with_subscript_code(effectives);
+    }
     let mut piped_from_network = false;
     let mut cwd_now: Option<String> = Some(cwd.to_string());
     let mut actions = Vec::new();
@@ -206,7 +209,9 @@ fn classify_effective(
         if let Some(base) = base {
             j.targets = base.targets;
             j.persistence = base.persistence;
+            j.unread_code = base.unread_code;
         }
+        j.unread_code |= effective.unread;
         if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path) {
             j.targets
                 .push((Word::plain(&effective.program_path), Access::Execute));
@@ -250,8 +255,12 @@ fn classify_effective(
             ),
         }
     };
+    judgement.targets.extend(effective.loads.iter().cloned());
+    runs_elsewhere(effective, &mut judgement, cwd, roots);
+    reads_commands_from_input(effective, &mut judgement);
     let mut unknowns: Vec<String> = judgement.opaque.iter().cloned().collect();
     let mut flags = ActionFlags {
+        unread_code: judgement.unread_code,
         piped_from_network,
         persistence: judgement.persistence,
         in_loop: effective.surroundings.in_loop,
@@ -373,7 +382,11 @@ fn classify_effective(
     }
     // Any argument that names a credential is read, whether or not the tables know the option
     // (`openssl base64 -in ~/.ssh/id_rsa`, `curl -H @~/.aws/credentials`, `git blame .env`).
-    for word in effective.args.iter().filter(|w| w.is_literal()) {
+    for (at, word) in effective.args.iter().enumerate() {
+        // A pattern (`grep .env notes.txt`) is matched, not opened.
+        if !word.is_literal() || judgement.is_pattern(at) {
+            continue;
+        }
         let text = word.text.as_str();
         let candidate = text
             .strip_prefix('@')
@@ -392,13 +405,20 @@ fn classify_effective(
                 .push((Word::plain(candidate), Access::Read));
         }
     }
+    floor_places_in_values(effective, &mut judgement, &mut normalizer);
     let target_words: Vec<String> = judgement
         .targets
         .iter()
         .map(|(w, _)| w.text.clone())
         .collect();
     let targets = place_targets(&mut judgement, &mut normalizer, &mut unknowns, &mut flags);
-    let signature = shell_signature(effective, &mut normalizer, &redirect_signature);
+    let signature = shell_signature(
+        effective,
+        &judgement,
+        &target_words,
+        &mut normalizer,
+        &redirect_signature,
+    );
     let (spelling, spelling_without_flags) = spell(effective, &mut normalizer, &target_words);
     let display = redact_text(effective_text(effective));
     Action {
@@ -459,4 +479,234 @@ fn names_secret_variable(raw: &str) -> bool {
         .iter()
         .any(|s| name.contains(s))
     })
+}
+
+/// A runner started in a directory outside the project (`git -C ~/x status`, `cd ~/x && npm
+/// test`, `env -C`, `pushd`), or in one the engine cannot tell, runs that directory's
+/// configuration, hooks, build scripts and tests: code the engine has not read.
+fn runs_elsewhere(
+    effective: &Effective,
+    judgement: &mut Classification,
+    cwd: Option<&str>,
+    roots: &Roots,
+) {
+    let runs_project_code = matches!(
+        judgement.capability,
+        C::ExecTest
+            | C::ExecBuild
+            | C::ExecPkg
+            | C::ExecVcsRead
+            | C::ExecVcsWrite
+            | C::ExecVcsPublish
+            | C::ExecIacPlan
+            | C::ExecIac
+    );
+    if !runs_project_code {
+        return;
+    }
+    let inside = cwd.is_some_and(|dir| paths::place(Some(dir), roots).zone == Zone::Workspace);
+    if inside {
+        return;
+    }
+    let why = match cwd {
+        Some(dir) => format!(
+            "`{}` runs in `{}`, outside the project, whose configuration, hooks and scripts the engine has not read",
+            effective.program,
+            redact_text(dir)
+        ),
+        None => format!(
+            "`{}` runs in a directory the engine cannot tell, whose configuration, hooks and scripts it has not read",
+            effective.program
+        ),
+    };
+    let taken = std::mem::replace(judgement, Classification::new(C::Meta));
+    *judgement = taken.runs_unread(&why).reach(Reach::Machine);
+}
+
+/// A program that reads its commands from its standard input (`ed`, `ex`, `vim -e`), fed by a
+/// pipe, a here-document or a file: the commands are code the engine has not read (`!cmd`,
+/// `w ~/.bashrc`).
+fn reads_commands_from_input(effective: &Effective, judgement: &mut Classification) {
+    let program = effective.program.as_str();
+    let reads_commands = matches!(program, "ed" | "red" | "ex")
+        || matches!(program, "vim" | "vi" | "nvim" | "view")
+            && effective.args.iter().any(|w| {
+                let t = w.text.as_str();
+                matches!(t, "-e" | "-E" | "-es" | "-Es")
+            });
+    if !reads_commands {
+        return;
+    }
+    let fed = effective.surroundings.piped_from.is_some()
+        || effective
+            .redirects
+            .iter()
+            .any(|r| r.op.starts_with('<') && r.fd.is_none_or(|fd| fd == 0));
+    if fed {
+        let taken = std::mem::replace(judgement, Classification::new(C::Meta));
+        *judgement = taken.runs_unread(&format!(
+            "`{program}` runs editor commands from its input, which can run programs and write any file"
+        ));
+    }
+}
+
+/// A floor place (a startup file, a control file, leastgrant's state) named in an option's or a
+/// variable's value is written, whatever the tables know of the option: a runner's
+/// `--junitxml=~/.bashrc`, `-o cache_dir=.git/hooks`, `--outputFile=…` after `--`,
+/// `COVERAGE_FILE=~/.profile`. The target's placement decides, not the action's capability.
+/// Programs whose tables type every word (readers, writers, deleters) are left to the tables.
+fn floor_places_in_values(
+    effective: &Effective,
+    judgement: &mut Classification,
+    normalizer: &mut Normalizer<'_>,
+) {
+    let typed_by_tables = judgement.capability.is_read_only()
+        || matches!(
+            judgement.capability,
+            C::FsWriteWorkspace | C::FsWriteOutside | C::FsDelete | C::SecretRead
+        );
+    let mut values: Vec<&str> = effective
+        .assignments
+        .iter()
+        .filter(|(_, v)| v.is_literal())
+        .map(|(_, v)| v.text.as_str())
+        .collect();
+    if !typed_by_tables {
+        let mut after_option = false;
+        for word in &effective.args {
+            let text = word.text.as_str();
+            let literal = word.is_literal();
+            let is_option = text.starts_with('-') && text != "--" && text != "-";
+            if literal {
+                if let Some((_, value)) = text.split_once('=').filter(|_| is_option || after_option)
+                {
+                    values.push(value);
+                } else if after_option {
+                    values.push(text);
+                }
+            }
+            after_option = is_option && !text.contains('=');
+        }
+    }
+    for value in values {
+        // `html:PATH` (a report format and where it goes).
+        let value = match value.split_once(':') {
+            Some((kind, path))
+                if !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+            {
+                path
+            }
+            _ => value,
+        };
+        if !crate::signature::looks_like_path(value)
+            || judgement.targets.iter().any(|(w, _)| w.text == value)
+        {
+            continue;
+        }
+        let placement = normalizer.placement(value);
+        if placement.persistence || placement.control || placement.own_state {
+            judgement.targets.push((Word::plain(value), Access::Write));
+        } else if placement.secret {
+            judgement.targets.push((Word::plain(value), Access::Read));
+        }
+    }
+}
+
+/// Builtins that evaluate an array subscript, or arithmetic, in their operands: a literal
+/// `a[$(cmd)]` (quoted, so the parser saw no substitution) runs `cmd` (`test -v`, `[[ -v ]]`,
+/// `printf -v`, `let`, `unset`, `read`, `declare`).
+fn evaluates_subscripts(effective: &Effective) -> bool {
+    matches!(
+        effective.program.as_str(),
+        "test"
+            | "["
+            | "[["
+            | "printf"
+            | "let"
+            | "unset"
+            | "read"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "export"
+            | "readonly"
+            | "(("
+    ) && effective
+        .args
+        .iter()
+        .any(|w| w.is_literal() && (w.text.contains("$(") || w.text.contains('`')))
+}
+
+/// The effectives, each subscript-evaluating builtin followed by the commands its operands'
+/// substitutions run, analysed as shell text of their own.
+fn with_subscript_code(effectives: Vec<Effective>) -> Vec<Effective> {
+    let mut out = Vec::with_capacity(effectives.len() + 1);
+    for effective in effectives {
+        let mut inner = Vec::new();
+        if evaluates_subscripts(&effective) {
+            for word in effective.args.iter().filter(|w| w.is_literal()) {
+                for body in substitution_bodies(&word.text) {
+                    let script = parse(body, effective.surroundings.depth + 1);
+                    let template = Effective {
+                        written: effective.written.clone(),
+                        ..Effective::default()
+                    };
+                    let mut commands = script.commands;
+                    for command in &mut commands {
+                        command.surroundings.isolated = true;
+                    }
+                    inner.extend(unwrap_script(commands, &template));
+                    if !script.problems.is_empty() {
+                        let mut opaque = effective.clone();
+                        opaque.opaque = Some("code in a subscript that does not parse".to_string());
+                        opaque.unread = true;
+                        inner.push(opaque);
+                    }
+                }
+            }
+        }
+        out.push(effective);
+        out.extend(inner);
+    }
+    out
+}
+
+/// The bodies of `$(…)` and `` `…` `` in a word's text, outermost first.
+fn substitution_bodies(text: &str) -> Vec<&str> {
+    let mut bodies = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes.get(i..i + 2) == Some(b"$(") {
+            let start = i + 2;
+            let mut depth = 1;
+            let mut j = start;
+            while j < bytes.len() && depth > 0 {
+                match bytes.get(j) {
+                    Some(b'(') => depth += 1,
+                    Some(b')') => depth -= 1,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let end = if depth == 0 { j - 1 } else { bytes.len() };
+            if let Some(body) = text.get(start..end) {
+                bodies.push(body);
+            }
+            i = j;
+        } else if bytes.get(i) == Some(&b'`') {
+            let start = i + 1;
+            let end = text
+                .get(start..)
+                .and_then(|rest| rest.find('`'))
+                .map_or(bytes.len(), |at| start + at);
+            if let Some(body) = text.get(start..end) {
+                bodies.push(body);
+            }
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
+    bodies
 }

@@ -377,6 +377,8 @@ fn judge_action(action: &Action, prep: &PreparedAction, situation: &Situation<'_
 }
 
 const NOT_UNDERSTOOD: &str = "floor.not-understood";
+/// Code the engine cannot read: never waived, whatever the posture or the evidence.
+const UNREAD_CODE: &str = "floor.unread-code";
 
 /// Decides a call: [`judge`], then the reasons a person reads.
 pub fn decide(analysis: &Analysis, ctx: &Context<'_>) -> Verdict {
@@ -601,7 +603,19 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
             false,
         ));
     }
-    if !action.understood || !analysis.understood {
+    if action.flags.unread_code {
+        // Its own floor, so no posture waives it as it may waive "not understood".
+        let why = action
+            .unknowns
+            .first()
+            .map(String::as_str)
+            .unwrap_or("code given to it");
+        hits.push((
+            UNREAD_CODE,
+            format!("it runs code the engine cannot read: {why}"),
+            false,
+        ));
+    } else if !action.understood || !analysis.understood {
         let why = action
             .unknowns
             .first()

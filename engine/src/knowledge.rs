@@ -137,8 +137,10 @@ name_set! {
     /// Programs that run code they read from their input, so a network fetch piped into one runs
     /// what was fetched (shells and `sh -c` are the shell analysis's own).
     pub(crate) static RUNS_INPUT = &[
-        "busybox", "python", "python3", "python2", "node", "perl", "ruby", "php", "lua", "pwsh",
-        "powershell", "eval", "source", ".", "deno", "bun",
+        "busybox", "python", "python3", "python2", "pypy", "pypy3", "py", "ipython", "node",
+        "nodejs", "perl", "ruby", "php", "lua", "luajit", "pwsh", "powershell", "eval", "source",
+        ".", "deno", "bun", "ed", "ex", "irb", "jshell", "tclsh", "rscript", "r", "julia",
+        "osascript", "qjs", "gawk", "awk",
     ];
 }
 

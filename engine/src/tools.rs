@@ -68,6 +68,13 @@ pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
                 }
             }
             "dangerouslyDisableSandbox" | "with_escalated_permissions" => shell.unsandboxed |= set,
+            // Codex's newer spelling: any value but the sandboxed default asks to leave it.
+            "sandbox_permissions" => {
+                shell.unsandboxed |= value
+                    .as_str()
+                    .is_none_or(|v| !matches!(v, "use_default" | "default" | ""))
+                    && !value.is_null()
+            }
             "run_in_background" | "is_background" => shell.background |= set,
             _ => {}
         }

@@ -33,6 +33,13 @@ pub struct Classification {
     pub recursive: bool,
     /// It installs something that runs later (cron, services, login items).
     pub persistence: bool,
+    /// The code it runs is not in a file the engine could place (inline code, editor and pager
+    /// commands, plugins or toolchains named by an option): the unread-code floor.
+    pub unread_code: bool,
+    /// Bit `i`: argument `i` is a pattern the program matches lines or names against (grep's
+    /// first operand, find's `-name` value), not a path it opens: never a target, and
+    /// `<pattern>` in the signature. Arguments past the 64th are never marked.
+    pub patterns: u64,
 }
 
 impl Classification {
@@ -45,6 +52,8 @@ impl Classification {
             opaque: None,
             recursive: false,
             persistence: false,
+            unread_code: false,
+            patterns: 0,
         }
     }
 
@@ -53,6 +62,43 @@ impl Classification {
         let mut j = Classification::new(capability);
         j.opaque = Some(why.to_string());
         j
+    }
+
+    /// Runs code the engine cannot read: opaque, and a floor no evidence unlocks.
+    pub fn unread(capability: Capability, why: &str) -> Classification {
+        let mut j = Classification::opaque(capability, why);
+        j.unread_code = true;
+        j
+    }
+
+    /// Marks an existing judgement as running code the engine cannot read.
+    pub(crate) fn runs_unread(mut self, why: &str) -> Classification {
+        if self.opaque.is_none() {
+            self.opaque = Some(why.to_string());
+        }
+        self.unread_code = true;
+        self
+    }
+
+    /// Marks `words` (arguments of `inv`) as patterns, not paths.
+    pub(crate) fn with_patterns<'w>(
+        mut self,
+        inv: &Invocation<'_>,
+        words: impl IntoIterator<Item = &'w Word>,
+    ) -> Classification {
+        for word in words {
+            if let Some(at) = inv.args.iter().position(|a| std::ptr::eq(a, word))
+                && at < 64
+            {
+                self.patterns |= 1 << at;
+            }
+        }
+        self
+    }
+
+    /// Argument `at` is a pattern.
+    pub fn is_pattern(&self, at: usize) -> bool {
+        at < 64 && self.patterns & (1 << at) != 0
     }
 
     pub(crate) fn with_paths<'w>(

@@ -215,6 +215,11 @@ pub(super) const TABLE: &[(&[&str], Judge)] = &[
 ];
 
 fn reader(inv: &Invocation<'_>) -> Classification {
+    if matches!(inv.program, "less" | "more")
+        && let Some(j) = pager(inv)
+    {
+        return j;
+    }
     // Options that take a value, per program: `cat -n .env` reads `.env`.
     let valued: Names<'_> = match inv.program {
         "head" | "tail" => flags![
@@ -388,12 +393,25 @@ fn searcher(inv: &Invocation<'_>) -> Classification {
         valued.contains(t) && (rg || !matches!(t, "-r" | "-E" | "-t" | "-T"))
     });
     let pattern_given = inv.has_any(flags!["-e", "--regexp", "-f", "--file"]);
+    // The first operand is the pattern unless `-e`/`-f` gave one; `-e` values are patterns too.
+    // A pattern is matched against lines, never opened: `grep .env notes.txt` reads notes.txt.
+    let mut patterns: Vec<&crate::shell::lex::Word> = Vec::new();
     if !pattern_given && !positionals.is_empty() {
-        positionals.remove(0);
+        patterns.push(positionals.remove(0));
+    }
+    let mut words = inv.args.iter();
+    while let Some(word) = words.next() {
+        if matches!(word.text.as_str(), "-e" | "--regexp")
+            && let Some(value) = words.next()
+        {
+            patterns.push(value);
+        }
     }
     let recursive = matches!(inv.program, "rg" | "ag" | "ack" | "ugrep")
         || inv.has_any(flags!["-r", "-R", "--recursive", "--dereference-recursive"]);
-    let mut j = Classification::new(C::FsReadWorkspace).recursive(recursive);
+    let mut j = Classification::new(C::FsReadWorkspace)
+        .recursive(recursive)
+        .with_patterns(inv, patterns);
     if let Some(file) = inv.any_value(flags!["-f", "--file"]) {
         j.targets.push((file, Access::Read));
     }
@@ -443,6 +461,46 @@ fn find(inv: &Invocation<'_>) -> Classification {
         Classification::new(C::FsReadWorkspace).with_paths(roots.iter().copied(), Access::Read)
     };
     j = j.recursive(true);
+    // A name pattern selects which names find prints (`-name .env` lists, it does not read).
+    // When find acts on what it matches (runs a command, deletes, writes a list), the pattern
+    // decides what is acted on, so it stays typed like a path there.
+    let acts = inv.args.iter().any(|w| {
+        matches!(
+            w.text.as_str(),
+            "-exec"
+                | "-execdir"
+                | "-ok"
+                | "-okdir"
+                | "-delete"
+                | "-fprint"
+                | "-fprint0"
+                | "-fprintf"
+                | "-fls"
+        )
+    });
+    if !acts {
+        let mut names = Vec::new();
+        let mut words = inv.args.iter();
+        while let Some(word) = words.next() {
+            if matches!(
+                word.text.as_str(),
+                "-name"
+                    | "-iname"
+                    | "-path"
+                    | "-ipath"
+                    | "-wholename"
+                    | "-iwholename"
+                    | "-regex"
+                    | "-iregex"
+                    | "-lname"
+                    | "-ilname"
+            ) && let Some(value) = words.next()
+            {
+                names.push(value);
+            }
+        }
+        j = j.with_patterns(inv, names);
+    }
     if roots.is_empty() {
         j.targets
             .push((crate::shell::lex::Word::plain("."), Access::Read));
@@ -456,8 +514,68 @@ fn find(inv: &Invocation<'_>) -> Classification {
     j
 }
 
-fn inspect(_inv: &Invocation<'_>) -> Classification {
+fn inspect(inv: &Invocation<'_>) -> Classification {
+    // `man -P CMD`, `-H CMD` (a browser) and `--pager=CMD` run a program of the caller's choice.
+    if inv.program == "man"
+        && inv.args.iter().any(|w| {
+            let t = w.text.as_str();
+            t.starts_with("-P")
+                || t.starts_with("-H")
+                || t.starts_with("--pager")
+                || t.starts_with("--html")
+                || t.starts_with("--preprocessor")
+                || t.starts_with("-p")
+        })
+    {
+        return Classification::unread(C::ExecUnknown, "`man` is told which program to run");
+    }
     Classification::new(C::ExecInspect).reach(Reach::None)
+}
+
+/// `less`/`more`: a log file option writes its value; an initial command (`+!cmd`, `+|cmd`,
+/// `-p` is a search and harmless) can run programs. `None` when it is a plain read.
+fn pager(inv: &Invocation<'_>) -> Option<Classification> {
+    let runs = inv.args.iter().any(|w| {
+        let t = w.text.as_str();
+        let command = t.strip_prefix("++").or_else(|| t.strip_prefix('+'));
+        command.is_some_and(|c| {
+            !(c.is_empty()
+                || c.starts_with('/')
+                || c.starts_with('?')
+                || matches!(c, "G" | "g" | "F")
+                || c.bytes().all(|b| b.is_ascii_digit()))
+        })
+    });
+    if runs {
+        return Some(Classification::unread(
+            C::ExecUnknown,
+            "an initial pager command, which can run programs or write files",
+        ));
+    }
+    let log = inv
+        .any_value(flags!["-o", "-O", "--log-file", "--LOG-FILE"])
+        .filter(|w| !w.text.is_empty());
+    let log = log?;
+    let files = inv.positionals(flags![
+        "-o",
+        "-O",
+        "--log-file",
+        "--LOG-FILE",
+        "-p",
+        "-x",
+        "-b",
+        "-h",
+        "-j",
+        "-y",
+        "-z",
+        "-P",
+        "-t",
+        "-T",
+        "-k"
+    ]);
+    let mut j = Classification::new(C::FsWriteWorkspace).with_paths(files, Access::Read);
+    j.targets.push((log, Access::Write));
+    Some(j)
 }
 
 /// Builtins that change the shell's own state: names they set can hijack later commands,
@@ -718,10 +836,11 @@ fn sed(inv: &Invocation<'_>) -> Classification {
         scripts.push(positionals.remove(0).text.clone());
     }
     if scripts.iter().any(|script| sed_script_escapes(script)) {
-        return Classification::opaque(
+        return Classification::unread(
             C::ExecUnknown,
             "the sed program writes files or runs commands",
-        );
+        )
+        .with_paths(positionals, Access::Read);
     }
     let in_place = inv.has_any(flags!["-i", "--in-place"])
         || inv
@@ -729,7 +848,37 @@ fn sed(inv: &Invocation<'_>) -> Classification {
             .iter()
             .any(|w| w.text.starts_with("-i") && !w.text.starts_with("--"));
     if in_place {
-        Classification::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write)
+        // `-iSUFFIX` keeps a backup named by the suffix; one with a `/` puts it elsewhere
+        // (`*` stands for the file's name).
+        let backups: Vec<Word> = inv
+            .args
+            .iter()
+            .filter_map(|w| {
+                let suffix = w.text.strip_prefix("--in-place=").or_else(|| {
+                    w.text
+                        .strip_prefix("-i")
+                        .filter(|_| !w.text.starts_with("--"))
+                })?;
+                suffix.contains('/').then_some(suffix)
+            })
+            .flat_map(|suffix| {
+                positionals.iter().map(move |file| {
+                    let name = file.text.rsplit('/').next().unwrap_or("");
+                    let mut backup = (*file).clone();
+                    // Without `*` the suffix is appended; GNU and BSD differ on where a
+                    // suffix with a `/` lands, so the suffix as a path is placed too.
+                    backup.text = if suffix.contains('*') {
+                        suffix.replace('*', name)
+                    } else {
+                        suffix.to_string()
+                    };
+                    backup
+                })
+            })
+            .collect();
+        Classification::new(C::FsWriteWorkspace)
+            .with_paths(positionals, Access::Write)
+            .with_paths(&backups, Access::Write)
     } else {
         Classification::new(C::FsReadWorkspace).with_paths(positionals, Access::Read)
     }
@@ -993,6 +1142,75 @@ fn split(inv: &Invocation<'_>) -> Classification {
 }
 
 fn editor(inv: &Invocation<'_>) -> Classification {
+    // Commands given on the command line (`vim -c '!id'`, `+cmd`, `--cmd`, `-S`, `-u`;
+    // `emacs --eval`, `-l`, `--script`, `-f`) are code the engine has not read.
+    let commands = inv.args.iter().any(|w| {
+        let t = w.text.as_str();
+        match inv.program {
+            "emacs" => {
+                [
+                    "--eval",
+                    "--load",
+                    "--script",
+                    "--funcall",
+                    "--exec",
+                    "-x",
+                    "--file",
+                    "--insert",
+                ]
+                .iter()
+                .any(|f| {
+                    t.strip_prefix(f)
+                        .is_some_and(|r| r.is_empty() || r.starts_with('='))
+                }) || matches!(t, "-l" | "-f" | "-L" | "--directory")
+                    || t.starts_with("-l") && t.len() > 2
+            }
+            "vim" | "vi" | "nvim" | "view" | "vimdiff" | "ex" => {
+                (t.starts_with('+') && t.len() > 1 && !t[1..].bytes().all(|b| b.is_ascii_digit()))
+                    || matches!(
+                        t,
+                        "-c" | "--cmd"
+                            | "-S"
+                            | "-u"
+                            | "-U"
+                            | "-s"
+                            | "-i"
+                            | "-w"
+                            | "-W"
+                            | "--startuptime"
+                    )
+                    || t.starts_with("-c") && t.len() > 2
+            }
+            _ => false,
+        }
+    });
+    if commands {
+        return Classification::unread(
+            C::FsWriteWorkspace,
+            "commands given to the editor, which can run programs and write any file",
+        )
+        .with_paths(
+            inv.positionals(flags![
+                "-c",
+                "--cmd",
+                "-S",
+                "-u",
+                "-U",
+                "-s",
+                "-i",
+                "-w",
+                "-W",
+                "-l",
+                "-f",
+                "-L",
+                "--eval",
+                "--load",
+                "--script",
+                "--funcall"
+            ]),
+            Access::Write,
+        );
+    }
     // An interactive editor; in an agent's shell it blocks or runs its own commands.
     Classification::opaque(
         C::FsWriteWorkspace,

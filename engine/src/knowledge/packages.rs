@@ -293,6 +293,30 @@ fn js(inv: &Invocation<'_>) -> Classification {
             "evaluates code given on the command line",
         );
     }
+    // The shell scripts run in and the options node starts with are code.
+    if let Some(option) = inv.args.iter().find(|w| {
+        let t = w.text.as_str();
+        [
+            "--script-shell",
+            "--node-options",
+            "--shell",
+            "--userconfig",
+            "--globalconfig",
+        ]
+        .iter()
+        .any(|f| {
+            t.strip_prefix(f)
+                .is_some_and(|r| r.is_empty() || r.starts_with('='))
+        })
+    }) {
+        return Classification::unread(
+            C::ExecUnknown,
+            &format!(
+                "`{}` changes the program npm runs scripts with",
+                option.text.split('=').next().unwrap_or("")
+            ),
+        );
+    }
     let positionals = inv.positionals(valued);
     let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
     let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
@@ -380,6 +404,7 @@ fn js(inv: &Invocation<'_>) -> Classification {
     } else {
         j
     };
+    let j = other_project(inv, flags!["--workspace", "-w"], j);
     other_project(inv, flags!["--prefix", "-C", "--dir", "--cwd"], j)
 }
 
@@ -486,9 +511,21 @@ fn python_project(inv: &Invocation<'_>) -> Classification {
 
 fn cargo(inv: &Invocation<'_>) -> Classification {
     if inv.has("--config") || inv.args.iter().any(|w| w.text.starts_with("--config=")) {
-        return Classification::opaque(
+        return Classification::unread(
             C::ExecUnknown,
             "`--config` can point cargo at other programs",
+        );
+    }
+    // `cargo +name` runs another toolchain; one rustup installs by channel is the machine's own.
+    if let Some(toolchain) = inv
+        .args
+        .first()
+        .and_then(|w| w.text.strip_prefix('+'))
+        .filter(|t| !official_toolchain(t))
+    {
+        return Classification::unread(
+            C::ExecUnknown,
+            &format!("`+{toolchain}` runs a toolchain the engine does not know"),
         );
     }
     let valued = flags![
@@ -552,6 +589,20 @@ fn cargo(inv: &Invocation<'_>) -> Classification {
         ),
     };
     let mut j = j;
+    // Artifacts copied out, and libtest's log after `--`.
+    if let Some(dir) = inv.any_value(flags!["--artifact-dir", "--out-dir"]) {
+        j.targets.push((dir, Access::Write));
+    }
+    if let Some(at) = inv.args.iter().position(|w| w.text == "--") {
+        let after = Invocation {
+            program: inv.program,
+            args: inv.args.get(at + 1..).unwrap_or(&[]),
+            config_keys: &[],
+        };
+        if let Some(log) = after.any_value(flags!["--logfile"]) {
+            j.targets.push((log, Access::Write));
+        }
+    }
     // Build output lands in `--target-dir`, and `cargo clean` deletes it whole.
     if let Some(dir) = inv.any_value(flags!["--target-dir"]) {
         let access = if sub == "clean" {
@@ -562,6 +613,14 @@ fn cargo(inv: &Invocation<'_>) -> Classification {
         j.targets.push((dir, access));
     }
     other_project(inv, flags!["--manifest-path"], j)
+}
+
+/// A toolchain rustup installs by name: a channel (`stable`, `nightly-2024-01-01`) or a version
+/// (`1.75`, `1.75.0`), optionally with a host triple.
+fn official_toolchain(name: &str) -> bool {
+    let channel = name.split('-').next().unwrap_or("");
+    matches!(channel, "stable" | "beta" | "nightly")
+        || !channel.is_empty() && channel.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
 fn rustup(inv: &Invocation<'_>) -> Classification {
@@ -881,8 +940,11 @@ fn build_system(inv: &Invocation<'_>) -> Classification {
     }
 }
 
-fn test_runner(inv: &Invocation<'_>) -> Classification {
+pub(super) fn test_runner(inv: &Invocation<'_>) -> Classification {
     let mut j = Classification::new(C::ExecTest);
+    if matches!(inv.program, "pytest" | "py.test") {
+        j = pytest(inv, j);
+    }
     // pytest deletes its base temporary directory before the run.
     if let Some(base) = inv.any_value(flags!["--basetemp"]) {
         j.targets.push((base, Access::Delete));
@@ -898,6 +960,144 @@ fn test_runner(inv: &Invocation<'_>) -> Classification {
     }
     if inv.program == "coverage" && inv.sub(flags![]) == "run" {
         return Classification::opaque(C::ExecInterpreter, "runs a program under coverage");
+    }
+    j
+}
+
+/// pytest's options that write files, load code or point it elsewhere; its operands are the
+/// tests it runs.
+fn pytest(inv: &Invocation<'_>, mut j: Classification) -> Classification {
+    let valued = flags![
+        "-k",
+        "-m",
+        "-p",
+        "-o",
+        "--override-ini",
+        "-c",
+        "--config-file",
+        "--rootdir",
+        "--basetemp",
+        "--confcutdir",
+        "-W",
+        "--pythonwarnings",
+        "--maxfail",
+        "--tb",
+        "-n",
+        "--numprocesses",
+        "--durations",
+        "--junitxml",
+        "--junit-xml",
+        "--log-file",
+        "--result-log",
+        "--report-log",
+        "--html",
+        "--json-report-file",
+        "--cov",
+        "--cov-report",
+        "--cov-config",
+        "--log-level",
+        "--log-cli-level",
+        "--import-mode",
+        "--deselect",
+        "--ignore",
+        "--ignore-glob",
+        "-r",
+        "--capture",
+        "--color",
+        "--dist",
+        "--timeout",
+        "--count",
+    ];
+    for word in inv.positionals(valued) {
+        // `tests/test_x.py::test_a` runs the file's code.
+        let mut path = word.clone();
+        if let Some((file, _)) = path.text.split_once("::") {
+            path.text = file.to_string();
+        }
+        j.targets.push((path, Access::Execute));
+    }
+    const OUTPUTS: [&str; 9] = [
+        "--junitxml",
+        "--junit-xml",
+        "--log-file",
+        "--result-log",
+        "--resultlog",
+        "--report-log",
+        "--html",
+        "--json-report-file",
+        "--debug",
+    ];
+    let mut words = inv.args.iter().peekable();
+    while let Some(word) = words.next() {
+        let t = word.text.as_str();
+        for flag in OUTPUTS {
+            let value = if t == flag {
+                words
+                    .peek()
+                    .filter(|w| !w.text.starts_with('-'))
+                    .map(|w| w.text.clone())
+            } else {
+                t.strip_prefix(flag)
+                    .and_then(|r| r.strip_prefix('='))
+                    .map(str::to_string)
+            };
+            if let Some(value) = value {
+                let mut out = word.clone();
+                out.text = value;
+                j.targets.push((out, Access::Write));
+            }
+        }
+    }
+    if let Some(report) = inv.any_value(flags!["--cov-report"])
+        && let Some((_, path)) = report.text.split_once(':')
+        && !path.is_empty()
+    {
+        let mut out = report.clone();
+        out.text = path.to_string();
+        j.targets.push((out, Access::Write));
+    }
+    if let Some(config) = inv.any_value(flags!["--cov-config"]) {
+        j.targets.push((config, Access::Execute));
+    }
+    // `-p NAME` loads a plugin; `-o key=value` overrides the ini file: where the cache goes, or
+    // options that load code.
+    let mut words = inv.args.iter().peekable();
+    while let Some(word) = words.next() {
+        let t = word.text.as_str();
+        let value = match t {
+            "-o" | "--override-ini" | "-p" => words.peek().map(|w| w.text.as_str()),
+            _ => t
+                .strip_prefix("--override-ini=")
+                .or_else(|| t.strip_prefix("-o").filter(|v| !v.is_empty()))
+                .or_else(|| t.strip_prefix("-p").filter(|v| !v.is_empty())),
+        };
+        let Some(value) = value else { continue };
+        if t.starts_with("-p") {
+            if !value.starts_with("no:") {
+                return j.runs_unread(&format!("loads the pytest plugin `{value}`"));
+            }
+            continue;
+        }
+        let (key, setting) = value.split_once('=').unwrap_or((value, ""));
+        match key.trim() {
+            "cache_dir" => {
+                let mut out = word.clone();
+                out.text = setting.to_string();
+                j.targets.push((out, Access::Write));
+            }
+            "addopts"
+            | "plugins"
+            | "required_plugins"
+            | "pythonpath"
+            | "python_files"
+            | "filterwarnings"
+            | "usefixtures"
+            | "env"
+            | "consider_namespace_packages" => {
+                return j.runs_unread(&format!("`-o {key}=` makes pytest load other code"));
+            }
+            _ => {}
+        }
     }
     j
 }

@@ -777,9 +777,9 @@ fn python_module(module: &str, rest: &[crate::shell::lex::Word]) -> Option<Class
         config_keys: &[],
     };
     match module {
-        "pytest" | "unittest" | "doctest" | "nose2" | "tox" | "nox" if module != "nox" => {
-            Some(Classification::new(C::ExecTest))
-        }
+        // pytest's options are pytest's whichever way it is started.
+        "pytest" => Some(super::packages::test_runner(&inv)),
+        "unittest" | "doctest" | "nose2" | "tox" => Some(Classification::new(C::ExecTest)),
         // What the index gives these names: the linters' and pip's entries in the packages
         // table (no other family names them); `pyflakes` and `pycodestyle` are in no table.
         "mypy" | "ruff" | "black" | "isort" | "flake8" | "pylint" | "pyright" | "bandit" => {
@@ -847,10 +847,14 @@ fn python(inv: &Invocation<'_>) -> Classification {
         break;
     }
     if args.first().is_some_and(|w| w.text.starts_with("-c")) {
-        return Classification::opaque(C::ExecInterpreter, "runs inline code");
+        return Classification::unread(C::ExecInterpreter, "runs inline code");
     }
     match args.first() {
-        None => Classification::opaque(
+        None => Classification::unread(
+            C::ExecInterpreter,
+            "an interpreter reading code from its input",
+        ),
+        Some(dash) if dash.text == "-" => Classification::unread(
             C::ExecInterpreter,
             "an interpreter reading code from its input",
         ),
@@ -878,14 +882,19 @@ fn interpreter(inv: &Invocation<'_>) -> Classification {
             "--load",
         ]);
         if inv.has_any(flags!["-f", "--file", "-i", "--include", "-E", "--exec"]) {
-            return Classification::opaque(C::ExecInterpreter, "runs an awk program from a file");
+            return Classification::opaque(C::ExecInterpreter, "runs an awk program from a file")
+                .with_paths(
+                    inv.any_value(flags!["-f", "--file", "-i", "--include", "-E", "--exec"])
+                        .as_ref(),
+                    Access::Execute,
+                );
         }
         // gawk `-l LIB` loads a shared-library extension.
         if inv.has_any(flags!["-l", "--load"]) {
-            return Classification::opaque(C::ExecInterpreter, "loads an awk extension library");
+            return Classification::unread(C::ExecInterpreter, "loads an awk extension library");
         }
         let Some((program, files)) = positionals.split_first() else {
-            return Classification::opaque(
+            return Classification::unread(
                 C::ExecInterpreter,
                 "an awk program read from its input",
             );
@@ -898,7 +907,7 @@ fn interpreter(inv: &Invocation<'_>) -> Classification {
             || code.contains("ENVIRON")
             || code.contains("@load")
         {
-            return Classification::opaque(
+            return Classification::unread(
                 C::ExecInterpreter,
                 "the awk program runs commands or writes files",
             );
@@ -927,7 +936,7 @@ fn interpreter(inv: &Invocation<'_>) -> Classification {
         "-x",
     ]);
     if inline {
-        return Classification::opaque(C::ExecInterpreter, "runs inline code");
+        return Classification::unread(C::ExecInterpreter, "runs inline code");
     }
     let script = inv
         .positionals(flags![
@@ -947,7 +956,7 @@ fn interpreter(inv: &Invocation<'_>) -> Classification {
             Classification::opaque(C::ExecInterpreter, "runs a script the engine has not read")
                 .with_paths([&script], Access::Execute)
         }
-        None => Classification::opaque(
+        None => Classification::unread(
             C::ExecInterpreter,
             "an interpreter reading code from its input",
         ),

@@ -392,6 +392,23 @@ fn git(inv: &Invocation<'_>) -> Classification {
                 // Skipping hooks is a choice a person makes.
                 j = j.reversibility(Reversibility::Hard);
             }
+            // Pathspec magic (`:(top)../x`, `:/x`, `:(glob,icase)x`) names paths from the
+            // repository's top, not the working directory: not a plain path.
+            for word in rest.iter().filter(|w| w.text.starts_with(':')) {
+                let path = match word.text.strip_prefix(":(") {
+                    Some(magic) => magic.split_once(')').map_or("", |(_, p)| p),
+                    None => word.text.trim_start_matches([':', '/', '!', '^']),
+                };
+                j.opaque = Some(format!(
+                    "the pathspec `{}` uses magic, which the engine does not follow",
+                    word.text
+                ));
+                if !path.is_empty() {
+                    let mut w = (*word).clone();
+                    w.text = path.to_string();
+                    j.targets.push((w, Access::Read));
+                }
+            }
             j
         }
         _ => Classification::opaque(C::ExecUnknown, "an unknown git subcommand (or an alias)"),

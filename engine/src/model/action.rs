@@ -527,4 +527,8 @@ pub struct ActionFlags {
     pub remote: bool,
     pub in_loop: bool,
     pub background: bool,
+    /// It runs code the engine cannot read (inline code, commands an editor or pager is given,
+    /// plugins and toolchains a runner is told to load, a runner started in another
+    /// directory): a floor no evidence and no posture unlocks.
+    pub unread_code: bool,
 }

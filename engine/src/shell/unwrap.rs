@@ -63,10 +63,16 @@ pub struct Effective {
     pub wrappers: Vec<Wrapper>,
     /// Why the program that runs is not known, when it is not.
     pub opaque: Option<String>,
+    /// What runs is code the engine cannot read (a hijacking assignment, shell text from input
+    /// or computed, `trap`, a runner pointed at another toolchain or repository): a floor.
+    pub unread: bool,
     /// Some arguments come from elsewhere (stdin, a `find` walk).
     pub args_unknown: bool,
     /// A directory the wrapper changes into (`env -C`, `git -C`).
     pub chdir: Option<Word>,
+    /// Files a wrapper's own options make it read or run (`uv run --env-file F`,
+    /// `--project DIR`, `--script F`): targets of the command it runs.
+    pub loads: Vec<(Word, crate::model::Access)>,
     /// `git -c` keys, lower-cased and sorted.
     pub config_keys: Vec<String>,
     /// Paths a `find -exec` walks: the inner command touches what is below them.
@@ -86,6 +92,24 @@ impl Effective {
             self.opaque = Some(why.to_string());
         }
     }
+
+    /// Opaque, and what runs is code the engine cannot read.
+    fn unread(&mut self, why: &str) {
+        self.opaque(why);
+        self.unread = true;
+    }
+}
+
+/// [`end_opaque`], and what runs is code the engine cannot read.
+fn end_unread(
+    mut current: Effective,
+    program: String,
+    args: Vec<Word>,
+    why: &str,
+    out: &mut Vec<Effective>,
+) -> Step {
+    current.unread = true;
+    end_opaque(current, program, args, why, out)
 }
 
 /// Ends the peeling at `program`: it runs with `args`, and what it does is not knowable.
@@ -228,6 +252,31 @@ pub fn is_hijack(name: &str) -> bool {
             .iter_bytes()
             .any(|p| name.as_bytes().starts_with(p))
         || name.contains("PATH")
+        // Options, plugins, toolchains, wrappers and linkers a runner reads from the
+        // environment (`PYTEST_ADDOPTS`, `PYTEST_PLUGINS`, `MAVEN_OPTS`, `RUSTUP_TOOLCHAIN`).
+        || [
+            "_ADDOPTS",
+            "_OPTIONS",
+            "_OPTS",
+            "_PLUGINS",
+            "_TOOLCHAIN",
+            "_WRAPPER",
+            "_LINKER",
+            "_RUNNER",
+            "_RCFILE",
+            "_PROCESS_START",
+        ]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+}
+
+/// An exempt name whose value still loads code: `PYTHONWARNINGS=ignore::pkg.Warning` imports
+/// `pkg` to find the category.
+fn loads_by_value(name: &str, value: &str) -> bool {
+    name == "PYTHONWARNINGS"
+        && value
+            .split(',')
+            .any(|filter| filter.split(':').nth(2).is_some_and(|c| c.contains('.')))
 }
 
 /// Switches (no value) the Python and Ruby runners take.
@@ -606,7 +655,7 @@ fn flag_value<'a>(seen: &'a [(String, Option<Word>)], names: Names<'_>) -> Optio
 fn shell_text(mut outer: Effective, source: &Word, out: &mut Vec<Effective>) {
     outer.wrappers.push(Wrapper::ShellEval);
     if !source.is_literal() {
-        outer.opaque("the shell text is computed at run time");
+        outer.unread("the shell text is computed at run time");
         out.push(outer);
         return;
     }
@@ -662,7 +711,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
         if !first.is_literal() {
             current.program_path = first.text.clone();
             current.program = UNRESOLVED.to_string();
-            current.opaque("the program name is computed at run time");
+            current.unread("the program name is computed at run time");
             out.push(current);
             return;
         }
@@ -707,15 +756,15 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
         .iter()
         .any(|(_, v)| v.text.contains("$(") || v.text.contains('`'))
     {
-        current.opaque("a value that holds code, which runs if it is evaluated later");
+        current.unread("a value that holds code, which runs if it is evaluated later");
     }
     let hijack = current
         .assignments
         .iter()
-        .find(|(name, _)| is_hijack(name))
+        .find(|(name, value)| is_hijack(name) || loads_by_value(name, &value.text))
         .map(|(name, _)| name.clone());
     if let Some(name) = hijack {
-        current.opaque(&format!(
+        current.unread(&format!(
             "`{name}=` changes which program runs or what it loads"
         ));
     }
@@ -863,7 +912,7 @@ fn peel_env(
     }
     if flag_value(&seen, flags!["-P"]).is_some() {
         current.program = program;
-        current.opaque("env -P searches another PATH for the program");
+        current.unread("env -P searches another PATH for the program");
         out.push(std::mem::take(current));
         return Step::Done;
     }
@@ -1148,15 +1197,29 @@ fn peel_shell(
         shell_text(std::mem::take(current), &source, out);
         return Step::Done;
     }
+    let from_input = tail.is_empty() || has_flag(&seen, flags!["-s"]);
+    // A here-document or here-string carries the program: it is shell text like `-c`'s.
+    if from_input
+        && !login
+        && let Some(at) = current.redirects.iter().rposition(|r| {
+            matches!(r.op.as_str(), "<<" | "<<-" | "<<<") && r.fd.is_none_or(|fd| fd == 0)
+        })
+        && current.surroundings.piped_from.is_none()
+    {
+        let body = current.redirects.remove(at).target;
+        current.args = Vec::new();
+        shell_text(std::mem::take(current), &body, out);
+        return Step::Done;
+    }
     current.wrappers.push(Wrapper::ShellEval);
     current.args = tail.to_vec();
-    current.opaque(if login {
-        "a login or interactive shell runs startup files"
-    } else if tail.is_empty() || has_flag(&seen, flags!["-s"]) {
-        "a shell reading commands from its input"
+    if login {
+        current.unread("a login or interactive shell runs startup files");
+    } else if from_input {
+        current.unread("a shell reading commands from its input");
     } else {
-        "a shell script the engine has not read"
-    });
+        current.opaque("a shell script the engine has not read");
+    }
     out.push(std::mem::take(current));
     Step::Done
 }
@@ -1219,7 +1282,7 @@ fn peel_trap(
     rest: Vec<Word>,
     out: &mut Vec<Effective>,
 ) -> Step {
-    end_opaque(
+    end_unread(
         std::mem::take(current),
         program,
         rest,
@@ -1313,14 +1376,71 @@ fn peel_env_runner(
         "--env-file",
         "--index",
         "--cache-dir",
+        "--with-requirements",
+        "--with-editable",
+        "--index-url",
+        "--extra-index-url",
+        "--find-links",
+        "--from",
+        "--script",
     ];
     let (tail, seen) = strip_options(rest.get(1..).unwrap_or(&[]), valued);
+    // The runner's own options change what runs and where: they are judged, not dropped.
+    for (flag, value) in &seen {
+        match flag.as_str() {
+            // Packages and indexes: something is downloaded and runs.
+            "--with"
+            | "--with-requirements"
+            | "--with-editable"
+            | "--index"
+            | "--index-url"
+            | "--extra-index-url"
+            | "--find-links"
+            | "-f"
+            | "--from" => {
+                current.wrappers.push(Wrapper::FetchRun);
+            }
+            // An interpreter named by a path is a program the engine has not read; a version
+            // is the runner's own.
+            "--python" | "-p" if program == "uv" => {
+                let version = value.as_ref().is_some_and(|v| {
+                    v.text
+                        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || b == b'.')
+                        && !v.text.contains('/')
+                });
+                if !version {
+                    current.unread("the runner is given an interpreter the engine does not know");
+                }
+            }
+            "--directory" => current.chdir = value.clone(),
+            "--project" | "--script" => {
+                if let Some(dir) = value {
+                    current
+                        .loads
+                        .push((dir.clone(), crate::model::Access::Execute));
+                }
+            }
+            // Variables from a file can change what runs (`PYTHONPATH`, `PYTHONSTARTUP`).
+            "--env-file" => {
+                if let Some(file) = value {
+                    current
+                        .loads
+                        .push((file.clone(), crate::model::Access::Read));
+                }
+                current
+                    .unread("the runner loads variables from a file, which can change what runs");
+            }
+            _ => {}
+        }
+    }
     if seen
         .iter()
         .any(|(f, v)| v.is_none() && f.starts_with("--") && !RUNNER_SWITCHES.contains(&f.as_str()))
     {
         // An option we do not know may take a value: the program is not certain.
-        return end_opaque(
+        return end_unread(
             std::mem::take(current),
             program,
             rest,
@@ -1417,7 +1537,7 @@ fn peel_git(
             "--exec-path" | "--git-dir" | "--work-tree"
                 if (value.is_some() || flag == "--git-dir" || flag == "--work-tree") =>
             {
-                current.opaque("git pointed at another repository or executable path");
+                current.unread("git pointed at another repository or executable path");
             }
             _ => {}
         }

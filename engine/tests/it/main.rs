@@ -3,6 +3,7 @@
 
 mod bypass;
 mod cases;
+mod compound;
 mod envelope;
 mod frozen;
 mod grants;
@@ -12,5 +13,6 @@ mod places;
 mod properties;
 mod real_data;
 mod rules;
+mod signatures;
 mod specstory;
 mod support;
