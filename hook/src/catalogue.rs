@@ -2,7 +2,7 @@
 //! surface that event is, what its payload carries, whether `leastgrant install` registers it
 //! (and for which tools), what each verdict becomes on each surface, and what the agent does
 //! when the hook fails. The hook, `leastgrant install` and `leastgrant doctor` all read it;
-//! nothing else spells an agent's event names (research/hooks.md).
+//! nothing else spells an agent's event names (docs/formats.md).
 //!
 //! Must not: read payloads or write answers (`agent.rs` does, from these facts), or touch the
 //! file system.
@@ -16,12 +16,19 @@ pub enum Agent {
     ClaudeCode,
     /// Cursor (`~/.cursor/hooks.json`).
     Cursor,
+    /// Codex CLI (`~/.codex/hooks.json`).
+    Codex,
+    /// GitHub Copilot CLI (`~/.copilot/hooks/*.json`).
+    Copilot,
+    /// Gemini CLI (`~/.gemini/settings.json` hooks).
+    Gemini,
 }
 
 /// What a surface needs from the hook, and what a verdict becomes there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Surface {
-    /// Claude `PreToolUse`: allow, ask and deny all carry.
+    /// Claude `PreToolUse` (also Copilot's `PreToolUse`, the Claude-compatible dialect): allow,
+    /// ask and deny all carry.
     ClaudePreToolUse,
     /// Claude `PermissionRequest`: allow or deny; ask means "show the dialog" (abstain).
     ClaudePermissionRequest,
@@ -31,6 +38,16 @@ pub enum Surface {
     CursorNoAsk,
     /// Cursor `beforeReadFile`: allow or deny, with no message for the model.
     CursorReadFile,
+    /// Codex `PreToolUse`: only a deny carries. An allow is silence (a bare `allow` is rejected
+    /// and the call runs) and so is an ask (rejected, the call runs), so an ask is refused.
+    CodexPreToolUse,
+    /// Codex `PermissionRequest`: allow or deny, the one place a learned allow approves; ask
+    /// means "show Codex's own prompt" (abstain).
+    CodexPermissionRequest,
+    /// Copilot `preToolUse` (the camelCase dialect): flat `permissionDecision`, all three carry.
+    CopilotPreToolUse,
+    /// Gemini `BeforeTool`: allow or deny (`decision`); there is no ask, so an ask is refused.
+    GeminiBeforeTool,
     /// After the call ran (or failed): recorded in the ledger, answered with nothing.
     Ran {
         /// The call succeeded.
@@ -75,12 +92,17 @@ impl Surface {
                 | Surface::CursorAskable
                 | Surface::CursorNoAsk
                 | Surface::CursorReadFile
+                | Surface::CodexPreToolUse
+                | Surface::CodexPermissionRequest
+                | Surface::CopilotPreToolUse
+                | Surface::GeminiBeforeTool
         )
     }
 
     /// What a verdict becomes here. Where a surface cannot ask, a person must still decide, so
-    /// an ask is refused (with a message saying how to proceed) — except on Claude's
-    /// `PermissionRequest`, where abstaining shows the person the dialog.
+    /// an ask is refused (with a message saying how to proceed) — except on a
+    /// `PermissionRequest`, where abstaining shows the person the agent's own dialog. On Codex's
+    /// `PreToolUse` an allow is silence: the only allow it accepts rewrites the input.
     pub fn answers(self, decision: Decision) -> Answered {
         let plain = match decision {
             Decision::Allow => Answered::Allow,
@@ -88,8 +110,17 @@ impl Surface {
             Decision::Deny => Answered::Deny,
         };
         match (self, decision) {
-            (Surface::ClaudePermissionRequest, Decision::Ask) => Answered::Abstain,
-            (Surface::CursorNoAsk | Surface::CursorReadFile, Decision::Ask) => Answered::Deny,
+            (Surface::ClaudePermissionRequest | Surface::CodexPermissionRequest, Decision::Ask) => {
+                Answered::Abstain
+            }
+            (
+                Surface::CursorNoAsk
+                | Surface::CursorReadFile
+                | Surface::CodexPreToolUse
+                | Surface::GeminiBeforeTool,
+                Decision::Ask,
+            ) => Answered::Deny,
+            (Surface::CodexPreToolUse, Decision::Allow) => Answered::Abstain,
             (Surface::Ran { .. } | Surface::Other, _) => Answered::Abstain,
             _ => plain,
         }
@@ -99,8 +130,11 @@ impl Surface {
 /// What an event's payload carries about the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Carries {
-    /// `tool_name` and `tool_input` (a JSON object, or Cursor MCP's JSON text).
+    /// `tool_name` and `tool_input` (a JSON object, or Cursor MCP's JSON text), in the agent's
+    /// own tool names.
     Tool,
+    /// Copilot's camelCase dialect: `toolName` and `toolArgs` (JSON text, or an object).
+    CopilotTool,
     /// Cursor's `command`: a shell command.
     Shell,
     /// Cursor's MCP tool: `tool_name`, `tool_input`, and the server the host reports.
@@ -197,12 +231,56 @@ const CURSOR_EVENTS: [Event; 9] = [
     },
 ];
 
+/// Codex CLI's events, those `install` registers first, in the order it writes them.
+const CODEX_EVENTS: [Event; 3] = [
+    event("PreToolUse", Surface::CodexPreToolUse, Carries::Tool),
+    event("PostToolUse", Surface::Ran { ok: true }, Carries::Tool),
+    // Fires only where Codex would prompt and `PreToolUse` refused nothing: a learned allow
+    // approves there.
+    event(
+        "PermissionRequest",
+        Surface::CodexPermissionRequest,
+        Carries::Tool,
+    ),
+];
+
+/// Copilot CLI's events. The event name's case picks the payload's dialect: `install` writes
+/// the PascalCase ones (Claude's fields, with a session id); the camelCase ones are answered
+/// when a person's configuration registers them.
+const COPILOT_EVENTS: [Event; 4] = [
+    event("PreToolUse", Surface::ClaudePreToolUse, Carries::Tool),
+    event("PostToolUse", Surface::Ran { ok: true }, Carries::Tool),
+    Event {
+        registered: false,
+        ..event(
+            "preToolUse",
+            Surface::CopilotPreToolUse,
+            Carries::CopilotTool,
+        )
+    },
+    Event {
+        registered: false,
+        ..event(
+            "postToolUse",
+            Surface::Ran { ok: true },
+            Carries::CopilotTool,
+        )
+    },
+];
+
+/// Gemini CLI's events, in the order `install` writes them.
+const GEMINI_EVENTS: [Event; 2] = [
+    event("BeforeTool", Surface::GeminiBeforeTool, Carries::Tool),
+    event("AfterTool", Surface::Ran { ok: true }, Carries::Tool),
+];
+
 /// What an agent does when the hook crashes, hangs past its timeout or cannot be run at a gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnFailure {
     /// The call runs unjudged.
     Open,
-    /// The call is refused (Cursor's gates, which `install` writes with `failClosed`).
+    /// The call is refused (Cursor's gates, which `install` writes with `failClosed`; Copilot
+    /// CLI always).
     Closed,
 }
 
@@ -223,13 +301,22 @@ pub struct Enforcement {
 
 impl Agent {
     /// Every agent, in the order `doctor` reports them.
-    pub const ALL: [Agent; 2] = [Agent::ClaudeCode, Agent::Cursor];
+    pub const ALL: [Agent; 5] = [
+        Agent::ClaudeCode,
+        Agent::Cursor,
+        Agent::Codex,
+        Agent::Copilot,
+        Agent::Gemini,
+    ];
 
     /// The `--agent` name, also the ledger's.
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Cursor => "cursor",
+            Agent::Codex => "codex",
+            Agent::Copilot => "copilot",
+            Agent::Gemini => "gemini",
         }
     }
 
@@ -243,6 +330,9 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "Claude Code",
             Agent::Cursor => "Cursor",
+            Agent::Codex => "Codex CLI",
+            Agent::Copilot => "Copilot CLI",
+            Agent::Gemini => "Gemini CLI",
         }
     }
 
@@ -251,6 +341,9 @@ impl Agent {
         match self {
             Agent::ClaudeCode => &CLAUDE_EVENTS,
             Agent::Cursor => &CURSOR_EVENTS,
+            Agent::Codex => &CODEX_EVENTS,
+            Agent::Copilot => &COPILOT_EVENTS,
+            Agent::Gemini => &GEMINI_EVENTS,
         }
     }
 
@@ -268,8 +361,8 @@ impl Agent {
     /// What the agent does when the hook fails at a gate.
     pub fn on_failure(self) -> OnFailure {
         match self {
-            Agent::ClaudeCode => OnFailure::Open,
-            Agent::Cursor => OnFailure::Closed,
+            Agent::ClaudeCode | Agent::Codex | Agent::Gemini => OnFailure::Open,
+            Agent::Cursor | Agent::Copilot => OnFailure::Closed,
         }
     }
 
@@ -288,6 +381,27 @@ impl Agent {
                 ask: "prompts only on the shell and MCP gates; preToolUse would allow it silently, so leastgrant answers deny there",
                 reads: "preToolUse (Read) gates the read; beforeReadFile sees the content after it",
                 on_failure: "fails CLOSED on the gates (failClosed): a crash or timeout refuses the call",
+                attended: "no permission mode: every session counts as unattended",
+            },
+            Agent::Codex => Enforcement {
+                allow_deny: "deny honoured on PreToolUse; an allow there is silence (the call goes on to Codex's own approval), and PermissionRequest turns a learned allow into an approval",
+                ask: "not carried by PreToolUse (Codex would run the call), so leastgrant refuses it with how to allow it; on PermissionRequest Codex shows its own prompt",
+                reads: "no read tool: reads are shell commands, gated as such",
+                on_failure: "fails OPEN: a crash, timeout, bad output or an untrusted hook lets the call run (`codex exec` drops hooks not trusted in /hooks)",
+                attended: "bypassPermissions is unattended; `default` does not say whether a person is asked",
+            },
+            Agent::Copilot => Enforcement {
+                allow_deny: "honoured",
+                ask: "prompts in an interactive session; a deny under -p",
+                reads: "gated before the read (the view tool)",
+                on_failure: "fails CLOSED: a crash of the hook refuses the call",
+                attended: "no permission mode: every session counts as unattended",
+            },
+            Agent::Gemini => Enforcement {
+                allow_deny: "honoured (BeforeTool `decision`)",
+                ask: "there is no ask: leastgrant refuses it with how to allow it",
+                reads: "gated before the read (read_file)",
+                on_failure: "fails OPEN: any exit but 0 and 2, a crash or a timeout lets the call run, so the hook never exits otherwise",
                 attended: "no permission mode: every session counts as unattended",
             },
         }

@@ -1,9 +1,9 @@
-//! `leastgrant-hook --agent claude-code|cursor`: reads one hook payload on standard input and
+//! `leastgrant-hook --agent claude-code|cursor|codex|copilot|gemini`: reads one hook payload on standard input and
 //! answers on standard output, as the agent's hook configuration (written by `leastgrant
 //! install`) runs it before and after every tool call.
 //!
 //! The exit code is always 0: agents read 2 as a deny and other codes as "the hook failed",
-//! which fails open on Claude Code. What went wrong around a decision goes to standard error.
+//! which fails open on Claude Code, Codex CLI and Gemini CLI. What went wrong around a decision goes to standard error.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -43,8 +43,10 @@ fn main() {
     }
     let Some(agent) = agent_name.as_deref().and_then(Agent::parse) else {
         // Without an agent there is no format to answer in; say so where a person will see it.
+        let names: Vec<&str> = Agent::ALL.iter().map(|a| a.as_str()).collect();
         eprintln!(
-            "leastgrant-hook: `--agent claude-code` or `--agent cursor` is required (got {agent_name:?}); run `leastgrant install` again"
+            "leastgrant-hook: `--agent` with one of {} is required (got {agent_name:?}); run `leastgrant install` again",
+            names.join(", ")
         );
         return;
     };

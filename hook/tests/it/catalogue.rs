@@ -53,10 +53,28 @@ fn payload(agent: Agent, event: &Event) -> (Value, &'static str) {
             json!({"tool_name": "Shell", "tool_input": {"command": "rm -rf build"}}),
             "Bash(rm -rf build)",
         ),
-        (Agent::ClaudeCode, Carries::Tool) => (
+        (Agent::ClaudeCode | Agent::Codex, Carries::Tool) => (
             json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}),
             "Bash(rm -rf build)",
         ),
+        (Agent::Copilot, Carries::Tool) => (
+            json!({"tool_name": "bash", "tool_input": {"command": "rm -rf build"}}),
+            "Bash(rm -rf build)",
+        ),
+        (Agent::Gemini, Carries::Tool) => (
+            json!({"tool_name": "run_shell_command", "tool_input": {"command": "rm -rf build"}}),
+            "Bash(rm -rf build)",
+        ),
+        (_, Carries::CopilotTool) => {
+            // The camelCase dialect names no event: what it carries says which it is.
+            payload = json!({"timestamp": 1767225600000_i64, "cwd": "/w/app"});
+            let mut fields =
+                json!({"toolName": "bash", "toolArgs": "{\"command\": \"rm -rf build\"}"});
+            if event.surface == (Surface::Ran { ok: true }) {
+                fields["toolResult"] = json!({"resultType": "success"});
+            }
+            (fields, "Bash(rm -rf build)")
+        }
     };
     for (key, value) in fields.as_object().into_iter().flatten() {
         payload[key] = value.clone();
@@ -78,6 +96,16 @@ fn said(agent: Agent, stdout: &str) -> Answered {
                 .or_else(|| out["decision"]["behavior"].as_str())
         }
         Agent::Cursor => answer["permission"].as_str(),
+        Agent::Codex => {
+            let out = &answer["hookSpecificOutput"];
+            out["permissionDecision"]
+                .as_str()
+                .or_else(|| out["decision"]["behavior"].as_str())
+        }
+        Agent::Copilot => answer["permissionDecision"]
+            .as_str()
+            .or_else(|| answer["hookSpecificOutput"]["permissionDecision"].as_str()),
+        Agent::Gemini => answer["decision"].as_str(),
     };
     match verdict {
         Some("allow") => Answered::Allow,
