@@ -5,6 +5,7 @@ mod bypass;
 mod cases;
 mod compound;
 mod envelope;
+mod floors_hold;
 mod frozen;
 mod grants;
 mod knowledge;
