@@ -75,7 +75,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     };
     // Every path is placed as written and where its symbolic links lead now.
     let mut roots = workspace.roots.clone();
-    roots.see_links(std::sync::Arc::new(leastgrant_hook::links::FileSystemLinks::default()));
+    roots.see_links(std::sync::Arc::new(
+        leastgrant_hook::links::FileSystemLinks::default(),
+    ));
     let analysis = analyze(&call, &roots);
     let now = match &args.at {
         Some(text) => parse_time(text)?,
