@@ -217,7 +217,7 @@ fn agent_checks(workspace: &Workspace, checks: &mut Vec<Check>) -> Installed {
         check(
             "hooks.installed",
             Status::Fail,
-            "the hook is installed for no agent: run `leastgrant install claude-code` or `leastgrant install cursor`".to_string(),
+            "the hook is installed for no agent: run `leastgrant install <agent>` (claude-code, cursor, codex, copilot or gemini)".to_string(),
         )
     } else {
         let names: Vec<&str> = installed_agents.iter().map(|a| a.as_str()).collect();
@@ -227,7 +227,7 @@ fn agent_checks(workspace: &Workspace, checks: &mut Vec<Check>) -> Installed {
             format!("installed for {}", names.join(", ")),
         )
     });
-    if installed_agents.len() == Agent::ALL.len() {
+    if installed_agents.contains(&Agent::ClaudeCode) && installed_agents.contains(&Agent::Cursor) {
         checks.push(check(
             "hooks.overlap",
             Status::Warn,
@@ -305,7 +305,8 @@ fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> C
             ),
         );
     }
-    if agent.on_failure() == OnFailure::Closed {
+    // Cursor's gates fail closed only with `failClosed`; Copilot CLI's always do.
+    if agent == Agent::Cursor {
         let open_gates: Vec<&str> = agent
             .registered()
             .filter(|e| e.surface.gates())

@@ -1,6 +1,6 @@
 //! `leastgrant install` and `leastgrant uninstall`: the hook's entries in Claude Code's
-//! `settings.json` and Cursor's `hooks.json`, added and removed without disturbing anything else
-//! in those files.
+//! `settings.json`, Cursor's `hooks.json`, Codex CLI's `hooks.json`, Copilot CLI's hooks file and
+//! Gemini CLI's `settings.json`, added and removed without disturbing anything else in them.
 //!
 //! Owns: the entries leastgrant writes (on the events the hook's catalogue says `install`
 //! registers), and the file handling — a one-time backup, and an atomic replace that keeps the
@@ -34,6 +34,9 @@ fn config_layout(agent: Agent) -> &'static str {
     match agent {
         Agent::ClaudeCode => "`settings.json`, `hooks` by event and matcher group",
         Agent::Cursor => "`hooks.json`, version 1",
+        Agent::Codex => "`hooks.json`, `hooks` by event and matcher group",
+        Agent::Copilot => "leastgrant's own `hooks/leastgrant.json`, version 1",
+        Agent::Gemini => "`settings.json`, `hooks` by event and matcher group",
     }
 }
 
@@ -103,6 +106,54 @@ fn claude_group(event: &Event, command: &str) -> Json {
     ])
 }
 
+/// The matcher group leastgrant adds to each Codex CLI event: no matcher (every tool).
+fn codex_group(command: &str) -> Json {
+    Json::Object(vec![(
+        "hooks".into(),
+        Json::Array(vec![Json::Object(vec![
+            ("type".into(), Json::String("command".into())),
+            ("command".into(), Json::String(command.into())),
+            (
+                "timeout".into(),
+                Json::Number(HOOK_TIMEOUT_SECONDS.to_string()),
+            ),
+        ])]),
+    )])
+}
+
+/// The matcher group leastgrant adds to each Gemini CLI event (`*`: every tool; the timeout
+/// in milliseconds).
+fn gemini_group(command: &str) -> Json {
+    Json::Object(vec![
+        ("matcher".into(), Json::String("*".into())),
+        (
+            "hooks".into(),
+            Json::Array(vec![Json::Object(vec![
+                ("name".into(), Json::String("leastgrant".into())),
+                ("type".into(), Json::String("command".into())),
+                ("command".into(), Json::String(command.into())),
+                (
+                    "timeout".into(),
+                    Json::Number((HOOK_TIMEOUT_SECONDS * 1000).to_string()),
+                ),
+            ])]),
+        ),
+    ])
+}
+
+/// The entry leastgrant adds to one Copilot CLI event (the same command for both shells).
+fn copilot_entry(command: &str) -> Json {
+    Json::Object(vec![
+        ("type".into(), Json::String("command".into())),
+        ("bash".into(), Json::String(command.into())),
+        ("powershell".into(), Json::String(command.into())),
+        (
+            "timeoutSec".into(),
+            Json::Number(HOOK_TIMEOUT_SECONDS.to_string()),
+        ),
+    ])
+}
+
 /// The entry leastgrant adds to one Cursor event: gates fail closed.
 fn cursor_entry(event: &Event, command: &str) -> Json {
     let mut fields = vec![
@@ -143,7 +194,7 @@ fn hooks_object<'a>(config: &'a mut Json, file: &Path) -> Result<&'a mut Vec<(St
 fn remove_ours_from_event(agent: Agent, items: &mut Vec<Json>) -> usize {
     let mut removed = 0;
     match agent {
-        Agent::ClaudeCode => items.retain_mut(|group| {
+        Agent::ClaudeCode | Agent::Codex | Agent::Gemini => items.retain_mut(|group| {
             let Some(Json::Array(handlers)) = group.get_mut("hooks") else {
                 return true;
             };
@@ -152,7 +203,7 @@ fn remove_ours_from_event(agent: Agent, items: &mut Vec<Json>) -> usize {
             removed += before - handlers.len();
             before == handlers.len() || !handlers.is_empty()
         }),
-        Agent::Cursor => {
+        Agent::Cursor | Agent::Copilot => {
             let before = items.len();
             items.retain(|entry| !is_our_handler(entry));
             removed += before - items.len();
@@ -165,7 +216,7 @@ fn remove_ours_from_event(agent: Agent, items: &mut Vec<Json>) -> usize {
 fn event_is_current(agent: Agent, items: &[Json], desired: &Json) -> bool {
     let desired = desired.to_value();
     match agent {
-        Agent::ClaudeCode => {
+        Agent::ClaudeCode | Agent::Codex | Agent::Gemini => {
             let handlers_of = |group: &Json| match group.get("hooks") {
                 Some(Json::Array(handlers)) => {
                     handlers.iter().filter(|h| is_our_handler(h)).count()
@@ -175,7 +226,7 @@ fn event_is_current(agent: Agent, items: &[Json], desired: &Json) -> bool {
             let ours: Vec<&Json> = items.iter().filter(|g| handlers_of(g) > 0).collect();
             matches!(ours.as_slice(), [group] if handlers_of(group) == 1 && group.to_value() == desired)
         }
-        Agent::Cursor => {
+        Agent::Cursor | Agent::Copilot => {
             let ours: Vec<&Json> = items.iter().filter(|e| is_our_handler(e)).collect();
             matches!(ours.as_slice(), [entry] if entry.to_value() == desired)
         }
@@ -191,7 +242,7 @@ pub fn install_into(
     command: &str,
     file: &Path,
 ) -> Result<Vec<&'static str>> {
-    if agent == Agent::Cursor {
+    if matches!(agent, Agent::Cursor | Agent::Copilot) {
         let Json::Object(root) = &mut *config else {
             bail!("`{}` is not a JSON object", file.display());
         };
@@ -206,6 +257,9 @@ pub fn install_into(
             let entry = match agent {
                 Agent::ClaudeCode => claude_group(event, command),
                 Agent::Cursor => cursor_entry(event, command),
+                Agent::Codex => codex_group(command),
+                Agent::Copilot => copilot_entry(command),
+                Agent::Gemini => gemini_group(command),
             };
             (event.name, entry)
         })
@@ -469,6 +523,15 @@ pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
         }
         Agent::Cursor => println!(
             "  the gates fail closed: if the hook cannot run, Cursor refuses the call (`leastgrant doctor` checks it)"
+        ),
+        Agent::Codex => println!(
+            "  Codex runs a hook only once it is trusted: open /hooks in Codex and trust leastgrant's entries (`codex exec` drops untrusted hooks, and a crash lets the call run)"
+        ),
+        Agent::Copilot => println!(
+            "  Copilot CLI fails closed: if the hook cannot run, every tool call is refused (`leastgrant doctor` checks it)"
+        ),
+        Agent::Gemini => println!(
+            "  Gemini CLI runs hooks only where they are enabled (`hooksConfig.enabled` on its stable channel), and a crash lets the call run"
         ),
     }
     Ok(ExitCode::SUCCESS)

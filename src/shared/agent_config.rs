@@ -26,6 +26,31 @@ pub fn config_file(agent: Agent, scope: Scope, workspace: &Workspace) -> PathBuf
         (Agent::ClaudeCode, Scope::Project) => project.join(".claude").join("settings.json"),
         (Agent::Cursor, Scope::User) => home.join(".cursor").join("hooks.json"),
         (Agent::Cursor, Scope::Project) => project.join(".cursor").join("hooks.json"),
+        (Agent::Codex, Scope::User) => {
+            dir_from_env("CODEX_HOME", &home, ".codex").join("hooks.json")
+        }
+        (Agent::Codex, Scope::Project) => project.join(".codex").join("hooks.json"),
+        // Copilot CLI reads every `*.json` in its hooks directory: leastgrant keeps its own file.
+        (Agent::Copilot, Scope::User) => dir_from_env("COPILOT_HOME", &home, ".copilot")
+            .join("hooks")
+            .join(COPILOT_HOOKS_FILE),
+        (Agent::Copilot, Scope::Project) => project
+            .join(".github")
+            .join("hooks")
+            .join(COPILOT_HOOKS_FILE),
+        (Agent::Gemini, Scope::User) => home.join(".gemini").join("settings.json"),
+        (Agent::Gemini, Scope::Project) => project.join(".gemini").join("settings.json"),
+    }
+}
+
+/// The file leastgrant writes in Copilot CLI's hooks directories.
+const COPILOT_HOOKS_FILE: &str = "leastgrant.json";
+
+/// An agent's home directory: the variable's value when set, else `~/<default>`.
+fn dir_from_env(variable: &str, home: &Path, default: &str) -> PathBuf {
+    match std::env::var(variable) {
+        Ok(dir) if !dir.trim().is_empty() => PathBuf::from(dir),
+        _ => home.join(default),
     }
 }
 
@@ -159,7 +184,7 @@ pub fn find_our_entries(agent: Agent, config: &Json) -> Vec<FoundEntry> {
     for (event, value) in events {
         let Json::Array(items) = value else { continue };
         let handlers: Vec<&Json> = match agent {
-            Agent::ClaudeCode => items
+            Agent::ClaudeCode | Agent::Codex | Agent::Gemini => items
                 .iter()
                 .filter_map(|group| match group.get("hooks") {
                     Some(Json::Array(handlers)) => Some(handlers.iter()),
@@ -167,10 +192,10 @@ pub fn find_our_entries(agent: Agent, config: &Json) -> Vec<FoundEntry> {
                 })
                 .flatten()
                 .collect(),
-            Agent::Cursor => items.iter().collect(),
+            Agent::Cursor | Agent::Copilot => items.iter().collect(),
         };
         for handler in handlers {
-            let Some(command) = handler.get("command").and_then(Json::as_str) else {
+            let Some(command) = handler_command(handler) else {
                 continue;
             };
             if let Some(hook) = our_hook_path(command) {
@@ -188,13 +213,17 @@ pub fn find_our_entries(agent: Agent, config: &Json) -> Vec<FoundEntry> {
     found
 }
 
-/// Whether a handler (a Claude Code hook or a Cursor entry) runs leastgrant's hook.
+/// The command a handler runs: `command`, or Copilot CLI's `bash` (else `powershell`).
+fn handler_command(handler: &Json) -> Option<&str> {
+    ["command", "bash", "powershell"]
+        .iter()
+        .find_map(|key| handler.get(key).and_then(Json::as_str))
+}
+
+/// Whether a handler (a hook in a matcher group, or a Cursor or Copilot entry) runs
+/// leastgrant's hook.
 pub fn is_our_handler(handler: &Json) -> bool {
-    handler
-        .get("command")
-        .and_then(Json::as_str)
-        .and_then(our_hook_path)
-        .is_some()
+    handler_command(handler).and_then(our_hook_path).is_some()
 }
 
 /// The largest agent configuration file read.

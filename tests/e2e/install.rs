@@ -559,7 +559,10 @@ fn doctor_on_a_fresh_home_fails_and_says_why() {
         .iter()
         .map(|e| e["agent"].as_str().unwrap())
         .collect();
-    assert_eq!(agents, ["claude-code", "cursor"]);
+    assert_eq!(
+        agents,
+        ["claude-code", "cursor", "codex", "copilot", "gemini"]
+    );
     let cursor = &report["enforcement"][1];
     assert!(cursor["on_failure"].as_str().unwrap().contains("CLOSED"));
     assert!(

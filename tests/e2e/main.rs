@@ -10,6 +10,7 @@ mod hook;
 mod ingest;
 mod ingest_sources;
 mod install;
+mod install_agents;
 mod layers;
 mod policy;
 mod quoting;
