@@ -42,18 +42,24 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Resolves `--cwd` (default: the current directory) and `--project` (default: the
-    /// enclosing git repository, else the working directory). `LEASTGRANT_HOME` moves the state
-    /// directory (default `~/.leastgrant`).
+    /// Resolves `--cwd` (default: the current directory, or the project when `--project` names
+    /// one the current directory is not in) and `--project` (default: the enclosing git
+    /// repository, else the working directory). `LEASTGRANT_HOME` moves the state directory
+    /// (default `~/.leastgrant`).
     pub fn discover(cwd: Option<&Path>, project: Option<&Path>) -> Result<Workspace> {
-        let cwd = match cwd {
-            Some(dir) => std::path::absolute(dir).context("cannot resolve --cwd")?,
-            None => std::env::current_dir().context("cannot read the current directory")?,
-        };
+        let here = std::env::current_dir().context("cannot read the current directory")?;
         let project = match project {
-            Some(dir) => std::path::absolute(dir).context("cannot resolve --project")?,
-            None => layout::project_root(&cwd),
+            Some(dir) => Some(std::path::absolute(dir).context("cannot resolve --project")?),
+            None => None,
         };
+        let cwd = match (cwd, &project) {
+            (Some(dir), _) => std::path::absolute(dir).context("cannot resolve --cwd")?,
+            // A call checked for another project runs there: a runner started outside the
+            // project runs code the engine has not read, which is not what was asked.
+            (None, Some(project)) if !here.starts_with(project) => project.clone(),
+            (None, _) => here,
+        };
+        let project = project.unwrap_or_else(|| layout::project_root(&cwd));
         let home = layout::home();
         // Symlinked spellings of a directory are one directory: rules and grants key on it.
         let canonical = |p: PathBuf| layout::canonical(&p);
