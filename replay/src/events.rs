@@ -116,6 +116,26 @@ impl BucketIndex {
     pub fn projects(&self) -> impl Iterator<Item = &str> {
         self.projects.keys().map(String::as_str)
     }
+
+    /// What identifies the bucket's contents without reading them again: every file's name and
+    /// length, and every project's rows (16 hex digits of SHA-256). Two tables with the same
+    /// digests per bucket hold the same files with the same projects.
+    pub fn digest(&self) -> Result<String, ReplayError> {
+        let mut parts = Vec::new();
+        for path in &self.files {
+            let length = fs::metadata(path)
+                .map_err(|e| fail(path, "read", &e))?
+                .len();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            parts.push(format!("file {name} {length}"));
+        }
+        for (key, runs) in &self.projects {
+            let rows: usize = runs.iter().map(|(_, _, len)| len).sum();
+            parts.push(format!("project {key} {rows}"));
+        }
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        Ok(leastgrant_ingest::common::stable_id(&parts))
+    }
 }
 
 fn parquet_files(bucket: &Path) -> Result<Vec<PathBuf>, ReplayError> {

@@ -2,8 +2,8 @@
 //!
 //! Owns: classifying each event once with the engine, replaying settings and threshold grids
 //! per project (decide first, then learn, no look-ahead), the metrics (outcome classes, Wilson
-//! bounds, learning curves, the Pareto frontier), the output tables and exporting the frozen
-//! envelope.
+//! bounds, learning curves, the Pareto frontier), the output tables, shards of a replay and
+//! their merge, and exporting the frozen envelope.
 //!
 //! Must not: draw anything, or make a decision any other way than through the engine's
 //! `judge`/`decide`, which is what makes a replayed verdict identical to a live one.
@@ -11,15 +11,18 @@
 mod error;
 pub mod events;
 pub mod export;
+pub mod merge;
 pub mod output;
 pub mod replay;
 mod run;
 pub mod settings;
+pub mod shard;
 pub mod summary;
 pub mod synthetic;
 
 pub use error::ReplayError;
 pub use replay::{Options, ProjectAnswers, ProjectRun, Unattended, replay_project};
-pub use run::run;
+pub use run::{run, run_shard};
 pub use settings::{Grid, GridFile, Setting};
+pub use shard::Shard;
 pub use summary::Summary;

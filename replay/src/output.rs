@@ -1,15 +1,19 @@
 //! The replay's output tables: Parquet files written project by project as the replay goes
 //! (so memory does not grow with the history), each staged and renamed into place when
-//! complete, owner-only; and `summary.json`. Every column is named here and in
-//! `docs/formats.md`, nowhere else.
+//! complete, owner-only; `summary.json`; and a shard's `shard.json`. Every column is named here
+//! and in `docs/formats.md`, nowhere else.
+//!
+//! Rows reach the Parquet writer in batches of [`CHUNK`] rows whatever batches they arrive in,
+//! so a table's bytes depend on its rows alone: any thread count, and a merge of shards, write
+//! the same file.
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray,
-    UInt64Array,
+    Array, ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray,
+    TimestampMicrosecondArray, UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::ArrowWriter;
@@ -19,10 +23,17 @@ use parquet::file::properties::WriterProperties;
 use crate::error::ReplayError;
 use crate::replay::{Counts, CurvePoint, ProjectRun};
 use crate::settings::Setting;
+use crate::shard::{MANIFEST, Manifest};
 use crate::summary::{Summary, UPPER_Z, rate, wilson_upper_bound};
 
 /// Rows per row group of the output tables.
 const ROW_GROUP: usize = 65_536;
+
+/// Rows per batch handed to the Parquet writer (a divisor of [`ROW_GROUP`]).
+pub const CHUNK: usize = 8_192;
+
+/// The tables written a project at a time, in the order of their rows' projects.
+pub const PER_PROJECT: [&str; 5] = ["projects", "curves", "misses", "promotions", "capabilities"];
 
 /// One column of a batch being built.
 enum Values {
@@ -33,22 +44,147 @@ enum Values {
     Time(Vec<Option<i64>>),
 }
 
+impl Values {
+    fn len(&self) -> usize {
+        match self {
+            Values::Text(v) => v.len(),
+            Values::Count(v) => v.len(),
+            Values::Real(v) => v.len(),
+            Values::Flag(v) => v.len(),
+            Values::Time(v) => v.len(),
+        }
+    }
+
+    fn split_off(&mut self, at: usize) -> Values {
+        match self {
+            Values::Text(v) => Values::Text(v.split_off(at)),
+            Values::Count(v) => Values::Count(v.split_off(at)),
+            Values::Real(v) => Values::Real(v.split_off(at)),
+            Values::Flag(v) => Values::Flag(v.split_off(at)),
+            Values::Time(v) => Values::Time(v.split_off(at)),
+        }
+    }
+
+    /// Appends values of the same kind; `false` when the kinds differ.
+    fn extend(&mut self, other: Values) -> bool {
+        match (self, other) {
+            (Values::Text(a), Values::Text(b)) => a.extend(b),
+            (Values::Count(a), Values::Count(b)) => a.extend(b),
+            (Values::Real(a), Values::Real(b)) => a.extend(b),
+            (Values::Flag(a), Values::Flag(b)) => a.extend(b),
+            (Values::Time(a), Values::Time(b)) => a.extend(b),
+            _ => return false,
+        }
+        true
+    }
+
+    /// The values of a column as a table read back holds them; `None` for a kind no output
+    /// table has, or a null where none is written.
+    fn of(array: &dyn Array) -> Option<Values> {
+        let any = array.as_any();
+        Some(match array.data_type() {
+            DataType::Utf8 => {
+                let a = any.downcast_ref::<StringArray>()?;
+                Values::Text(a.iter().map(|v| v.map(str::to_string)).collect())
+            }
+            DataType::UInt64 => {
+                let a = any.downcast_ref::<UInt64Array>()?;
+                Values::Count(a.iter().collect::<Option<Vec<u64>>>()?)
+            }
+            DataType::Float64 => {
+                let a = any.downcast_ref::<Float64Array>()?;
+                Values::Real(a.iter().collect::<Option<Vec<f64>>>()?)
+            }
+            DataType::Boolean => {
+                let a = any.downcast_ref::<BooleanArray>()?;
+                Values::Flag(a.iter().collect::<Option<Vec<bool>>>()?)
+            }
+            DataType::Timestamp(TimeUnit::Microsecond, Some(zone)) if zone.as_ref() == "UTC" => {
+                let a = any.downcast_ref::<TimestampMicrosecondArray>()?;
+                Values::Time(a.iter().collect())
+            }
+            _ => return None,
+        })
+    }
+}
+
 /// Rows of one table, column by column.
 #[derive(Default)]
 struct Rows {
-    columns: Vec<(&'static str, Values)>,
+    columns: Vec<(String, Values)>,
 }
 
 impl Rows {
     fn column(&mut self, name: &'static str, make: fn() -> Values) -> &mut Values {
-        let at = match self.columns.iter().position(|(n, _)| *n == name) {
+        let at = match self.columns.iter().position(|(n, _)| n == name) {
             Some(at) => at,
             None => {
-                self.columns.push((name, make()));
+                self.columns.push((name.to_string(), make()));
                 self.columns.len() - 1
             }
         };
         &mut self.columns[at].1
+    }
+
+    /// The rows of a batch read back from an output table.
+    fn of(batch: &RecordBatch) -> Result<Rows, ReplayError> {
+        let mut columns = Vec::new();
+        for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
+            let values = Values::of(array.as_ref()).ok_or_else(|| {
+                ReplayError(format!(
+                    "the column `{}` ({}) is not one the replay writes",
+                    field.name(),
+                    field.data_type()
+                ))
+            })?;
+            columns.push((field.name().clone(), values));
+        }
+        Ok(Rows { columns })
+    }
+
+    fn len(&self) -> usize {
+        self.columns.first().map_or(0, |(_, v)| v.len())
+    }
+
+    /// Appends rows with the same columns.
+    fn extend(&mut self, other: Rows) -> Result<(), ReplayError> {
+        if other.columns.is_empty() {
+            return Ok(());
+        }
+        if self.columns.is_empty() {
+            *self = other;
+            return Ok(());
+        }
+        let names = |rows: &Rows| {
+            rows.columns
+                .iter()
+                .map(|(n, _)| n.clone())
+                .collect::<Vec<_>>()
+        };
+        if names(self) != names(&other) {
+            return Err(ReplayError(format!(
+                "rows with the columns {:?} cannot follow rows with {:?}",
+                names(&other),
+                names(self)
+            )));
+        }
+        for ((name, mine), (_, theirs)) in self.columns.iter_mut().zip(other.columns) {
+            if !mine.extend(theirs) {
+                return Err(ReplayError(format!("the column `{name}` changes its type")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the first `at` rows and returns the rest.
+    fn split_off(&mut self, at: usize) -> Rows {
+        Rows {
+            columns: self
+                .columns
+                .iter_mut()
+                .map(|(name, values)| (name.clone(), values.split_off(at)))
+                .collect(),
+        }
     }
 
     fn text(&mut self, name: &'static str, value: impl Into<Option<String>>) -> &mut Rows {
@@ -120,7 +256,7 @@ impl Rows {
     }
 
     fn is_empty(&self) -> bool {
-        self.columns.is_empty()
+        self.len() == 0
     }
 
     fn batch(self) -> Result<RecordBatch, ReplayError> {
@@ -145,11 +281,13 @@ impl Rows {
     }
 }
 
-/// An output table being written: staged under a temporary name until complete.
+/// An output table being written: staged under a temporary name until complete; rows are
+/// handed to the writer [`CHUNK`] at a time.
 struct Table {
     staged: PathBuf,
     path: PathBuf,
     writer: Option<ArrowWriter<File>>,
+    pending: Rows,
 }
 
 impl Table {
@@ -160,7 +298,19 @@ impl Table {
             staged,
             path,
             writer: None,
+            pending: Rows::default(),
         }
+    }
+
+    /// Adds rows; every full [`CHUNK`] is written.
+    fn append(&mut self, rows: Rows) -> Result<(), ReplayError> {
+        self.pending.extend(rows)?;
+        while self.pending.len() >= CHUNK {
+            let rest = self.pending.split_off(CHUNK);
+            let full = std::mem::replace(&mut self.pending, rest);
+            self.write(full)?;
+        }
+        Ok(())
     }
 
     fn write(&mut self, rows: Rows) -> Result<(), ReplayError> {
@@ -191,6 +341,8 @@ impl Table {
     }
 
     fn finish(mut self) -> Result<(), ReplayError> {
+        let rest = std::mem::take(&mut self.pending);
+        self.write(rest)?;
         let Some(writer) = self.writer.take() else {
             // Nothing was written: an absent table would look like a failed run, so remove a
             // stale one and leave none (readers treat a missing table as empty).
@@ -224,10 +376,20 @@ pub struct Outputs {
 }
 
 impl Outputs {
-    /// Creates the directory (owner-only) and stages the tables.
+    /// Creates the directory (owner-only) and stages the tables. A `shard.json` left by an
+    /// earlier shard is removed: only a finished shard has one.
     pub fn create(dir: &Path) -> Result<Outputs, ReplayError> {
         leastgrant_ingest::table::create_private_dir(dir)
             .map_err(|e| ReplayError(e.to_string()))?;
+        let manifest = dir.join(MANIFEST);
+        if let Err(e) = fs::remove_file(&manifest)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            return Err(ReplayError(format!(
+                "cannot remove {}: {e}",
+                manifest.display()
+            )));
+        }
         Ok(Outputs {
             dir: dir.to_path_buf(),
             projects: Table::new(dir, "projects"),
@@ -295,11 +457,27 @@ impl Outputs {
                 }
             }
         }
-        self.projects.write(projects)?;
-        self.curves.write(curves)?;
-        self.misses.write(misses)?;
-        self.capabilities.write(capabilities)?;
-        self.promotions.write(promotions)
+        self.projects.append(projects)?;
+        self.curves.append(curves)?;
+        self.misses.append(misses)?;
+        self.capabilities.append(capabilities)?;
+        self.promotions.append(promotions)
+    }
+
+    /// Appends rows read back from another output's per-project table `table` (one of
+    /// [`PER_PROJECT`]), as they are.
+    pub fn add_rows(&mut self, table: &str, batch: &RecordBatch) -> Result<(), ReplayError> {
+        let rows = Rows::of(batch)?;
+        match table {
+            "projects" => self.projects.append(rows),
+            "curves" => self.curves.append(rows),
+            "misses" => self.misses.append(rows),
+            "promotions" => self.promotions.append(rows),
+            "capabilities" => self.capabilities.append(rows),
+            other => Err(ReplayError(format!(
+                "`{other}` is not a table written a project at a time"
+            ))),
+        }
     }
 
     /// Writes the per-setting tables and `summary.json`, and moves everything into place.
@@ -340,9 +518,9 @@ impl Outputs {
                     .count("count", *count);
             }
         }
-        settings_table.write(settings)?;
-        bands_table.write(bands)?;
-        friction_table.write(friction)?;
+        settings_table.append(settings)?;
+        bands_table.append(bands)?;
+        friction_table.append(friction)?;
         for table in [
             self.projects,
             self.curves,
@@ -358,6 +536,17 @@ impl Outputs {
         let json = serde_json::to_vec_pretty(&summary.to_json())
             .map_err(|e| ReplayError(format!("cannot encode the summary: {e}")))?;
         leastgrant_ingest::table::write_atomically(&self.dir.join("summary.json"), &json)
+            .map_err(|e| ReplayError(e.to_string()))
+    }
+
+    /// [`Outputs::finish`] for a shard, then its `shard.json`, written last: a shard directory
+    /// with a manifest is complete.
+    pub fn finish_shard(self, summary: &Summary, manifest: &Manifest) -> Result<(), ReplayError> {
+        let dir = self.dir.clone();
+        self.finish(summary)?;
+        let json = serde_json::to_vec_pretty(&manifest.to_json(summary))
+            .map_err(|e| ReplayError(format!("cannot encode the shard manifest: {e}")))?;
+        leastgrant_ingest::table::write_atomically(&dir.join(MANIFEST), &json)
             .map_err(|e| ReplayError(e.to_string()))
     }
 }

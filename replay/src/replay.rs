@@ -136,7 +136,7 @@ fn counterfactual(
 }
 
 /// Counts of verdicts and outcome classes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counts {
     /// Events decided.
     pub events: u64,

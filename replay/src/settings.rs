@@ -62,6 +62,77 @@ impl Setting {
     }
 }
 
+impl Setting {
+    /// What the outputs say of the setting: its id, posture and parameters. A shard records
+    /// it; [`Setting::from_description`] reads it back.
+    pub fn description(&self) -> Value {
+        json!({"id": self.id, "posture": self.posture(), "params": self.params()})
+    }
+
+    /// The setting a [`Setting::description`] describes; an error names what does not fit.
+    pub fn from_description(value: &Value) -> Result<Setting, String> {
+        let id = value["id"]
+            .as_str()
+            .ok_or_else(|| format!("a setting without an id: {value}"))?;
+        let setting = match value["posture"].as_str() {
+            Some("baseline") => baselines()
+                .into_iter()
+                .find(|b| b.id == id)
+                .ok_or_else(|| format!("no baseline `{id}` in this build"))?,
+            Some(name) => {
+                let posture = leastgrant_engine::Posture::parse(name)
+                    .ok_or_else(|| format!("the setting `{id}` has an unknown posture `{name}`"))?;
+                let p = &value["params"];
+                let real = |field: &str| {
+                    p[field]
+                        .as_f64()
+                        .ok_or_else(|| format!("the setting `{id}` has no valid `{field}`"))
+                };
+                let whole = |field: &str| {
+                    p[field]
+                        .as_u64()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| format!("the setting `{id}` has no valid `{field}`"))
+                };
+                let tiers: Vec<f64> = p["confidence_by_tier"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                    .unwrap_or_default();
+                let confidence_by_tier: [f64; 3] = tiers
+                    .try_into()
+                    .map_err(|_| format!("the setting `{id}` has no valid `confidence_by_tier`"))?;
+                let thresholds = Thresholds {
+                    confidence_by_tier,
+                    z: real("z")?,
+                    min_sessions: whole("min_sessions")?,
+                    min_days: whole("min_days")?,
+                    min_approval: real("min_approval")?,
+                    min_observed: real("min_observed")?,
+                    max_tier: u8::try_from(whole("max_tier")?)
+                        .map_err(|_| format!("the setting `{id}` has no valid `max_tier`"))?,
+                    half_life_days: real("half_life_days")?,
+                };
+                Setting {
+                    id: id.to_string(),
+                    method: Method::Engine(Settings {
+                        posture,
+                        thresholds,
+                    }),
+                }
+            }
+            None => return Err(format!("the setting `{id}` has no posture")),
+        };
+        // Read back exactly: what a merge writes must be what the shards described.
+        if setting.description() == *value {
+            Ok(setting)
+        } else {
+            Err(format!(
+                "the setting `{id}` does not read back as it was written: {value}"
+            ))
+        }
+    }
+}
+
 /// The baselines every run includes, after the settings.
 pub fn baselines() -> Vec<Setting> {
     [

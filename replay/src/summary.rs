@@ -39,6 +39,45 @@ pub struct Band {
 }
 
 impl Band {
+    /// Adds another band's histograms (sums of counts: any order gives the same band).
+    pub fn merge(&mut self, other: &Band) {
+        if self.points.len() < other.points.len() {
+            self.points.resize(other.points.len(), [0; BINS]);
+        }
+        for (mine, theirs) in self.points.iter_mut().zip(&other.points) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+    }
+
+    /// The histograms without their empty bins: per point, `[bin, projects]` pairs.
+    pub fn to_sparse(&self) -> Vec<Vec<[u32; 2]>> {
+        self.points
+            .iter()
+            .map(|h| {
+                h.iter()
+                    .enumerate()
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(bin, n)| [bin as u32, *n])
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// A band from [`Band::to_sparse`]; `None` when a bin is out of range.
+    pub fn from_sparse(points: &[Vec<[u32; 2]>]) -> Option<Band> {
+        let mut band = Band {
+            points: vec![[0; BINS]; points.len()],
+        };
+        for (histogram, bins) in band.points.iter_mut().zip(points) {
+            for [bin, n] in bins {
+                *histogram.get_mut(usize::try_from(*bin).ok()?)? += n;
+            }
+        }
+        Some(band)
+    }
+
     fn add(&mut self, curve: &[CurvePoint], min_events: u32) {
         if self.points.len() < curve.len() {
             self.points.resize(curve.len(), [0; BINS]);
@@ -86,8 +125,9 @@ pub struct SettingTotals {
     pub periods: [Counts; 2],
     /// Reason codes behind friction.
     pub friction_reasons: BTreeMap<String, u64>,
-    /// Signatures promoted, and the sum of their days to promotion.
-    pub promotions: (u64, f64),
+    /// Signatures promoted, and the sum of their times to promotion in µs (an integer, so a
+    /// sum over shards is the sum of one run whatever the order).
+    pub promotions: (u64, i128),
     /// The band of the per-window curve.
     pub window_band: Band,
     /// The band of the per-day curve.
@@ -138,7 +178,7 @@ impl Summary {
                     setting: s.clone(),
                     periods: [Counts::default(); 2],
                     friction_reasons: BTreeMap::new(),
-                    promotions: (0, 0.0),
+                    promotions: (0, 0),
                     window_band: Band::default(),
                     day_band: Band::default(),
                 })
@@ -182,11 +222,35 @@ impl Summary {
             }
             for p in &result.promotions {
                 totals.promotions.0 += 1;
-                totals.promotions.1 += (p.promoted_us - p.first_seen_us) as f64 / 86_400e6;
+                totals.promotions.1 += i128::from(p.promoted_us) - i128::from(p.first_seen_us);
             }
             // A partial last window says little about the rate; half a window is the minimum.
             totals.window_band.add(&result.windows, self.window / 2);
             totals.day_band.add(&result.days, 1);
+        }
+    }
+
+    /// Folds in another summary of the same settings over other projects: every total is a
+    /// sum of integers, so any order of folding gives the same summary. Notes are left to the
+    /// caller, who knows the projects' order.
+    pub fn merge(&mut self, other: &Summary) {
+        self.projects += other.projects;
+        self.understood.0 += other.understood.0;
+        self.understood.1 += other.understood.1;
+        for (capability, count) in &other.capabilities {
+            *self.capabilities.entry(capability.clone()).or_insert(0) += count;
+        }
+        for (mine, theirs) in self.settings.iter_mut().zip(&other.settings) {
+            for (period, counts) in mine.periods.iter_mut().zip(&theirs.periods) {
+                period.merge(counts);
+            }
+            for (code, count) in &theirs.friction_reasons {
+                *mine.friction_reasons.entry(code.clone()).or_insert(0) += count;
+            }
+            mine.promotions.0 += theirs.promotions.0;
+            mine.promotions.1 += theirs.promotions.1;
+            mine.window_band.merge(&theirs.window_band);
+            mine.day_band.merge(&theirs.day_band);
         }
     }
 
@@ -285,7 +349,7 @@ impl Summary {
                     "unlabeled": t.unlabeled,
                     "prompt_rate": rate(t.ask, t.events),
                     "promotions": s.promotions.0,
-                    "mean_days_to_promotion": if s.promotions.0 == 0 { Value::Null } else { json!(s.promotions.1 / s.promotions.0 as f64) },
+                    "mean_days_to_promotion": if s.promotions.0 == 0 { Value::Null } else { json!(s.promotions.1 as f64 / s.promotions.0 as f64 / 86_400e6) },
                     "friction_reasons": s.friction_reasons,
                     "frontier": frontier.get(i).copied().unwrap_or(false),
                     "recommended": recommended == Some(i),
