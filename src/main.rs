@@ -35,6 +35,7 @@ mod demo;
 mod doctor;
 mod ingest;
 mod install;
+mod log;
 mod policy;
 mod report;
 mod run;
@@ -97,6 +98,9 @@ enum Command {
     /// Check the hook binary, the agents' configurations, the frozen envelope and the state
     /// files' modes. Exit code: 0 nothing failed, 1 a check failed, 3 error.
     Doctor(doctor::DoctorArgs),
+    /// What the hook decided, newest first, with what decided each (the ledger), filtered by
+    /// agent, project, verdict, time and reason code.
+    Log(log::LogArgs),
 }
 
 fn main() -> ExitCode {
@@ -130,6 +134,7 @@ fn main() -> ExitCode {
         Command::Install(args) => install::install_command(&args),
         Command::Uninstall(args) => install::uninstall_command(&args),
         Command::Doctor(args) => doctor::doctor_command(&args),
+        Command::Log(args) => log::log_command(&args),
     };
     let code = match result {
         Ok(code) => code,

@@ -147,6 +147,7 @@ struct Decided {
     ask_instead: String,
     codes: Vec<String>,
     headline: String,
+    evidence: Option<String>,
     signatures: Vec<String>,
     project: String,
     envelope: Option<String>,
@@ -305,6 +306,17 @@ fn decide_request(
     }
     let headline =
         leastgrant_engine::headline(&reasons).unwrap_or_else(|| "no reason recorded".to_string());
+    // What decided it: the first reason pulling the way the verdict went (a deny rule or floor,
+    // what raised the ask, the rule, grant or learned evidence that allowed it).
+    let deciding = match decision {
+        Decision::Deny => Weight::Blocks,
+        Decision::Ask => Weight::Raises,
+        Decision::Allow => Weight::Lowers,
+    };
+    let evidence = reasons
+        .iter()
+        .find(|r| r.weight == deciding)
+        .map(|r| format!("{}: {}", r.code, r.text));
     let digest = frozen.as_ref().map(Frozen::digest);
     let setting = frozen.as_ref().map(|f| f.setting_id().to_string());
     let whose = match (&digest, &project) {
@@ -334,6 +346,7 @@ fn decide_request(
         ask_instead,
         codes: reasons.iter().map(|r| r.code.clone()).collect(),
         headline,
+        evidence,
         signatures,
         project: project_root,
         envelope: digest,
@@ -370,6 +383,7 @@ fn decision_line(
         "answered": answered,
         "reasons": decided.codes,
         "headline": decided.headline,
+        "evidence": decided.evidence,
         "signatures": decided.signatures,
         "envelope": decided.envelope,
         "setting": decided.setting,

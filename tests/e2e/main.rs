@@ -12,6 +12,7 @@ mod ingest_sources;
 mod install;
 mod install_agents;
 mod layers;
+mod log;
 mod policy;
 mod quoting;
 mod run;
