@@ -1,5 +1,7 @@
 //! Structured tools: Claude Code's (Read, Write, Edit, Glob, Grep, WebFetch, Task, MCP, …) and
-//! Cursor's (`run_terminal_cmd`, `read_file`, `edit_file`, `delete_file`, `list_dir`, …).
+//! Cursor's (`run_terminal_cmd`, `read_file`, `edit_file`, `delete_file`, `list_dir`, …), Codex's
+//! (`shell`, `exec_command`), Copilot CLI's (`bash`, `view`, `create`, `edit`) and Gemini CLI's
+//! (`run_shell_command`, `read_file`, `write_file`, `replace`, `list_directory`, `glob`).
 //!
 //! A tool name is matched case-insensitively with `_` and `-` removed, so each agent's spelling
 //! lands on one kind. An unknown tool, or a known tool without the path it needs, is not
@@ -55,7 +57,8 @@ pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
     for (name, value) in call.input.as_object().into_iter().flatten() {
         let set = value.as_bool() == Some(true);
         match name.as_str() {
-            "command" => {
+            // Codex's `exec_command` names it `cmd`.
+            "command" | "cmd" => {
                 shell.command = match value {
                     Value::String(s) => s.clone(),
                     // Codex sends argv arrays; they are already split, so quote each word.
@@ -124,6 +127,8 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
             "filePath",
             "relative_workspace_path",
             "target_directory",
+            // Gemini CLI's `read_file`.
+            "absolute_path",
         ],
     );
     let canonical = canonical_name(&kind);
@@ -261,28 +266,31 @@ pub fn canonical_tool(tool: &str) -> String {
 fn canonical_name(key: &str) -> Option<&'static str> {
     let name = match key {
         "bash" | "shell" | "runterminalcmd" | "runterminalcommand" | "executecommand"
-        | "terminal" | "runcommand" | "execute" | "localshell" | "exec" | "runshellcommand" => {
+        | "terminal" | "runcommand" | "execute" | "localshell" | "exec" | "runshellcommand"
+        | "execcommand" | "shellcommand" => {
             "Bash"
         }
         "read" | "readfile" | "view" | "catfile" | "openfile" => "Read",
         "notebookread" => "NotebookRead",
-        "write" | "writefile" | "createfile" | "newfile" => "Write",
+        "write" | "writefile" | "createfile" | "newfile" | "create" => "Write",
         "edit"
         | "editfile"
         | "strreplace"
         | "strreplaceeditor"
         | "searchreplace"
-        | "strreplacebasededittool" => "Edit",
+        | "strreplacebasededittool"
+        | "replace" => "Edit",
         "multiedit" => "MultiEdit",
         "notebookedit" | "editnotebook" => "NotebookEdit",
         "delete" | "deletefile" | "removefile" | "rmfile" | "deletepath" | "trashfile" => "Delete",
         "glob" | "globfilesearch" | "filesearch" | "findfiles" => "Glob",
-        "grep" | "grepsearch" | "ripgrep" | "search" | "codebasesearch" | "semanticsearch" => {
+        "grep" | "grepsearch" | "ripgrep" | "search" | "codebasesearch" | "semanticsearch"
+        | "searchfilecontent" => {
             "Grep"
         }
-        "ls" | "listdir" => "LS",
+        "ls" | "listdir" | "listdirectory" => "LS",
         "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => "WebFetch",
-        "websearch" | "websearchtool" => "WebSearch",
+        "websearch" | "websearchtool" | "googlewebsearch" => "WebSearch",
         "task" | "agent" | "spawnagent" | "subagent" => "Task",
         _ => return None,
     };
