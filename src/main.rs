@@ -1,9 +1,9 @@
 //! The `leastgrant` command line: wires the crates together and owns nothing else.
 //!
 //! Subcommands: `check` (decide one command or tool call and explain why), `ingest`,
-//! `simulate` and `export` (the replay and the frozen envelope), `lint`, `allow`/`deny`/
-//! `forget` (grants), `rules`, and `install`/`uninstall`/`doctor` (the hook in the agents'
-//! configuration, and whether it has what it needs).
+//! `simulate`, `merge` and `export` (the replay, its shards combined, and the frozen envelope),
+//! `lint`, `allow`/`deny`/`forget` (grants), `rules`, and `install`/`uninstall`/`doctor` (the
+//! hook in the agents' configuration, and whether it has what it needs).
 
 // Every command prints through `shared::output`: these definitions come before the modules, so
 // `println!`, `print!` and `eprintln!` in each of them are these, not the standard ones (which
@@ -36,6 +36,7 @@ mod doctor;
 mod ingest;
 mod install;
 mod log;
+mod merge;
 mod policy;
 mod report;
 mod run;
@@ -77,6 +78,9 @@ enum Command {
     /// Replay the events table under settings and baselines: what each would have let through
     /// that you refused, how often it asks, and which setting to use.
     Simulate(simulate::SimulateArgs),
+    /// Combine the output directories of `simulate --shard K/N` into the tables and summary
+    /// of one unsharded run.
+    Merge(merge::MergeArgs),
     /// Freeze the envelopes a setting learned, for the hook (or inspect a frozen file).
     Export(simulate::ExportArgs),
     /// Lint a rules file: shadowed rules, removed prompts, overlaps that carve nothing, an
@@ -123,6 +127,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Ingest(args) => ingest::run_command(&args),
         Command::Simulate(args) => simulate::simulate_command(&args),
+        Command::Merge(args) => merge::merge_command(&args),
         Command::Export(args) => simulate::export_command(&args),
         Command::Lint(args) => policy::lint_command(&args),
         Command::Allow(args) => {

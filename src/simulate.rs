@@ -14,7 +14,7 @@ use leastgrant_engine::{Frozen, Grant, GrantStore, Policy, Roots};
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
 use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary, UPPER_Z, rate, wilson_upper_bound};
-use leastgrant_replay::{Options, ProjectAnswers, Unattended, export, run};
+use leastgrant_replay::{Options, ProjectAnswers, Shard, Unattended, export, run, run_shard};
 use serde_json::{Value, json};
 
 use leastgrant_hook::layout;
@@ -238,6 +238,11 @@ pub struct SimulateArgs {
     /// Print the JSON summary instead of the table.
     #[arg(long)]
     json: bool,
+    /// Replay only shard K of N (0 ≤ K < N): the projects whose key hashes to K modulo N
+    /// (docs/fleet.md). Its output directory gets a `shard.json`; `leastgrant merge` combines
+    /// the N directories into the tables of one run.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
 }
 
 fn progress_bar(quiet: bool, what: &str) -> Option<ProgressBar> {
@@ -262,6 +267,20 @@ pub fn simulate(
     out: &Path,
     quiet: bool,
 ) -> Result<Summary> {
+    simulate_shard(table, settings, options, miss_budget, out, quiet, None)
+}
+
+/// [`simulate`], of one shard's projects only when `shard` is given (its outputs then include
+/// `shard.json`, for `leastgrant merge`).
+pub fn simulate_shard(
+    table: &Path,
+    settings: &[Setting],
+    options: &Options,
+    miss_budget: f64,
+    out: &Path,
+    quiet: bool,
+    shard: Option<Shard>,
+) -> Result<Summary> {
     if !(0.0..=1.0).contains(&miss_budget) {
         bail!("--miss-budget is a share between 0 and 1, not {miss_budget}");
     }
@@ -272,15 +291,19 @@ pub fn simulate(
         }
     };
     let mut outputs = Outputs::create(out)?;
-    let summary = run(
+    let (summary, manifest) = run_shard(
         table,
         settings,
         options,
         miss_budget,
+        shard.unwrap_or(Shard::WHOLE),
         &mut |runs| outputs.add(settings, runs),
         &progress,
     )?;
-    outputs.finish(&summary)?;
+    match shard {
+        Some(_) => outputs.finish_shard(&summary, &manifest)?,
+        None => outputs.finish(&summary)?,
+    }
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -288,6 +311,7 @@ pub fn simulate(
 }
 
 pub fn simulate_command(args: &SimulateArgs) -> Result<ExitCode> {
+    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let settings = args.grid.settings()?;
     let options = Options {
         window: args.window.max(1),
@@ -299,17 +323,24 @@ pub fn simulate_command(args: &SimulateArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| layout::replay_dir(&layout::state_dir_from_env(&layout::home())));
     let table = args.replay.table();
-    let summary = simulate(
+    let summary = simulate_shard(
         &table,
         &settings,
         &options,
         args.miss_budget,
         &out,
         args.json,
+        shard,
     )?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary.to_json())?);
     } else {
+        if let Some(shard) = shard {
+            println!(
+                "shard {shard}: these results cover this shard's projects only; combine the {} shards with `leastgrant merge`\n",
+                shard.count
+            );
+        }
         print!("{}", table_text(&summary));
         println!("\nresults: {}", out.display());
     }

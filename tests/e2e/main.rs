@@ -16,6 +16,7 @@ mod log;
 mod policy;
 mod quoting;
 mod run;
+mod shards;
 mod simulate;
 mod support;
 mod symlinked;
