@@ -689,11 +689,15 @@ impl Rule {
     }
 
     /// The set of calls this rule's specifier matches, as a pattern (a bare rule: all of them).
-    fn language(&self) -> Pattern {
+    fn language(&self) -> &Pattern {
+        static EVERYTHING: std::sync::OnceLock<Pattern> = std::sync::OnceLock::new();
+        static EVERY_PATH: std::sync::OnceLock<Pattern> = std::sync::OnceLock::new();
         match &self.spec {
-            Spec::Any if takes_path_rules(self.name()) => Pattern::glob("/**", GlobKind::Path),
-            Spec::Any => Pattern::everything(),
-            Spec::Command(p) | Spec::Path(p, _) | Spec::Host(p) | Spec::Text(p) => p.clone(),
+            Spec::Any if takes_path_rules(self.name()) => {
+                EVERY_PATH.get_or_init(|| Pattern::glob("/**", GlobKind::Path))
+            }
+            Spec::Any => EVERYTHING.get_or_init(Pattern::everything),
+            Spec::Command(p) | Spec::Path(p, _) | Spec::Host(p) | Spec::Text(p) => p,
         }
     }
 
@@ -709,7 +713,7 @@ impl Rule {
         if !tools_within {
             return false;
         }
-        self.same_kind(other) && self.language().within(&other.language())
+        self.same_kind(other) && self.language().within(other.language())
     }
 
     fn same_kind(&self, other: &Rule) -> bool {
@@ -729,7 +733,7 @@ impl Rule {
         if self.tools != other.tools || !self.same_kind(other) {
             return None;
         }
-        self.language().overlap(&other.language())
+        self.language().overlap(other.language())
     }
 
     /// A call this rule matches and `other` does not, when there is one.
@@ -737,7 +741,7 @@ impl Rule {
         if !self.same_kind(other) {
             return None;
         }
-        self.language().escapes(&other.language())
+        self.language().escapes(other.language())
     }
 
     /// The rule matches every call of its tool (or a pattern that matches everything).

@@ -90,15 +90,19 @@ fn kind(c: char) -> usize {
     }
 }
 
-/// A character of each kind that is not one of `literals` (`None` when every one is).
-fn kind_representatives(literals: &[char]) -> [Option<char>; 4] {
-    let free = |c: &char| literals.binary_search(c).is_err();
+/// A character of each kind that no literal edge out of the current state set tests: `/` and
+/// `.` are kinds of one character each; whitespace and anything else have many (`None` only if
+/// every candidate is such a literal, which no pattern of a rule's size reaches).
+fn kind_representatives(edge_literals: &[char]) -> [Option<char>; 4] {
+    let free = |c: &char| !edge_literals.contains(c);
     [
-        Some('/').filter(free),
-        Some('.').filter(free),
-        [' ', '\t', '\n', '\r', '\u{b}', '\u{c}']
-            .into_iter()
-            .find(free),
+        Some('/'),
+        Some('.'),
+        [
+            ' ', '\t', '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{a0}', '\u{2000}',
+        ]
+        .into_iter()
+        .find(free),
         ('\u{E100}'..='\u{E1FF}').find(free),
     ]
 }
@@ -130,7 +134,6 @@ impl Dfa {
             .collect();
         literals.sort_unstable();
         literals.dedup();
-        let kinds = kind_representatives(&literals);
         let start = sparse_closure(nfa, vec![0]);
         let mut index: HashMap<Vec<u32>, u32> = HashMap::new();
         let mut sets: Vec<Vec<u32>> = Vec::new();
@@ -154,14 +157,27 @@ impl Dfa {
                 sets.push(next);
                 Some(id)
             };
+            // Only the literals tested on edges out of this set can move differently from
+            // their kind; every other character moves as its kind's representative does.
+            let mut edge_literals: Vec<char> = set
+                .iter()
+                .filter_map(|s| nfa.get(*s as usize))
+                .flat_map(|st| st.edges.iter())
+                .filter_map(|(class, _)| match class {
+                    Class::Lit(c) if kind(*c) >= 2 => Some(*c),
+                    _ => None,
+                })
+                .collect();
+            edge_literals.sort_unstable();
+            edge_literals.dedup();
             let mut by_kind = [DEAD; 4];
-            for (slot, rep) in by_kind.iter_mut().zip(kinds) {
+            for (slot, rep) in by_kind.iter_mut().zip(kind_representatives(&edge_literals)) {
                 if let Some(c) = rep {
                     *slot = target(sparse_step(nfa, &set, c))?;
                 }
             }
             let mut exceptions = Vec::new();
-            for &c in &literals {
+            for &c in &edge_literals {
                 let to = target(sparse_step(nfa, &set, c))?;
                 if by_kind.get(kind(c)) != Some(&to) {
                     exceptions.push((c, to));
@@ -182,24 +198,30 @@ impl Dfa {
 
 /// The states reachable from `set` by empty moves, sorted.
 fn sparse_closure(nfa: &[State], mut set: Vec<u32>) -> Vec<u32> {
-    let mut on = vec![false; nfa.len()];
-    for s in &set {
-        if let Some(slot) = on.get_mut(*s as usize) {
-            *slot = true;
-        }
-    }
-    let mut stack = set.clone();
-    while let Some(s) = stack.pop() {
-        for &next in nfa
-            .get(s as usize)
-            .map_or(&[][..], |st| st.epsilons.as_slice())
-        {
-            if let Some(slot) = on.get_mut(next)
-                && !*slot
-            {
+    let has_epsilons = |s: &u32| {
+        nfa.get(*s as usize)
+            .is_some_and(|st| !st.epsilons.is_empty())
+    };
+    if set.iter().any(has_epsilons) {
+        let mut on = vec![false; nfa.len()];
+        for s in &set {
+            if let Some(slot) = on.get_mut(*s as usize) {
                 *slot = true;
-                set.push(next as u32);
-                stack.push(next as u32);
+            }
+        }
+        let mut stack = set.clone();
+        while let Some(s) = stack.pop() {
+            for &next in nfa
+                .get(s as usize)
+                .map_or(&[][..], |st| st.epsilons.as_slice())
+            {
+                if let Some(slot) = on.get_mut(next)
+                    && !*slot
+                {
+                    *slot = true;
+                    set.push(next as u32);
+                    stack.push(next as u32);
+                }
             }
         }
     }
@@ -435,13 +457,26 @@ impl Pattern {
         };
         let mut state = 0u32;
         while let Some(s) = dfa.states.get(state as usize) {
-            if s.accepting || s.kinds.iter().any(|k| *k != DEAD) {
+            // One character, and only one, leads anywhere: `/` and `.` are kinds of their
+            // own; a live whitespace or other kind is many characters.
+            let [slash, dot, space, other] = s.kinds;
+            if s.accepting || space != DEAD || other != DEAD {
                 break;
             }
-            match s.literals.as_slice() {
-                [(c, to)] if *to != DEAD => {
-                    prefix.push(*c);
-                    state = *to;
+            let mut live = s
+                .literals
+                .iter()
+                .filter(|(_, to)| *to != DEAD)
+                .copied()
+                .chain(
+                    [('/', slash), ('.', dot)]
+                        .into_iter()
+                        .filter(|(_, to)| *to != DEAD),
+                );
+            match (live.next(), live.next()) {
+                (Some((c, to)), None) => {
+                    prefix.push(c);
+                    state = to;
                 }
                 _ => break,
             }
