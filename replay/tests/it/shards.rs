@@ -51,7 +51,7 @@ impl ProjectAnswers for SomeBroken {
             .trim_start_matches("/home/dev/p")
             .parse()
             .unwrap_or(0);
-        if number % 3 == 0 {
+        if number.is_multiple_of(3) {
             return Err(format!("rules of p{number} unreadable"));
         }
         let policy = leastgrant_engine::Policy::from_json(
@@ -297,7 +297,7 @@ fn a_merge_refuses_shards_that_are_not_one_runs() {
     assert!(e.contains("different events tables"), "{e}");
 
     // A directory without a manifest, and a shard replayed again as a whole run.
-    let e = error(&[table.clone()]);
+    let e = error(std::slice::from_ref(&table));
     assert!(e.contains("holds no shard of a replay"), "{e}");
     replay(&table, &shard(2), None, &settings, 0.05);
     assert!(!shard(2).join(MANIFEST).exists());
