@@ -98,7 +98,10 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/"));
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let out = args.out.clone().unwrap_or_else(|| layout::data_dir(&layout::state_dir_from_env(&home)));
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| layout::data_dir(&layout::state_dir_from_env(&home)));
     check_places(&args.places.0)?;
     let files = sources(args, &home, &cwd);
     let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Args;
 
-use crate::simulate::table_text;
+use crate::shared::summary_table::table_text;
 
 #[derive(Args)]
 pub struct MergeArgs {

@@ -16,7 +16,8 @@ use serde_json::json;
 use leastgrant_hook::layout;
 
 use crate::ingest::{IngestArgs, sources};
-use crate::simulate::{GridArgs, file_answers, simulate, table_text};
+use crate::shared::summary_table::table_text;
+use crate::simulate::{GridArgs, file_answers, simulate};
 
 #[derive(Args)]
 pub struct RunArgs {

@@ -13,12 +13,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use leastgrant_engine::{Frozen, Grant, GrantStore, Policy, Roots};
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
-use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary, UPPER_Z, rate, wilson_upper_bound};
+use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary};
 use leastgrant_replay::{Options, ProjectAnswers, Shard, Unattended, export, run, run_shard};
 use serde_json::{Value, json};
 
 use leastgrant_hook::layout;
 
+use crate::shared::summary_table::table_text;
 use crate::shared::time::parse_time;
 
 /// Which settings to compare: a grid file, grid flags, or the standard comparison.
@@ -345,97 +346,6 @@ pub fn simulate_command(args: &SimulateArgs) -> Result<ExitCode> {
         println!("\nresults: {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The table a person acts on.
-pub fn table_text(summary: &Summary) -> String {
-    let json = summary.to_json();
-    let events = summary.settings.first().map_or(0, |s| s.total().events);
-    let mut out = format!(
-        "{events} events in {} projects, {} settings and baselines replayed ({:.1}% of actions understood)\n\n",
-        summary.projects,
-        summary.settings.len(),
-        100.0 * json["actions_understood"].as_f64().unwrap_or(0.0)
-    );
-    let width = summary
-        .settings
-        .iter()
-        .map(|s| s.setting.id.len())
-        .max()
-        .unwrap_or(7)
-        .max(7);
-    out.push_str(&format!(
-        "  {:width$}  {:>11}  {:>8}  {:>6}  {:>22}  {:>8}\n",
-        "setting", "runs freely", "asks you", "blocks", "missed (upper bound)", "friction"
-    ));
-    let recommended = summary.recommend(None);
-    let frontier = summary.frontier();
-    for (i, s) in summary.settings.iter().enumerate() {
-        let t = s.total();
-        let mark = if recommended == Some(i) {
-            '*'
-        } else if frontier.get(i).copied().unwrap_or(false) {
-            '+'
-        } else {
-            ' '
-        };
-        let missed = format!(
-            "{}/{} (≤{:.1}%)",
-            t.miss,
-            t.refused,
-            100.0 * wilson_upper_bound(t.miss, t.refused, UPPER_Z)
-        );
-        out.push_str(&format!(
-            "{mark} {:width$}  {:>10.1}%  {:>7.1}%  {:>5.1}%  {:>22}  {:>8}\n",
-            s.setting.id,
-            100.0 * rate(t.allow, t.events),
-            100.0 * rate(t.ask, t.events),
-            100.0 * rate(t.deny, t.events),
-            missed,
-            t.friction,
-        ));
-    }
-    out.push_str(
-        "\n* recommended   + on the frontier (nothing else asks less without missing more)\n",
-    );
-    match recommended {
-        Some(i) => out.push_str(&format!(
-            "recommended: {} — {}\n",
-            summary.settings[i].setting.id,
-            summary.why(i, None)
-        )),
-        None => out.push_str(&format!(
-            "recommended: none — every setting lets through more than {:.0}% of what you refused; \
-             raise --miss-budget or try stricter thresholds\n",
-            100.0 * summary.miss_budget
-        )),
-    }
-    if let Some(split) = json.get("time_split") {
-        let tuned = &split["tuned_on_earlier"];
-        if tuned.is_object() {
-            out.push_str(&format!(
-                "time split: tuned on the earlier part → {}; on the later part it asks {:.1}% \
-                 and missed {}/{} (best in hindsight: {})\n",
-                tuned["id"].as_str().unwrap_or("?"),
-                100.0 * tuned["prompt_rate"].as_f64().unwrap_or(0.0),
-                tuned["misses"],
-                tuned["refused"],
-                split["best_in_hindsight_on_later"]["id"]
-                    .as_str()
-                    .unwrap_or("none"),
-            ));
-        }
-    }
-    out.push_str(&format!(
-        "assumption: {}\n",
-        json["assumptions"]["unattended_meaning"]
-            .as_str()
-            .unwrap_or("")
-    ));
-    for note in &summary.notes {
-        out.push_str(&format!("note: {note}\n"));
-    }
-    out
 }
 
 #[derive(Args)]
