@@ -45,7 +45,8 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
             a
         }
         None => {
-            let action = crate::tools::structured(call, &cwd, roots);
+            let mut action = crate::tools::structured(call, &cwd, roots);
+            crate::net::Reaches::of_input(&call.input).mark(&mut action.flags);
             Analysis {
                 actions: vec![action],
                 understood: true,
@@ -420,6 +421,7 @@ fn classify_effective(
         &redirect_signature,
     );
     let (spelling, spelling_without_flags) = spell(effective, &mut normalizer, &target_words);
+    normalizer.reaches.mark(&mut flags);
     let display = redact_text(effective_text(effective));
     Action {
         capability: judgement.capability,

@@ -377,6 +377,8 @@ fn judge_action(action: &Action, prep: &PreparedAction, situation: &Situation<'_
 }
 
 const NOT_UNDERSTOOD: &str = "floor.not-understood";
+/// The cloud metadata service, in any spelling (`crate::net`): it hands out credentials.
+const METADATA: &str = "floor.metadata";
 /// Code the engine cannot read: never waived, whatever the posture or the evidence.
 const UNREAD_CODE: &str = "floor.unread-code";
 
@@ -497,7 +499,17 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
             false,
         ));
     }
-    if action.capability == C::SecretRead
+    if action.flags.url_credentials
+        && action.capability != C::SecretRead
+        && action.blast.exposure != Exposure::ReadsSecrets
+        && !action.targets.iter().any(|t| t.placement.secret)
+    {
+        hits.push((
+            "floor.secret",
+            "it sends credentials written into a URL".to_string(),
+            false,
+        ));
+    } else if action.capability == C::SecretRead
         || action.blast.exposure == Exposure::ReadsSecrets
         || action.targets.iter().any(|t| t.placement.secret)
     {
@@ -556,10 +568,33 @@ pub fn floors(action: &Action, analysis: &Analysis) -> Vec<Floor> {
             false,
         ));
     }
-    if action.flags.privilege || action.capability == C::ExecPrivilege {
+    if action.flags.metadata {
+        hits.push((
+            METADATA,
+            "it reaches the cloud metadata service, which hands out this machine's credentials"
+                .to_string(),
+            false,
+        ));
+    }
+    let socket = action.targets.iter().find(|t| t.placement.privileged);
+    if action.flags.privilege
+        || action.capability == C::ExecPrivilege
+        || action.flags.container_socket
+        || socket.is_some()
+    {
         hits.push((
             "floor.privilege",
-            "it runs with raised privileges".to_string(),
+            match socket {
+                Some(t) => format!(
+                    "it talks to `{}`, a container runtime's socket, which is root on this machine{}",
+                    t.path,
+                    link_words(t)
+                ),
+                None if action.flags.container_socket && !action.flags.privilege => {
+                    "it drives a container runtime's API, which is root on this machine".to_string()
+                }
+                None => "it runs with raised privileges".to_string(),
+            },
             false,
         ));
     }

@@ -31,6 +31,7 @@ mod grants;
 mod hex;
 mod knowledge;
 mod model;
+mod net;
 mod paths;
 mod rules;
 mod session;

@@ -18,9 +18,11 @@ use crate::static_index::{NameIndex, name_set, packed_names, slots_for};
 
 mod control;
 mod secrets;
+mod sockets;
 
 use control::CONTROL_PATHS as CONTROL_SUFFIXES;
 use secrets::{SECRET_DIRS, SECRET_FILES};
+pub(crate) use sockets::is_container_socket;
 
 /// The directories a decision is made relative to. Inputs, never read from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -329,6 +331,7 @@ pub const UNRESOLVED_PLACEMENT: Placement = Placement {
     persistence: false,
     control: false,
     own_state: false,
+    privileged: false,
 };
 
 /// Places a resolved path (or `None` for an unresolved one): as written and, where the roots
@@ -377,6 +380,7 @@ fn place_text(path: &str, roots: &Roots) -> Placement {
         persistence: home_bin || is_persistence(&lower, &hits),
         control: own_state || is_control(&lower, &hits),
         own_state,
+        privileged: sockets::is_container_socket(&lower),
     }
 }
 

@@ -8,7 +8,8 @@
 pub(crate) mod precision;
 
 use crate::model::{Placement, Zone};
-use crate::paths::{Roots, UNRESOLVED_PLACEMENT, place, resolve};
+use crate::net::{self, Reaches};
+use crate::paths::{Roots, UNRESOLVED_PLACEMENT, is_container_socket, place, resolve};
 use crate::shell::UNRESOLVED;
 
 /// The placeholder for a placed path.
@@ -19,6 +20,7 @@ pub fn path_placeholder(placement: &Placement) -> String {
     match placement.zone {
         Zone::Unresolved => "<path:unresolved>".to_string(),
         _ if placement.secret => "<path:secret>".to_string(),
+        _ if placement.privileged => "<path:privileged>".to_string(),
         _ if placement.persistence => "<path:persistence>".to_string(),
         _ if placement.control => "<path:control>".to_string(),
         Zone::Workspace => "<path>".to_string(),
@@ -71,8 +73,8 @@ pub fn looks_like_path(s: &str) -> bool {
 /// A JSON object or array written as one word (`{"a": 1}`, `[{"id":2}]`): braces or brackets
 /// at both ends and a key or string inside (a brace expansion `{a,b}` has neither).
 pub fn looks_like_json(s: &str) -> bool {
-    let bracketed = (s.starts_with('{') && s.ends_with('}'))
-        || (s.starts_with('[') && s.ends_with(']'));
+    let bracketed =
+        (s.starts_with('{') && s.ends_with('}')) || (s.starts_with('[') && s.ends_with(']'));
     bracketed && s.len() > 2 && (s.contains('"') || s.contains(':'))
 }
 
@@ -92,6 +94,9 @@ pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
 pub struct Normalizer<'a> {
     /// The arguments belong to a network client: a bare `host/path` is an address, not a file.
     pub network: bool,
+    /// What the words normalised so far reach: the metadata service, credentials in a URL, a
+    /// container runtime's socket. The caller marks the action's flags with it.
+    pub reaches: Reaches,
     cwd: Option<&'a str>,
     roots: &'a Roots,
     placed: Vec<(String, Option<String>, Placement)>,
@@ -102,6 +107,7 @@ impl<'a> Normalizer<'a> {
     pub fn new(cwd: Option<&'a str>, roots: &'a Roots) -> Normalizer<'a> {
         Normalizer {
             network: false,
+            reaches: Reaches::default(),
             cwd,
             roots,
             placed: Vec::new(),
@@ -126,9 +132,59 @@ impl<'a> Normalizer<'a> {
     /// Where `raw` lies, without copying its resolved path.
     pub fn placement(&mut self, raw: &str) -> Placement {
         let index = self.index_of(raw);
-        self.placed
+        let placement = self
+            .placed
             .get(index)
-            .map_or(UNRESOLVED_PLACEMENT, |(_, _, placement)| *placement)
+            .map_or(UNRESOLVED_PLACEMENT, |(_, _, placement)| *placement);
+        self.reaches.container_socket |= placement.privileged;
+        placement
+    }
+
+    /// Normalises an assignment's value; a variable that points a container client at a daemon
+    /// reaches that daemon's API, whatever it names.
+    pub fn assignment(&mut self, name: &str, value: &str) -> String {
+        if net::CONTAINER_HOST_VARIABLES.contains(&name) {
+            self.reaches.container_socket = true;
+        }
+        format!("{name}={}", self.arg(value))
+    }
+
+    /// A URL's placeholder: `<url:metadata>` for the metadata service in any spelling,
+    /// `<url:HOST:credentials>` when it carries credentials (never templated away with the
+    /// rest), `<socket:…>` for a `unix://` socket, else `<url:HOST>`.
+    fn url(&mut self, text: &str) -> Option<String> {
+        let url = net::split_url(text)?;
+        if net::url_reaches_metadata(&url) {
+            self.reaches.metadata = true;
+            return Some("<url:metadata>".to_string());
+        }
+        let scheme = url.scheme.to_ascii_lowercase();
+        let host = url.host.to_ascii_lowercase();
+        // `unix:///var/run/docker.sock`, `npipe:////./pipe/docker_engine`,
+        // `http+unix://%2Fvar%2Frun%2Fdocker.sock/info`.
+        let socket = if scheme == "unix" || scheme == "npipe" {
+            Some(url.rest)
+        } else if scheme.ends_with("+unix") {
+            Some(url.host)
+        } else {
+            None
+        };
+        if let Some(socket) = socket {
+            let decoded = crate::paths::percent_decode(socket);
+            if is_container_socket(&decoded) {
+                self.reaches.container_socket = true;
+                return Some("<socket:privileged>".to_string());
+            }
+            return Some(format!("<socket:{scheme}>"));
+        }
+        let credentials = net::carries_credentials(&url);
+        self.reaches.credentials |= credentials;
+        Some(match (host.is_empty(), credentials) {
+            (true, false) => "<url>".to_string(),
+            (true, true) => "<url:credentials>".to_string(),
+            (false, false) => format!("<url:{host}>"),
+            (false, true) => format!("<url:{host}:credentials>"),
+        })
     }
 
     /// The cache slot of `raw`, filled on first sight.
@@ -150,7 +206,17 @@ impl<'a> Normalizer<'a> {
     /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
     /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
     fn arg_at(&mut self, text: &str, depth: u8) -> String {
-        if text.contains(UNRESOLVED) {
+        if let Some(at) = text.find(UNRESOLVED) {
+            // `http://169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI`: judged by its
+            // literal start, which names the host (stricter, whatever run time appends).
+            if text
+                .get(..at)
+                .and_then(net::split_url)
+                .is_some_and(|url| net::url_reaches_metadata(&url))
+            {
+                self.reaches.metadata = true;
+                return "<url:metadata>".to_string();
+            }
             return "<dynamic>".to_string();
         }
         if depth > 2 {
@@ -184,28 +250,27 @@ impl<'a> Normalizer<'a> {
                 {
                     return format!("{name}=«redacted:credential»");
                 }
+                if net::CONTAINER_HOST_VARIABLES.contains(&name) {
+                    self.reaches.container_socket = true;
+                }
                 return format!("{name}={}", self.arg_at(value, depth + 1));
             }
+        }
+        // Before the token check: a URL's credentials are a floor, not only a redaction.
+        if let Some(url) = self.url(text) {
+            return url;
         }
         if let Some(redacted) = redact_token(text) {
             return redacted.to_string();
         }
-        if let Some((scheme, rest)) = text
-            .find(':')
-            .and_then(|at| Some((text.get(..at)?, text.get(at..)?.strip_prefix("://")?)))
-            && !scheme.is_empty()
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        if self.network
+            && !text.starts_with(['.', '/', '~', '-', '@'])
+            && net::is_metadata_host(net::bare_host(text))
         {
-            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-            let host = authority.rsplit('@').next().unwrap_or("");
-            let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
-            return if host.is_empty() {
-                "<url>".to_string()
-            } else {
-                format!("<url:{host}>")
-            };
+            // `nc 169.254.169.254 80`, `curl 2852039166/latest`, `ping 0xa9fea9fe`: before the
+            // number, hash and version shapes those spellings also have.
+            self.reaches.metadata = true;
+            return "<host:metadata>".to_string();
         }
         if is_uuid(text) {
             return "<uuid>".to_string();

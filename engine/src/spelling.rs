@@ -146,7 +146,7 @@ pub(crate) fn shell_signature<'e>(
     let mut assignments: Vec<String> = effective
         .assignments
         .iter()
-        .map(|(name, value)| format!("{name}={}", normalizer.arg(&value.text)))
+        .map(|(name, value)| normalizer.assignment(name, &value.text))
         .collect();
     assignments.sort();
     parts.extend(assignments);

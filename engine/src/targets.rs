@@ -45,6 +45,7 @@ pub(crate) fn place_targets(
                 placement.persistence |= alt.persistence;
                 placement.control |= alt.control;
                 placement.own_state |= alt.own_state;
+                placement.privileged |= alt.privileged;
                 if let Some(glob) = alt_resolved.as_deref().filter(|a| is_glob(a)) {
                     // The glob as written, and where the links on its way lead.
                     let through_link = paths::link_target(glob, roots);

@@ -158,6 +158,8 @@ fn http(inv: &Invocation<'_>) -> Classification {
         "--retry",
         "-D",
         "--dump-header",
+        "--unix-socket",
+        "--abstract-unix-socket",
     ]);
     if urls.iter().any(|u| !u.is_literal()) {
         return Classification::opaque(C::NetFetch, "the address is only known at run time");
@@ -264,6 +266,10 @@ fn http(inv: &Invocation<'_>) -> Classification {
     }
     if inv.has_any(flags!["-n", "--netrc"]) {
         j = j.exposure(Exposure::ReadsSecrets);
+    }
+    // The socket the request goes through (a container runtime's is root on the machine).
+    if let Some(socket) = inv.any_value(flags!["--unix-socket", "--abstract-unix-socket"]) {
+        j.targets.push((socket, Access::Read));
     }
     j
 }

@@ -411,12 +411,18 @@ pub struct Placement {
     pub control: bool,
     /// Inside leastgrant's own state directory.
     pub own_state: bool,
+    /// A container runtime's control socket (`/var/run/docker.sock`): talking to it is root.
+    pub privileged: bool,
 }
 
 impl Placement {
     /// Inside the project, and nothing special about it.
     pub fn is_plain_workspace(&self) -> bool {
-        self.zone == Zone::Workspace && !self.secret && !self.persistence && !self.control
+        self.zone == Zone::Workspace
+            && !self.secret
+            && !self.persistence
+            && !self.control
+            && !self.privileged
     }
 
     /// The stricter of two placements of one path (as written and as the file system resolves
@@ -432,6 +438,7 @@ impl Placement {
             persistence: self.persistence || other.persistence,
             control: self.control || other.control,
             own_state: self.own_state || other.own_state,
+            privileged: self.privileged || other.privileged,
         }
     }
 }
@@ -531,4 +538,11 @@ pub struct ActionFlags {
     /// plugins and toolchains a runner is told to load, a runner started in another
     /// directory): a floor no evidence and no posture unlocks.
     pub unread_code: bool,
+    /// It reaches the cloud metadata service (or another link-local address), in any spelling.
+    pub metadata: bool,
+    /// A URL it names carries credentials (user-info, a token or signature parameter).
+    pub url_credentials: bool,
+    /// It drives a container runtime's API (its socket named, `DOCKER_HOST` set): root on the
+    /// machine, the privilege floor.
+    pub container_socket: bool,
 }

@@ -115,3 +115,44 @@ fn every_secret_row_is_placed_as_a_credential_and_templates_are_not() {
     }
     failures.finish("places/secrets", table.case.len() + table.not.len());
 }
+
+#[test]
+fn every_container_socket_row_is_privileged_and_reaching_it_is_floored() {
+    let table: Table = load("places/sockets.toml");
+    let roots = roots();
+    let mut failures = Failures::default();
+    for case in &table.case {
+        let path = absolute(&case.path);
+        let placement = place(resolve(&path, Some(PROJECT), &roots).as_deref(), &roots);
+        failures.check(
+            &format!("{} ({}) is privileged", case.path, case.row),
+            true,
+            placement.privileged,
+        );
+        let verdict = decide_fresh(
+            &analyze(
+                &ToolCall::shell(
+                    &format!("curl -sS --unix-socket '{path}' http://localhost/containers/json"),
+                    Some(PROJECT),
+                ),
+                &roots,
+            ),
+            T0,
+        );
+        failures.check(
+            &format!("curl --unix-socket {} hits the privilege floor", case.path),
+            true,
+            verdict.reasons.iter().any(|r| r.code == "floor.privilege"),
+        );
+    }
+    for case in &table.not {
+        let path = absolute(&case.path);
+        let placement = place(resolve(&path, Some(PROJECT), &roots).as_deref(), &roots);
+        failures.check(
+            &format!("{} is no container socket", case.path),
+            false,
+            placement.privileged,
+        );
+    }
+    failures.finish("places/sockets", table.case.len() + table.not.len());
+}
