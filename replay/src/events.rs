@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use arrow_array::{
     Array, BooleanArray, RecordBatch, StringArray, TimestampMicrosecondArray, UInt32Array,
 };
-use leastgrant_ingest::schema::{Event, Outcome, col, column};
+use leastgrant_ingest::schema::{Event, Outcome, col, column, decided_by};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
@@ -45,7 +45,72 @@ pub struct ReplayEvent {
     pub tool_input: String,
     /// How it ended.
     pub outcome: Outcome,
+    /// Who decided whether it could run, where the history recorded the decision (the
+    /// `decided_by` column); a Claude Code result saying the auto-mode classifier denied the
+    /// call is read as the classifier's decision.
+    pub decided_by: Option<Decider>,
+    /// It ran in Claude Code's auto mode, where a classifier, not a person, let calls through.
+    pub auto_mode: bool,
 }
+
+/// Who decided whether a call could run, as the history recorded it (`decided_by` in
+/// docs/formats.md): parsed once when the table is read, so the replay compares no text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Decider {
+    /// A person at a prompt, for this call.
+    User,
+    /// A person at a prompt, for the rest of the session.
+    UserSession,
+    /// A person's standing approval.
+    UserPermanent,
+    /// Configuration: rules, a mode, a policy; no prompt.
+    Config,
+    /// A hook.
+    Hook,
+    /// An automatic judge (Claude Code's auto-mode classifier).
+    Classifier,
+}
+
+impl Decider {
+    /// The stored value's decider; `None` for a value this build does not know.
+    pub fn parse(value: &str) -> Option<Decider> {
+        Some(match value {
+            decided_by::USER => Decider::User,
+            decided_by::USER_SESSION => Decider::UserSession,
+            decided_by::USER_PERMANENT => Decider::UserPermanent,
+            decided_by::CONFIG => Decider::Config,
+            decided_by::HOOK => Decider::Hook,
+            decided_by::CLASSIFIER => Decider::Classifier,
+            _ => return None,
+        })
+    }
+
+    /// A person decided (the only decisions that are human evidence).
+    pub fn is_person(self) -> bool {
+        matches!(
+            self,
+            Decider::User | Decider::UserSession | Decider::UserPermanent
+        )
+    }
+
+    /// The decider of an event: its recorded `decided_by`, else the classifier when the
+    /// outcome was read from the classifier's refusal text.
+    fn of(recorded: Option<&str>, outcome: Outcome, outcome_rule: &str) -> Option<Decider> {
+        match recorded.and_then(Decider::parse) {
+            Some(decider) => Some(decider),
+            None if outcome == Outcome::Denied && outcome_rule == CLASSIFIER_RULE => {
+                Some(Decider::Classifier)
+            }
+            None => None,
+        }
+    }
+}
+
+/// The `outcome_rule` of a call the auto-mode classifier denied (ingest's `outcome::classify`).
+const CLASSIFIER_RULE: &str = "classifier";
+
+/// The permission mode in which Claude Code's classifier decides instead of a person.
+const AUTO_MODE: &str = "auto";
 
 impl From<&Event> for ReplayEvent {
     fn from(e: &Event) -> ReplayEvent {
@@ -63,11 +128,13 @@ impl From<&Event> for ReplayEvent {
             tool_name: e.tool_name.clone(),
             tool_input: e.tool_input.clone(),
             outcome: e.outcome,
+            decided_by: Decider::of(e.decided_by.as_deref(), e.outcome, &e.outcome_rule),
+            auto_mode: e.permission_mode.as_deref() == Some(AUTO_MODE),
         }
     }
 }
 
-const COLUMNS: [&str; 13] = [
+const COLUMNS: [&str; 16] = [
     col::EVENT_ID,
     col::AGENT,
     col::SOURCE,
@@ -81,6 +148,9 @@ const COLUMNS: [&str; 13] = [
     col::TOOL_NAME,
     col::TOOL_INPUT,
     col::OUTCOME,
+    col::OUTCOME_RULE,
+    col::PERMISSION_MODE,
+    col::DECIDED_BY,
 ];
 
 /// The table's bucket directories, in order (`events/bucket=NN`).
@@ -248,6 +318,11 @@ fn fail(path: &Path, what: &str, e: &dyn std::fmt::Display) -> ReplayError {
     ReplayError(format!("cannot {what} {}: {e}", path.display()))
 }
 
+/// The value of a nullable text column at a row; `None` when null or the column is absent.
+fn value(array: Option<&StringArray>, i: usize) -> Option<&str> {
+    array.and_then(|a| (!a.is_null(i)).then(|| a.value(i)))
+}
+
 /// A reader of `columns` of one file, of the selected rows only when a selection is given.
 fn open(
     path: &Path,
@@ -293,7 +368,16 @@ fn decode(batch: &RecordBatch, out: &mut Vec<ReplayEvent>) -> Result<(), String>
         text(col::TOOL_INPUT)?,
         text(col::OUTCOME)?,
     );
+    // Tables written before these columns existed have none: no decision recorded, no mode.
+    let optional = |name: &str| column::<StringArray>(batch, name).ok();
+    let (outcome_rule, mode, decided) = (
+        optional(col::OUTCOME_RULE),
+        optional(col::PERMISSION_MODE),
+        optional(col::DECIDED_BY),
+    );
     for i in 0..batch.num_rows() {
+        // An outcome this build does not know is treated as unanswered: it labels nothing.
+        let outcome = Outcome::parse(outcome.value(i)).unwrap_or(Outcome::Unmatched);
         out.push(ReplayEvent {
             event_id: event_id.value(i).to_string(),
             agent: agent.value(i).to_string(),
@@ -307,8 +391,13 @@ fn decode(batch: &RecordBatch, out: &mut Vec<ReplayEvent>) -> Result<(), String>
             attended: (!attended.is_null(i)).then(|| attended.value(i)),
             tool_name: tool_name.value(i).to_string(),
             tool_input: tool_input.value(i).to_string(),
-            // An outcome this build does not know is treated as unanswered: it labels nothing.
-            outcome: Outcome::parse(outcome.value(i)).unwrap_or(Outcome::Unmatched),
+            outcome,
+            decided_by: Decider::of(
+                value(decided, i),
+                outcome,
+                value(outcome_rule, i).unwrap_or(""),
+            ),
+            auto_mode: value(mode, i) == Some(AUTO_MODE),
         });
     }
     Ok(())

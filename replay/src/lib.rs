@@ -21,7 +21,7 @@ pub mod summary;
 pub mod synthetic;
 
 pub use error::ReplayError;
-pub use replay::{Options, ProjectAnswers, ProjectRun, Unattended, replay_project};
+pub use replay::{MissBudgetOn, Options, ProjectAnswers, ProjectRun, Unattended, replay_project};
 pub use run::{run, run_shard};
 pub use settings::{Grid, GridFile, Setting};
 pub use shard::Shard;

@@ -234,6 +234,12 @@ impl Rows {
             .count("false_blocks", c.false_block)
             .count("unlabeled", c.unlabeled)
             .count("refused", c.refused)
+            .count("misses_risky", c.miss_risky)
+            .count("misses_routine", c.miss_routine())
+            .count("refused_risky", c.refused_risky)
+            .count("classifier_denied", c.classifier_denied)
+            .count("asks_observed", c.ask_observed)
+            .count("asks_inferred", c.ask_inferred)
             .real("prompt_rate", rate(c.ask, c.events))
             .real(
                 "miss_rate_upper",
@@ -439,7 +445,8 @@ impl Outputs {
                         .text("tool_input", event.tool_input.clone())
                         .text("source", event.source.clone())
                         .text("reason_codes", miss.codes.join(","))
-                        .text("reasons", miss.reasons.clone());
+                        .text("reasons", miss.reasons.clone())
+                        .flag("risky", miss.risky);
                 }
                 for p in &result.promotions {
                     promotions

@@ -9,13 +9,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    Analysis, Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Grant, Judgement,
-    NoAnswers, Policy, PreparedAction, Roots, RulesAndGrants, SessionState, Situation, Stage,
-    ToolCall, analyze, decide_prepared, judge, prepare,
+    ActionFlags, Analysis, Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Grant,
+    Judgement, NoAnswers, Policy, PreparedAction, Roots, RulesAndGrants, SessionState, Situation,
+    Stage, ToolCall, analyze, decide_prepared, judge, prepare,
 };
 use leastgrant_ingest::schema::Outcome;
 
-use crate::events::ReplayEvent;
+use crate::events::{Decider, ReplayEvent};
 use crate::settings::{Method, Setting};
 
 /// What the history says the person wanted.
@@ -23,29 +23,64 @@ use crate::settings::{Method, Setting};
 pub enum Label {
     /// A person refused it.
     Refused,
-    /// It ran while a person was answering prompts.
+    /// It ran while a person was answering prompts, or a person's approval is recorded.
     Approved,
     /// It ran, nobody was answering prompts (or we cannot tell).
     RanUnattended,
+    /// It ran on a decision no person made (configuration, a hook, Claude Code's auto-mode
+    /// classifier): like [`Label::RanUnattended`], but never human evidence, so an ask on it
+    /// learns `observed` at most.
+    RanUnjudged,
+    /// Claude Code's auto-mode classifier denied it: what the person wanted is unknown, and the
+    /// tables count it apart.
+    ClassifierDenied,
     /// Nothing to learn from: cancelled, interrupted, denied by a hook, unanswered.
     Unlabeled,
 }
 
+/// Where a label came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelSource {
+    /// A person's decision the history recorded (`decided_by`).
+    Observed,
+    /// Inferred: from the permission mode, the result text, and the unattended assumption.
+    Inferred,
+    /// No label of what a person wanted.
+    None,
+}
+
 impl Label {
-    /// The label of an event.
-    pub fn of(outcome: Outcome, attended: Option<bool>) -> Label {
-        match outcome {
-            Outcome::Refused => Label::Refused,
-            Outcome::Ran | Outcome::Errored | Outcome::Answered => {
-                if attended == Some(true) {
-                    Label::Approved
-                } else {
-                    Label::RanUnattended
+    /// The label of an event, and where it came from. A recorded decision wins over the
+    /// inference: a person's decision labels the call as they decided it; configuration, a hook
+    /// or the classifier letting it run is not a person's approval.
+    pub fn of(event: &ReplayEvent) -> (Label, LabelSource) {
+        let ran = matches!(
+            event.outcome,
+            Outcome::Ran | Outcome::Errored | Outcome::Answered
+        );
+        match event.decided_by {
+            Some(Decider::Classifier)
+                if matches!(event.outcome, Outcome::Denied | Outcome::Refused) =>
+            {
+                (Label::ClassifierDenied, LabelSource::None)
+            }
+            Some(decider) if decider.is_person() => match event.outcome {
+                Outcome::Refused | Outcome::Denied => (Label::Refused, LabelSource::Observed),
+                _ if ran => (Label::Approved, LabelSource::Observed),
+                _ => (Label::Unlabeled, LabelSource::None),
+            },
+            // No person answered: what a simulated ask would have heard is the assumption.
+            Some(_) if ran => (Label::RanUnjudged, LabelSource::Inferred),
+            Some(_) => (Label::Unlabeled, LabelSource::None),
+            None => match event.outcome {
+                Outcome::Refused => (Label::Refused, LabelSource::Inferred),
+                _ if ran && event.auto_mode => (Label::RanUnjudged, LabelSource::Inferred),
+                _ if ran && event.attended == Some(true) => {
+                    (Label::Approved, LabelSource::Inferred)
                 }
-            }
-            Outcome::Cancelled | Outcome::Interrupted | Outcome::Denied | Outcome::Unmatched => {
-                Label::Unlabeled
-            }
+                _ if ran => (Label::RanUnattended, LabelSource::Inferred),
+                _ => (Label::Unlabeled, LabelSource::None),
+            },
         }
     }
 }
@@ -80,6 +115,97 @@ impl Unattended {
     }
 }
 
+/// Which misses the miss budget counts when the replay recommends a setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MissBudgetOn {
+    /// Every refused call let through.
+    #[default]
+    All,
+    /// Only risky ones (an action at tier ≥ 2 or near a floor): a routine command a person
+    /// stopped is friction of another kind, not a security regret.
+    Risky,
+}
+
+impl MissBudgetOn {
+    /// The lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MissBudgetOn::All => "all",
+            MissBudgetOn::Risky => "risky",
+        }
+    }
+
+    /// Parses a lower-case name.
+    pub fn parse(name: &str) -> Option<MissBudgetOn> {
+        [MissBudgetOn::All, MissBudgetOn::Risky]
+            .into_iter()
+            .find(|m| m.as_str() == name)
+    }
+
+    /// The misses and the refusals the budget is a share of.
+    pub fn of(self, counts: &Counts) -> (u64, u64) {
+        match self {
+            MissBudgetOn::All => (counts.miss, counts.refused),
+            MissBudgetOn::Risky => (counts.miss_risky, counts.refused_risky),
+        }
+    }
+}
+
+/// Where one agent's labels came from, across a project or a run (setting-independent).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LabelCounts {
+    /// Events.
+    pub events: u64,
+    /// Labelled by a person's decision the history recorded.
+    pub observed: u64,
+    /// Labelled by inference (the permission mode, the result text, the unattended assumption).
+    pub inferred: u64,
+    /// Of the labelled, calls that ran on a decision no person made (configuration, a hook,
+    /// the auto-mode classifier): `observed` evidence at most.
+    pub unjudged: u64,
+    /// Denied by Claude Code's auto-mode classifier.
+    pub classifier_denied: u64,
+    /// No label.
+    pub unlabeled: u64,
+}
+
+impl LabelCounts {
+    fn add(&mut self, label: Label, source: LabelSource, unattended: Unattended) {
+        self.events += 1;
+        let skipped = unattended == Unattended::Skip
+            && matches!(label, Label::RanUnattended | Label::RanUnjudged);
+        match (label, source) {
+            _ if skipped => self.unlabeled += 1,
+            (Label::ClassifierDenied, _) => self.classifier_denied += 1,
+            (_, LabelSource::Observed) => self.observed += 1,
+            (_, LabelSource::Inferred) => self.inferred += 1,
+            (_, LabelSource::None) => self.unlabeled += 1,
+        }
+        self.unjudged += u64::from(label == Label::RanUnjudged);
+    }
+
+    /// Adds another agent's or project's counts.
+    pub fn merge(&mut self, other: &LabelCounts) {
+        self.events += other.events;
+        self.observed += other.observed;
+        self.inferred += other.inferred;
+        self.unjudged += other.unjudged;
+        self.classifier_denied += other.classifier_denied;
+        self.unlabeled += other.unlabeled;
+    }
+}
+
+/// A call is risky when any action is at tier 2 or above, or is near a floor: it hits one
+/// (a posture may have waived it) or carries a fact floors look at. Misses of risky calls are
+/// the security regrets; the rest are routine commands a person stopped.
+fn risky(analysis: &Analysis, prepared: &[PreparedAction]) -> bool {
+    analysis
+        .actions
+        .iter()
+        .any(|a| a.tier() >= 2 || a.flags != ActionFlags::default())
+        || prepared.iter().any(|p| !p.floors.is_empty())
+}
+
 /// Outcome classes of one event under one setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Class {
@@ -95,14 +221,17 @@ pub enum Class {
     FalseBlock,
     /// No human answer to compare with.
     Unlabeled,
+    /// Claude Code's auto-mode classifier denied it: no human answer, counted apart.
+    ClassifierDenied,
 }
 
 impl Class {
     /// The class of a verdict against a label.
     pub fn of(decision: Decision, label: Label, unattended: Unattended) -> Class {
         let label = match (label, unattended) {
-            (Label::RanUnattended, Unattended::Skip) => Label::Unlabeled,
-            (Label::RanUnattended, _) => Label::Approved,
+            (Label::RanUnattended | Label::RanUnjudged, Unattended::Skip) => Label::Unlabeled,
+            (Label::RanUnattended | Label::RanUnjudged, _) => Label::Approved,
+            (Label::ClassifierDenied, _) => return Class::ClassifierDenied,
             (other, _) => other,
         };
         match (label, decision) {
@@ -129,6 +258,11 @@ fn counterfactual(
         (Decision::Ask, Label::RanUnattended) => match unattended {
             Unattended::Approve => (Some(Evidence::Confirmed), true),
             Unattended::Observe => (Some(Evidence::Observed), true),
+            Unattended::Skip => (None, true),
+        },
+        // No person decided, so no person's approval: what ran is observed at most.
+        (Decision::Ask, Label::RanUnjudged) => match unattended {
+            Unattended::Approve | Unattended::Observe => (Some(Evidence::Observed), true),
             Unattended::Skip => (None, true),
         },
         _ => (None, false),
@@ -160,10 +294,20 @@ pub struct Counts {
     pub unlabeled: u64,
     /// Events the person refused (misses + catches).
     pub refused: u64,
+    /// Misses of risky calls (tier ≥ 2 or near a floor); the rest are routine.
+    pub miss_risky: u64,
+    /// Refused risky calls.
+    pub refused_risky: u64,
+    /// Calls Claude Code's auto-mode classifier denied (their own class).
+    pub classifier_denied: u64,
+    /// Asks whose answer is a decision the history recorded.
+    pub ask_observed: u64,
+    /// Asks whose answer was inferred (mode, result text, the unattended assumption).
+    pub ask_inferred: u64,
 }
 
 impl Counts {
-    fn add(&mut self, decision: Decision, class: Class) {
+    fn add(&mut self, decision: Decision, class: Class, risky: bool, source: LabelSource) {
         self.events += 1;
         match decision {
             Decision::Allow => self.allow += 1,
@@ -177,10 +321,27 @@ impl Counts {
             Class::Friction => self.friction += 1,
             Class::FalseBlock => self.false_block += 1,
             Class::Unlabeled => self.unlabeled += 1,
+            Class::ClassifierDenied => self.classifier_denied += 1,
         }
         if matches!(class, Class::Miss | Class::Catch) {
             self.refused += 1;
+            if risky {
+                self.refused_risky += 1;
+                self.miss_risky += u64::from(class == Class::Miss);
+            }
         }
+        if decision == Decision::Ask {
+            match source {
+                LabelSource::Observed => self.ask_observed += 1,
+                LabelSource::Inferred => self.ask_inferred += 1,
+                LabelSource::None => {}
+            }
+        }
+    }
+
+    /// Misses of routine calls (tier ≤ 1, no floor near).
+    pub fn miss_routine(&self) -> u64 {
+        self.miss - self.miss_risky
     }
 
     /// Adds another set of counts.
@@ -196,6 +357,11 @@ impl Counts {
         self.false_block += other.false_block;
         self.unlabeled += other.unlabeled;
         self.refused += other.refused;
+        self.miss_risky += other.miss_risky;
+        self.refused_risky += other.refused_risky;
+        self.classifier_denied += other.classifier_denied;
+        self.ask_observed += other.ask_observed;
+        self.ask_inferred += other.ask_inferred;
     }
 }
 
@@ -256,6 +422,8 @@ pub struct MissRecord {
     pub codes: Vec<String>,
     /// The reasons, for people.
     pub reasons: String,
+    /// The call is risky: an action at tier ≥ 2 or near a floor ([`risky`]).
+    pub risky: bool,
 }
 
 /// Replay knobs.
@@ -269,6 +437,8 @@ pub struct Options {
     pub max_days: u32,
     /// The assumption for asks on calls that ran unattended.
     pub unattended: Unattended,
+    /// Which misses the miss budget counts.
+    pub miss_budget_on: MissBudgetOn,
     /// Events at or after this time (µs) are the scoring period of a time split.
     pub split_at_us: Option<i64>,
     /// The home directory for resolving `~` (guessed from the project root when absent).
@@ -301,6 +471,7 @@ impl Default for Options {
             max_windows: 200,
             max_days: 365,
             unattended: Unattended::Approve,
+            miss_budget_on: MissBudgetOn::All,
             split_at_us: None,
             home: None,
             keep_verdicts: false,
@@ -357,6 +528,8 @@ pub struct ProjectRun {
     pub capabilities: BTreeMap<&'static str, u64>,
     /// What a person should know about how this project was replayed.
     pub notes: Vec<String>,
+    /// Where the labels came from, per agent.
+    pub labels: BTreeMap<String, LabelCounts>,
 }
 
 /// The home directory a project root implies (`/home/u`, `/Users/u`, `C:/Users/u`), so `~`
@@ -418,6 +591,8 @@ struct Call {
     /// Interned joint signature (the first-approval baseline's key).
     joint: u32,
     agent_allows: bool,
+    /// An action at tier ≥ 2 or near a floor.
+    risky: bool,
 }
 
 /// Per setting, the state the simulated system has reached.
@@ -440,12 +615,15 @@ pub struct ClassifiedProject {
     pub events: Vec<ReplayEvent>,
     calls: Vec<Call>,
     event_call: Vec<usize>,
+    /// Each event's label and where it came from.
+    labels: Vec<(Label, LabelSource)>,
     sessions: Vec<usize>,
     session_count: usize,
     signature_count: usize,
     understood: (u64, u64),
     capabilities: BTreeMap<&'static str, u64>,
     notes: Vec<String>,
+    label_counts: BTreeMap<String, LabelCounts>,
 }
 
 impl ClassifiedProject {
@@ -543,6 +721,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
                 joint_text.join(" && ")
             ));
             calls.push(Call {
+                risky: risky(&analysis, &prepared),
                 analysis,
                 prepared,
                 action_signatures,
@@ -566,6 +745,22 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         }
     }
     let signature_count = signature_ids.len();
+    let mut label_counts: BTreeMap<String, LabelCounts> = BTreeMap::new();
+    let labels: Vec<(Label, LabelSource)> = events
+        .iter()
+        .map(|event| {
+            let (label, source) = Label::of(event);
+            match label_counts.get_mut(&event.agent) {
+                Some(counts) => counts.add(label, source, options.unattended),
+                None => label_counts.entry(event.agent.clone()).or_default().add(
+                    label,
+                    source,
+                    options.unattended,
+                ),
+            }
+            (label, source)
+        })
+        .collect();
     let mut session_ids: HashMap<&str, usize> = HashMap::new();
     let sessions: Vec<usize> = events
         .iter()
@@ -581,12 +776,14 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         events,
         calls,
         event_call,
+        labels,
         sessions,
         session_count,
         signature_count,
         understood,
         capabilities,
         notes,
+        label_counts,
     }
 }
 
@@ -626,6 +823,7 @@ impl<'a> Plan<'a> {
             understood: classified.understood,
             capabilities: classified.capabilities,
             notes: classified.notes,
+            labels: classified.label_counts,
         }
     }
 
@@ -654,6 +852,7 @@ fn replay_classified(
         events,
         calls,
         event_call,
+        labels,
         sessions,
         session_count,
         signature_count,
@@ -683,7 +882,10 @@ fn replay_classified(
         };
         let session = sessions.get(index).copied().unwrap_or(0);
         let now = event.ts_us.unwrap_or(first_ts);
-        let label = Label::of(event.outcome, event.attended);
+        let (label, source) = labels
+            .get(index)
+            .copied()
+            .unwrap_or((Label::Unlabeled, LabelSource::None));
         let period = usize::from(options.split_at_us.is_some_and(|split| now >= split));
         let window = u32::try_from(index).unwrap_or(u32::MAX) / options.window.max(1);
         let day = u32::try_from((now - first_ts).max(0) / DAY_US).unwrap_or(u32::MAX);
@@ -717,7 +919,7 @@ fn replay_classified(
             };
             let class = Class::of(decision, label, options.unattended);
             let run = &mut state.run;
-            run.periods[period].add(decision, class);
+            run.periods[period].add(decision, class, call.risky, source);
             if window < options.max_windows {
                 grow(&mut run.windows, window).add(decision);
             }
@@ -845,6 +1047,7 @@ fn miss_record(
                     .map(|r| r.text.as_str())
                     .collect::<Vec<_>>()
                     .join("; "),
+                risky: call.risky,
             }
         }
         _ => MissRecord {
@@ -854,6 +1057,7 @@ fn miss_record(
                 .as_str()
                 .unwrap_or("")
                 .to_string(),
+            risky: call.risky,
         },
     }
 }

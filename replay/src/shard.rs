@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::error::ReplayError;
-use crate::replay::{Counts, Options, Unattended};
+use crate::replay::{Counts, MissBudgetOn, Options, Unattended};
 use crate::settings::Setting;
 use crate::summary::{Band, Summary};
 
@@ -22,7 +22,7 @@ use crate::summary::{Band, Summary};
 pub const MANIFEST: &str = "shard.json";
 
 /// The manifest's format: a merge refuses another.
-pub const FORMAT: u64 = 1;
+pub const FORMAT: u64 = 2;
 
 /// Shard `index` of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +87,7 @@ pub fn run_description(settings: &[Setting], options: &Options, miss_budget: f64
     json!({
         "settings": settings.iter().map(Setting::description).collect::<Vec<_>>(),
         "unattended": options.unattended.as_str(),
+        "miss_budget_on": options.miss_budget_on.as_str(),
         "window": options.window,
         "max_windows": options.max_windows,
         "max_days": options.max_days,
@@ -174,6 +175,7 @@ impl Manifest {
             "totals": {
                 "understood": [summary.understood.0, summary.understood.1],
                 "capabilities": summary.capabilities,
+                "labels": summary.labels,
                 "settings": settings,
             },
         })
@@ -263,6 +265,10 @@ impl Manifest {
                 .as_str()
                 .and_then(Unattended::parse)
                 .ok_or("no unattended")?,
+            miss_budget_on: run["miss_budget_on"]
+                .as_str()
+                .and_then(MissBudgetOn::parse)
+                .ok_or("no miss_budget_on")?,
             split_at_us: run["split_at_us"].as_i64(),
             ..Options::default()
         };
@@ -280,6 +286,8 @@ impl Manifest {
         summary.understood = (understood[0], understood[1]);
         summary.capabilities = serde_json::from_value(totals["capabilities"].clone())
             .map_err(|e| format!("capabilities: {e}"))?;
+        summary.labels =
+            serde_json::from_value(totals["labels"].clone()).map_err(|e| format!("labels: {e}"))?;
         let recorded = totals["settings"].as_array().ok_or("no settings totals")?;
         if recorded.len() != summary.settings.len() {
             return Err("its totals do not match its settings".to_string());

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::replay::{Counts, CurvePoint, Options, ProjectRun, Unattended};
+use crate::replay::{
+    Counts, CurvePoint, LabelCounts, MissBudgetOn, Options, ProjectRun, Unattended,
+};
 use crate::settings::Setting;
 
 /// The share of the person's refusals a recommended setting may let through, unless told
@@ -160,6 +162,10 @@ pub struct Summary {
     pub window: u32,
     /// The miss budget: the share of refusals a recommended setting may let through.
     pub miss_budget: f64,
+    /// Which misses and refusals the budget counts: all, or the risky ones only.
+    pub miss_budget_on: MissBudgetOn,
+    /// Where the labels came from, per agent (setting-independent).
+    pub labels: BTreeMap<String, LabelCounts>,
     /// The split time (µs), if tuned on the earlier part.
     pub split_at_us: Option<i64>,
     /// The rules and grants the replay decided with.
@@ -189,6 +195,8 @@ impl Summary {
             unattended: options.unattended,
             window: options.window,
             miss_budget,
+            miss_budget_on: options.miss_budget_on,
+            labels: BTreeMap::new(),
             split_at_us: options.split_at_us,
             rules: options
                 .answers
@@ -204,6 +212,9 @@ impl Summary {
         self.understood.0 += run.understood.0;
         self.understood.1 += run.understood.1;
         self.notes.extend(run.notes.iter().cloned());
+        for (agent, counts) in &run.labels {
+            self.labels.entry(agent.clone()).or_default().merge(counts);
+        }
         for (capability, count) in &run.capabilities {
             *self
                 .capabilities
@@ -239,6 +250,9 @@ impl Summary {
         self.understood.1 += other.understood.1;
         for (capability, count) in &other.capabilities {
             *self.capabilities.entry(capability.clone()).or_insert(0) += count;
+        }
+        for (agent, counts) in &other.labels {
+            self.labels.entry(agent.clone()).or_default().merge(counts);
         }
         for (mine, theirs) in self.settings.iter_mut().zip(&other.settings) {
             for (period, counts) in mine.periods.iter_mut().zip(&theirs.periods) {
@@ -287,8 +301,8 @@ impl Summary {
             .enumerate()
             .filter(|(_, s)| !s.setting.is_baseline() && s.setting.posture() != "observe")
             .filter(|(_, s)| {
-                let c = counts(s);
-                c.miss as f64 <= self.miss_budget * c.refused as f64
+                let (miss, refused) = self.miss_budget_on.of(&counts(s));
+                miss as f64 <= self.miss_budget * refused as f64
             })
             .min_by(|(ia, a), (ib, b)| {
                 let (ca, cb) = (counts(a), counts(b));
@@ -309,13 +323,47 @@ impl Summary {
             Some(p) => s.periods.get(p).copied().unwrap_or_default(),
             None => s.total(),
         };
+        let (miss, refused) = self.miss_budget_on.of(&c);
+        let of_what = match self.miss_budget_on {
+            MissBudgetOn::All => "of what you refused",
+            MissBudgetOn::Risky => "of the risky calls you refused (tier ≥ 2 or near a floor)",
+        };
         format!(
             "the fewest prompts ({:.1}% of calls) among settings that let through at most {:.0}% \
-             of what you refused (it let through {} of {})",
+             {of_what} (it let through {miss} of {refused})",
             100.0 * rate(c.ask, c.events),
             100.0 * self.miss_budget,
-            c.miss,
-            c.refused
+        )
+    }
+
+    /// Where the labels came from, per agent and in total, with the assumption used: the
+    /// `labels` object of the JSON summary.
+    pub fn labels_json(&self) -> Value {
+        let mut total = LabelCounts::default();
+        let mut agents = serde_json::Map::new();
+        for (agent, counts) in &self.labels {
+            total.merge(counts);
+            let mut entry = json!(counts);
+            entry["weak"] = json!(agent == leastgrant_ingest::schema::agent::CODEX);
+            agents.insert(agent.clone(), entry);
+        }
+        json!({
+            "agents": agents,
+            "total": total,
+            "assumption": self.labels_assumption(),
+            "weak_meaning": "the agent records neither approvals nor most denials (Codex): its labels are inferred from the mode, and a refusal is rarely seen, so its misses are undercounted",
+        })
+    }
+
+    /// The assumption behind the inferred labels, in a sentence.
+    pub fn labels_assumption(&self) -> String {
+        format!(
+            "observed: a decision the history recorded (decided_by), a person's taken as they made \
+             it; inferred: a call that ran while the mode says a person was answering prompts was \
+             approved, a refusal is read from the result text, and a call that ran with nobody \
+             answering is labelled by --unattended {}; calls that ran on configuration, a hook or \
+             Claude Code's auto-mode classifier teach `observed` at most",
+            self.unattended.as_str()
         )
     }
 
@@ -339,7 +387,13 @@ impl Summary {
                     "ask": t.ask,
                     "deny": t.deny,
                     "misses": t.miss,
+                    "misses_risky": t.miss_risky,
+                    "misses_routine": t.miss_routine(),
                     "refused": t.refused,
+                    "refused_risky": t.refused_risky,
+                    "classifier_denied": t.classifier_denied,
+                    "asks_observed": t.ask_observed,
+                    "asks_inferred": t.ask_inferred,
                     "miss_rate": if t.refused == 0 { 0.0 } else { t.miss as f64 / t.refused as f64 },
                     "miss_rate_upper": wilson_upper_bound(t.miss, t.refused, UPPER_Z),
                     "friction": t.friction,
@@ -366,11 +420,14 @@ impl Summary {
                     Unattended::Skip => "an ask on a call that ran with nobody answering prompts teaches nothing and is unlabeled",
                 },
                 "miss_budget": self.miss_budget,
+                "miss_budget_on": self.miss_budget_on.as_str(),
+                "risky": "a call with an action at tier 2 or above, or near a floor (one it hits, or a fact floors look at); other misses are routine",
                 "miss_rate": "misses / refused events; upper bound: Wilson, one-sided 95%",
                 "rules": self.rules,
                 "window_events": self.window,
             },
             "projects": self.projects,
+            "labels": self.labels_json(),
             "capabilities": self.capabilities,
             "notes": self.notes,
             "actions_understood": if self.understood.1 == 0 { 1.0 } else { self.understood.0 as f64 / self.understood.1 as f64 },
@@ -391,7 +448,9 @@ impl Summary {
                         "ask": c.ask,
                         "prompt_rate": rate(c.ask, c.events),
                         "misses": c.miss,
+                        "misses_risky": c.miss_risky,
                         "refused": c.refused,
+                        "refused_risky": c.refused_risky,
                         "miss_rate_upper": wilson_upper_bound(c.miss, c.refused, UPPER_Z),
                     })
                 })

@@ -2,6 +2,7 @@
 //! class pinned, all failing cases reported together.
 
 use leastgrant_ingest::schema::Outcome;
+use leastgrant_replay::events::Decider;
 use leastgrant_replay::replay::{Counts, Options, Unattended, replay_project};
 use leastgrant_replay::settings::{Grid, Setting, baselines};
 use serde::Deserialize;
@@ -40,6 +41,11 @@ struct EventSpec {
     input: Option<String>,
     outcome: String,
     attended: Option<bool>,
+    /// The recorded decider (`decided_by`'s stored value), when the history has one.
+    decided_by: Option<String>,
+    /// The permission mode `auto` (Claude Code's classifier decides).
+    #[serde(default)]
+    auto: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -59,6 +65,12 @@ struct CountSpec {
     unlabeled: u64,
     #[serde(default)]
     refused: u64,
+    // Compared only where a case names them.
+    miss_risky: Option<u64>,
+    refused_risky: Option<u64>,
+    classifier_denied: Option<u64>,
+    ask_observed: Option<u64>,
+    ask_inferred: Option<u64>,
 }
 
 fn setting(spec: &SettingSpec) -> Setting {
@@ -109,7 +121,7 @@ fn hand_computed_histories() {
                     ),
                     _ => panic!("{}: an event needs a command or a tool", case.name),
                 };
-                event(
+                let mut event = event(
                     "/home/dev/p",
                     i,
                     T0 + (e.day * DAY_US as f64) as i64,
@@ -118,7 +130,13 @@ fn hand_computed_histories() {
                     input,
                     Outcome::parse(&e.outcome).unwrap(),
                     Some(e.attended.unwrap_or(true)),
-                )
+                );
+                event.decided_by = e
+                    .decided_by
+                    .as_deref()
+                    .map(|d| Decider::parse(d).unwrap_or_else(|| panic!("no decider {d}")));
+                event.auto_mode = e.auto;
+                event
             })
             .collect();
         let options = Options {
@@ -140,6 +158,8 @@ fn hand_computed_histories() {
             ));
         }
         let c = case.counts.refused;
+        let total = result.total();
+        let given = |value: Option<u64>, actual: u64| value.unwrap_or(actual);
         let expected = Counts {
             events: case.events.len() as u64,
             allow: case.verdicts.iter().filter(|v| *v == "allow").count() as u64,
@@ -152,8 +172,13 @@ fn hand_computed_histories() {
             false_block: case.counts.false_block,
             unlabeled: case.counts.unlabeled,
             refused: c,
+            miss_risky: given(case.counts.miss_risky, total.miss_risky),
+            refused_risky: given(case.counts.refused_risky, total.refused_risky),
+            classifier_denied: given(case.counts.classifier_denied, total.classifier_denied),
+            ask_observed: given(case.counts.ask_observed, total.ask_observed),
+            ask_inferred: given(case.counts.ask_inferred, total.ask_inferred),
         };
-        if result.total() != expected {
+        if total != expected {
             failures.push(format!(
                 "{}:\n  counts   {:?}\n  expected {expected:?}",
                 case.name,

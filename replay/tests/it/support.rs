@@ -36,6 +36,8 @@ pub fn event(
         tool_name: tool.to_string(),
         tool_input: input.to_string(),
         outcome,
+        decided_by: None,
+        auto_mode: false,
     }
 }
 
