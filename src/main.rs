@@ -37,6 +37,7 @@ mod ingest;
 mod install;
 mod log;
 mod merge;
+mod native;
 mod policy;
 mod report;
 mod run;

@@ -381,12 +381,23 @@ pub fn export_command(args: &ExportArgs) -> Result<ExitCode> {
     let setting = match &args.setting {
         Some(id) => settings
             .iter()
+    #[command(flatten)]
+    native: crate::native::NativeArgs,
             .find(|s| &s.id == id)
             .cloned()
             .ok_or_else(|| {
                 let ids: Vec<&str> = settings.iter().map(|s| s.id.as_str()).collect();
                 anyhow!(
                     "no setting `{id}` in this grid; the grid has: {}",
+    if args.native.given() {
+        // `--out` names the agent's rule file here; the envelope is `--envelope`'s.
+        return crate::native::run(
+            &args.native,
+            &args.replay.table(),
+            args.out.as_deref(),
+            &default_envelope_path(),
+        );
+    }
                     ids.join(", ")
                 )
             })?,

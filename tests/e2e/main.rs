@@ -13,6 +13,7 @@ mod install;
 mod install_agents;
 mod layers;
 mod log;
+mod native;
 mod policy;
 mod quoting;
 mod run;

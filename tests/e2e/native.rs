@@ -1,0 +1,206 @@
+//! `leastgrant export --to/--check/--diff` end to end: a Claude Code history ingested,
+//! simulated and frozen, then rendered as native rules into a settings file with foreign rules,
+//! checked, and compared.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+fn home() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("leastgrant-e2e-native-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn leastgrant(home: &Path, args: &[&str]) -> Output {
+    crate::support::leastgrant(home, home, args)
+}
+
+fn text(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr)
+}
+
+/// Seven attended sessions on seven days in /home/dev/proj, each running `npm test`
+/// (approved); on the last day a refused `git push`.
+fn write_history(home: &Path) {
+    let dir = home.join(".claude/projects/-home-dev-proj");
+    std::fs::create_dir_all(&dir).unwrap();
+    for day in 0..7 {
+        let session = format!("session-{day}");
+        let mut lines = Vec::new();
+        let mut add = |n: i64, command: &str, refused: bool| {
+            let id = format!("toolu_{day}_{n}");
+            let ts = format!("2026-01-{:02}T10:{:02}:00Z", day + 1, n);
+            lines.push(json!({"type": "assistant", "uuid": format!("a-{id}"), "sessionId": session, "timestamp": ts,
+                "cwd": "/home/dev/proj", "version": "2.1.0", "permissionMode": "default",
+                "message": {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]}}));
+            let (content, is_error) = if refused {
+                (
+                    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+                    true,
+                )
+            } else {
+                ("ok", false)
+            };
+            lines.push(json!({"type": "user", "uuid": format!("u-{id}"), "sessionId": session, "timestamp": ts,
+                "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error}]}}));
+        };
+        add(0, "npm test", false);
+        if day == 6 {
+            add(1, "git push origin main", true);
+        }
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(dir.join(format!("{session}.jsonl")), text).unwrap();
+    }
+}
+
+#[test]
+fn export_to_claude_merges_checks_and_diffs() {
+    let home = home();
+    write_history(&home);
+    assert!(leastgrant(&home, &["ingest", "--json"]).status.success());
+    let envelope = home.join("envelope.lgenv");
+    let env = envelope.to_str().unwrap();
+    let exported = leastgrant(&home, &["export", "--setting", "assist", "--out", env]);
+    assert!(exported.status.success(), "{}", text(&exported));
+
+    // An existing settings file with foreign rules and settings.
+    let settings = home.join("proj/.claude/settings.local.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let foreign = "{\n  \"env\": {\"A\": \"1\"},\n  \"permissions\": {\n    \"deny\": [\"Read(./.env)\"],\n    \"ask\": [\"Bash(git push:*)\"],\n    \"allow\": []\n  }\n}\n";
+    std::fs::write(&settings, foreign).unwrap();
+    let out = settings.to_str().unwrap();
+    let args = [
+        "export",
+        "--to",
+        "claude",
+        "--project",
+        "/home/dev/proj",
+        "--envelope",
+        env,
+        "--at",
+        "2026-01-08",
+        "--out",
+        out,
+    ];
+    let first = leastgrant(&home, &args);
+    assert!(first.status.success(), "{}", text(&first));
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        written["permissions"]["allow"],
+        json!(["Bash(npm test)"]),
+        "{}",
+        text(&first)
+    );
+    assert_eq!(written["permissions"]["deny"], json!(["Read(./.env)"]));
+    assert_eq!(written["permissions"]["ask"], json!(["Bash(git push:*)"]));
+    assert_eq!(written["env"], json!({"A": "1"}));
+    let backup = home.join("proj/.claude/settings.local.json.leastgrant-backup");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), foreign);
+    // Idempotent, and the backup is made once.
+    let after_first = std::fs::read_to_string(&settings).unwrap();
+    assert!(leastgrant(&home, &args).status.success());
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), after_first);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), foreign);
+
+    let check = |file: &str| {
+        leastgrant(
+            &home,
+            &[
+                "export",
+                "--check",
+                file,
+                "--to",
+                "claude",
+                "--project",
+                "/home/dev/proj",
+                "--envelope",
+                env,
+                "--at",
+                "2026-01-08",
+            ],
+        )
+    };
+    let ok = check(out);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+
+    // A broad file: every rule exceeds, each with a witness.
+    let broad = home.join("broad.json");
+    std::fs::write(&broad, r#"{"permissions": {"allow": ["Bash(npm:*)", "Bash(*)", "Read(**)", "Bash(cat ~/.ssh/id_rsa)"]}}"#).unwrap();
+    let exceeded = check(broad.to_str().unwrap());
+    let said = text(&exceeded);
+    assert_eq!(exceeded.status.code(), Some(1), "{said}");
+    assert_eq!(said.matches("exceeds ").count(), 4, "{said}");
+    assert_eq!(said.matches("witness: ").count(), 4, "{said}");
+
+    // An unparsable file is named and left untouched.
+    let bad = home.join("bad.json");
+    std::fs::write(&bad, "{not json").unwrap();
+    let refused = check(bad.to_str().unwrap());
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused).contains("bad.json"), "{}", text(&refused));
+    assert_eq!(std::fs::read_to_string(&bad).unwrap(), "{not json");
+    let bad_out = [
+        "export",
+        "--to",
+        "claude",
+        "--project",
+        "/home/dev/proj",
+        "--envelope",
+        env,
+        "--out",
+        bad.to_str().unwrap(),
+    ];
+    let refused = leastgrant(&home, &bad_out);
+    assert!(!refused.status.success());
+    assert!(text(&refused).contains("bad.json"), "{}", text(&refused));
+    assert_eq!(std::fs::read_to_string(&bad).unwrap(), "{not json");
+
+    // The diff from the written file to the broad one: widened, each with a witness.
+    let diffed = leastgrant(
+        &home,
+        &[
+            "export",
+            "--diff",
+            out,
+            broad.to_str().unwrap(),
+            "--project",
+            "/home/dev/proj",
+            "--envelope",
+            env,
+            "--at",
+            "2026-01-08",
+        ],
+    );
+    let said = text(&diffed);
+    assert_eq!(diffed.status.code(), Some(1), "{said}");
+    assert!(said.contains("widened   Bash(npm:*)"), "{said}");
+    assert!(
+        said.contains("narrowed  Bash(npm test)") || !said.contains("narrowed"),
+        "{said}"
+    );
+    let back = leastgrant(
+        &home,
+        &[
+            "export",
+            "--diff",
+            broad.to_str().unwrap(),
+            out,
+            "--project",
+            "/home/dev/proj",
+            "--envelope",
+            env,
+            "--at",
+            "2026-01-08",
+        ],
+    );
+    assert_eq!(back.status.code(), Some(0), "{}", text(&back));
+    assert!(
+        text(&back).contains("narrowed  Bash(cat ~/.ssh/id_rsa)"),
+        "{}",
+        text(&back)
+    );
+}
