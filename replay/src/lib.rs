@@ -22,7 +22,7 @@ pub mod synthetic;
 
 pub use error::ReplayError;
 pub use replay::{MissBudgetOn, Options, ProjectAnswers, ProjectRun, Unattended, replay_project};
-pub use run::{run, run_shard};
+pub use run::{run, run_events, run_shard};
 pub use settings::{Grid, GridFile, Setting};
 pub use shard::Shard;
 pub use summary::Summary;

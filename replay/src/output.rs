@@ -287,6 +287,138 @@ impl Rows {
     }
 }
 
+/// The rows a batch of finished projects adds to the per-project tables, in [`PER_PROJECT`]
+/// order.
+fn project_rows(settings: &[Setting], runs: &[ProjectRun]) -> [Rows; 5] {
+    let (mut projects, mut curves, mut misses, mut promotions) = (
+        Rows::default(),
+        Rows::default(),
+        Rows::default(),
+        Rows::default(),
+    );
+    let mut capabilities = Rows::default();
+    for run in runs {
+        for (capability, count) in &run.capabilities {
+            capabilities
+                .text("project_key", run.project_key.clone())
+                .text("capability", (*capability).to_string())
+                .count("actions", *count);
+        }
+        for (setting, result) in settings.iter().zip(&run.settings) {
+            projects
+                .text("setting_id", setting.id.clone())
+                .text("project_key", run.project_key.clone())
+                .text("project_root", run.project_root.clone())
+                .counts(&result.total());
+            curves.curve(&setting.id, &run.project_key, "window", &result.windows);
+            curves.curve(&setting.id, &run.project_key, "day", &result.days);
+            for miss in &result.misses {
+                let Some(event) = run.events.get(miss.index) else {
+                    continue;
+                };
+                misses
+                    .text("setting_id", setting.id.clone())
+                    .text("project_key", run.project_key.clone())
+                    .text("event_id", event.event_id.clone())
+                    .text("agent", event.agent.clone())
+                    .text("session_id", event.session_id.clone())
+                    .time("ts", event.ts_us)
+                    .text("tool_name", event.tool_name.clone())
+                    .text("tool_input", event.tool_input.clone())
+                    .text("source", event.source.clone())
+                    .text("reason_codes", miss.codes.join(","))
+                    .text("reasons", miss.reasons.clone())
+                    .flag("risky", miss.risky);
+            }
+            for p in &result.promotions {
+                promotions
+                    .text("setting_id", setting.id.clone())
+                    .text("project_key", run.project_key.clone())
+                    .text("signature", p.signature.clone())
+                    .text("route", p.route.to_string())
+                    .time("first_seen", Some(p.first_seen_us))
+                    .time("promoted_at", Some(p.promoted_us))
+                    .real(
+                        "days_to_promotion",
+                        (p.promoted_us - p.first_seen_us) as f64 / 86_400e6,
+                    )
+                    .count("sightings_before", u64::from(p.sightings));
+            }
+        }
+    }
+    [projects, curves, misses, promotions, capabilities]
+}
+
+/// The rows of the tables computed once from the folded summary: settings, bands, friction.
+fn global_rows(summary: &Summary) -> [Rows; 3] {
+    let (mut settings, mut bands, mut friction) =
+        (Rows::default(), Rows::default(), Rows::default());
+    let frontier = summary.frontier();
+    let recommended = summary.recommend(None);
+    for (i, s) in summary.settings.iter().enumerate() {
+        settings
+            .text("setting_id", s.setting.id.clone())
+            .text("posture", s.setting.posture().to_string())
+            .flag("baseline", s.setting.is_baseline())
+            .text("params", s.setting.params().to_string())
+            .counts(&s.total())
+            .flag("frontier", frontier.get(i).copied().unwrap_or(false))
+            .flag("recommended", recommended == Some(i))
+            .count("promotions", s.promotions.0);
+        for (axis, band) in [("window", &s.window_band), ("day", &s.day_band)] {
+            for (x, (n, p25, median, p75)) in band.quantiles().into_iter().enumerate() {
+                bands
+                    .text("setting_id", s.setting.id.clone())
+                    .text("axis", axis.to_string())
+                    .count("x", x as u64)
+                    .count("projects", u64::from(n))
+                    .real("p25", p25)
+                    .real("median", median)
+                    .real("p75", p75);
+            }
+        }
+        for (code, count) in &s.friction_reasons {
+            friction
+                .text("setting_id", s.setting.id.clone())
+                .text("reason_code", code.clone())
+                .count("count", *count);
+        }
+    }
+    [settings, bands, friction]
+}
+
+/// A batch of finished projects as the per-project tables' record batches, named, in
+/// [`PER_PROJECT`] order; a table with no rows is left out, as [`Outputs`] writes no file for
+/// it. For callers that keep the tables in memory (the Python package) instead of writing them.
+pub fn project_batches(
+    settings: &[Setting],
+    runs: &[ProjectRun],
+) -> Result<Vec<(&'static str, RecordBatch)>, ReplayError> {
+    named_batches(&PER_PROJECT, project_rows(settings, runs))
+}
+
+/// The tables computed once from the folded summary (`settings`, `bands`, `friction`) as
+/// record batches, named; as [`project_batches`], a table with no rows is left out.
+pub fn global_batches(summary: &Summary) -> Result<Vec<(&'static str, RecordBatch)>, ReplayError> {
+    named_batches(&GLOBAL, global_rows(summary))
+}
+
+/// The tables written once, from the folded summary.
+pub const GLOBAL: [&str; 3] = ["settings", "bands", "friction"];
+
+fn named_batches<const N: usize>(
+    names: &[&'static str; N],
+    rows: [Rows; N],
+) -> Result<Vec<(&'static str, RecordBatch)>, ReplayError> {
+    let mut out = Vec::new();
+    for (name, rows) in names.iter().zip(rows) {
+        if !rows.is_empty() {
+            out.push((*name, rows.batch()?));
+        }
+    }
+    Ok(out)
+}
+
 /// An output table being written: staged under a temporary name until complete; rows are
 /// handed to the writer [`CHUNK`] at a time.
 struct Table {
@@ -408,62 +540,7 @@ impl Outputs {
 
     /// Writes one batch of finished projects.
     pub fn add(&mut self, settings: &[Setting], runs: &[ProjectRun]) -> Result<(), ReplayError> {
-        let (mut projects, mut curves, mut misses, mut promotions) = (
-            Rows::default(),
-            Rows::default(),
-            Rows::default(),
-            Rows::default(),
-        );
-        let mut capabilities = Rows::default();
-        for run in runs {
-            for (capability, count) in &run.capabilities {
-                capabilities
-                    .text("project_key", run.project_key.clone())
-                    .text("capability", (*capability).to_string())
-                    .count("actions", *count);
-            }
-            for (setting, result) in settings.iter().zip(&run.settings) {
-                projects
-                    .text("setting_id", setting.id.clone())
-                    .text("project_key", run.project_key.clone())
-                    .text("project_root", run.project_root.clone())
-                    .counts(&result.total());
-                curves.curve(&setting.id, &run.project_key, "window", &result.windows);
-                curves.curve(&setting.id, &run.project_key, "day", &result.days);
-                for miss in &result.misses {
-                    let Some(event) = run.events.get(miss.index) else {
-                        continue;
-                    };
-                    misses
-                        .text("setting_id", setting.id.clone())
-                        .text("project_key", run.project_key.clone())
-                        .text("event_id", event.event_id.clone())
-                        .text("agent", event.agent.clone())
-                        .text("session_id", event.session_id.clone())
-                        .time("ts", event.ts_us)
-                        .text("tool_name", event.tool_name.clone())
-                        .text("tool_input", event.tool_input.clone())
-                        .text("source", event.source.clone())
-                        .text("reason_codes", miss.codes.join(","))
-                        .text("reasons", miss.reasons.clone())
-                        .flag("risky", miss.risky);
-                }
-                for p in &result.promotions {
-                    promotions
-                        .text("setting_id", setting.id.clone())
-                        .text("project_key", run.project_key.clone())
-                        .text("signature", p.signature.clone())
-                        .text("route", p.route.to_string())
-                        .time("first_seen", Some(p.first_seen_us))
-                        .time("promoted_at", Some(p.promoted_us))
-                        .real(
-                            "days_to_promotion",
-                            (p.promoted_us - p.first_seen_us) as f64 / 86_400e6,
-                        )
-                        .count("sightings_before", u64::from(p.sightings));
-                }
-            }
-        }
+        let [projects, curves, misses, promotions, capabilities] = project_rows(settings, runs);
         self.projects.append(projects)?;
         self.curves.append(curves)?;
         self.misses.append(misses)?;
@@ -492,39 +569,7 @@ impl Outputs {
         let mut settings_table = Table::new(&self.dir, "settings");
         let mut bands_table = Table::new(&self.dir, "bands");
         let mut friction_table = Table::new(&self.dir, "friction");
-        let (mut settings, mut bands, mut friction) =
-            (Rows::default(), Rows::default(), Rows::default());
-        let frontier = summary.frontier();
-        let recommended = summary.recommend(None);
-        for (i, s) in summary.settings.iter().enumerate() {
-            settings
-                .text("setting_id", s.setting.id.clone())
-                .text("posture", s.setting.posture().to_string())
-                .flag("baseline", s.setting.is_baseline())
-                .text("params", s.setting.params().to_string())
-                .counts(&s.total())
-                .flag("frontier", frontier.get(i).copied().unwrap_or(false))
-                .flag("recommended", recommended == Some(i))
-                .count("promotions", s.promotions.0);
-            for (axis, band) in [("window", &s.window_band), ("day", &s.day_band)] {
-                for (x, (n, p25, median, p75)) in band.quantiles().into_iter().enumerate() {
-                    bands
-                        .text("setting_id", s.setting.id.clone())
-                        .text("axis", axis.to_string())
-                        .count("x", x as u64)
-                        .count("projects", u64::from(n))
-                        .real("p25", p25)
-                        .real("median", median)
-                        .real("p75", p75);
-                }
-            }
-            for (code, count) in &s.friction_reasons {
-                friction
-                    .text("setting_id", s.setting.id.clone())
-                    .text("reason_code", code.clone())
-                    .count("count", *count);
-            }
-        }
+        let [settings, bands, friction] = global_rows(summary);
         settings_table.append(settings)?;
         bands_table.append(bands)?;
         friction_table.append(friction)?;

@@ -2,12 +2,15 @@
 //! projects per thread at a time, folded in a fixed order so that any thread count gives the
 //! same results.
 
+use std::collections::BTreeMap;
 use std::path::Path;
+
+use leastgrant_ingest::table::bucket_of;
 
 use rayon::prelude::*;
 
 use crate::error::ReplayError;
-use crate::events;
+use crate::events::{self, ReplayEvent};
 use crate::replay::{self, Options, ProjectRun};
 use crate::settings::Setting;
 use crate::shard::{Manifest, Shard, ShardProject};
@@ -95,5 +98,95 @@ pub fn run_shard(
     let parts: Vec<&str> = digests.iter().map(String::as_str).collect();
     manifest.events_fingerprint = leastgrant_ingest::common::stable_id(&parts);
     manifest.table_projects = ordinal;
+    Ok((summary, manifest))
+}
+
+/// Replays events held in memory rather than read from a table (the Python package, and each
+/// Spark partition): the events of whole projects, in any order. `table` lists every project of
+/// the whole events table with its row count (`None`: the projects of `events`); the projects
+/// are replayed in the order one [`run`] of such a table replays them (bucket, then key), each
+/// gets its place in that order, and the manifest's events fingerprint is taken over `table`,
+/// so the outputs of several calls over disjoint projects of one `table`, labelled as the
+/// shards `label` of one N, merge ([`crate::merge::merge`]) into one run's. Unlike
+/// [`run_shard`], no project is filtered out: the events given are the shard's.
+#[allow(clippy::too_many_arguments)]
+pub fn run_events(
+    events: Vec<ReplayEvent>,
+    table: Option<&[(String, u64)]>,
+    settings: &[Setting],
+    options: &Options,
+    miss_budget: f64,
+    label: Shard,
+    each: &mut dyn FnMut(&[ProjectRun]) -> Result<(), ReplayError>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(Summary, Manifest), ReplayError> {
+    let mut projects: BTreeMap<(u32, String), Vec<ReplayEvent>> = BTreeMap::new();
+    for event in events {
+        let key = (bucket_of(&event.project_key), event.project_key.clone());
+        projects.entry(key).or_default().push(event);
+    }
+    let mut listed: Vec<(u32, String, u64)> = match table {
+        Some(table) => table
+            .iter()
+            .map(|(key, rows)| (bucket_of(key), key.clone(), *rows))
+            .collect(),
+        None => projects
+            .iter()
+            .map(|((bucket, key), rows)| (*bucket, key.clone(), rows.len() as u64))
+            .collect(),
+    };
+    listed.sort_unstable();
+    let ordinals: BTreeMap<&str, u64> = listed
+        .iter()
+        .enumerate()
+        .map(|(at, (_, key, _))| (key.as_str(), at as u64))
+        .collect();
+    let lines: Vec<String> = listed
+        .iter()
+        .map(|(_, key, rows)| format!("project {key} {rows}"))
+        .collect();
+    let parts: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut summary = Summary::new(settings, options, miss_budget);
+    let mut manifest = Manifest::new(label, settings, options, miss_budget);
+    manifest.events_fingerprint = leastgrant_ingest::common::stable_id(&parts);
+    manifest.table_projects = listed.len() as u64;
+    let mut keyed = Vec::new();
+    for ((_, key), mut events) in projects {
+        let ordinal = *ordinals.get(key.as_str()).ok_or_else(|| {
+            ReplayError(format!(
+                "the project `{key}` is not one of the table's projects"
+            ))
+        })?;
+        events::order(&mut events);
+        keyed.push((ordinal, key, events));
+    }
+    let batch = rayon::current_num_threads().max(1) * 2;
+    let plan = replay::Plan::new(settings);
+    while !keyed.is_empty() {
+        let rest = keyed.split_off(batch.min(keyed.len()));
+        let chunk = std::mem::replace(&mut keyed, rest);
+        let (places, lists): (Vec<(u64, String)>, Vec<Vec<ReplayEvent>>) = chunk
+            .into_iter()
+            .map(|(ordinal, key, events)| ((ordinal, key), events))
+            .unzip();
+        let runs: Vec<ProjectRun> = lists
+            .into_par_iter()
+            .map(|events| {
+                let count = events.len() as u64;
+                let run = plan.project(events, options);
+                progress(count);
+                run
+            })
+            .collect();
+        for (run, (ordinal, key)) in runs.iter().zip(places) {
+            summary.add(run);
+            manifest.projects.push(ShardProject {
+                ordinal,
+                key,
+                notes: run.notes.clone(),
+            });
+        }
+        each(&runs)?;
+    }
     Ok((summary, manifest))
 }
