@@ -10,8 +10,9 @@
 pub(crate) mod lint;
 pub(crate) mod pattern;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::{OnceLock, RwLock};
 
 use serde_json::Value;
 
@@ -57,14 +58,95 @@ enum Spec {
     /// A bare rule: every call of the tool.
     Any,
     /// Shell text of each action.
-    Command(Pattern),
+    Command(Lazy),
     /// Resolved absolute paths (and the same pattern folded, for case-insensitive matching).
-    Path(Pattern, Pattern),
+    Path(Lazy, Lazy),
     /// The host of a URL, lower-cased.
-    Host(Pattern),
+    Host(Lazy),
     /// The primary argument of any other tool.
-    Text(Pattern),
+    Text(Lazy),
 }
+
+/// A pattern compiled the first time it is used: a hook call compiles only the rules its
+/// action could match, not every rule of the file.
+#[derive(Debug, Clone)]
+struct Lazy {
+    source: Source,
+    compiled: OnceLock<Pattern>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Source {
+    Glob(String, GlobKind),
+    CommandPrefix(String),
+    /// Another pattern's source, lower-cased.
+    Folded(Box<Source>),
+}
+
+impl Source {
+    fn compile(&self) -> Pattern {
+        match self {
+            Source::Glob(text, kind) => Pattern::glob(text, *kind),
+            Source::CommandPrefix(prefix) => Pattern::command_prefix(prefix),
+            Source::Folded(source) => source.compile().folded(),
+        }
+    }
+}
+
+impl Lazy {
+    fn new(source: Source) -> Lazy {
+        Lazy {
+            source,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn glob(text: &str, kind: GlobKind) -> Lazy {
+        Lazy::new(Source::Glob(text.to_string(), kind))
+    }
+
+    /// What every string the pattern matches starts with, read from the rule's text (the
+    /// characters before its first wildcard), without compiling it.
+    fn head(&self) -> &str {
+        match &self.source {
+            Source::CommandPrefix(prefix) => prefix,
+            Source::Glob(text, GlobKind::Command | GlobKind::Text) => {
+                text.split('*').next().unwrap_or("")
+            }
+            Source::Glob(text, GlobKind::Path | GlobKind::ShellGlob) => {
+                text.split(['*', '?', '[', '{', '\\']).next().unwrap_or("")
+            }
+            Source::Folded(_) => "",
+        }
+    }
+
+    /// A wildcard for one character after a `*`: the one shape whose DFA can grow large.
+    fn could_explode(&self) -> bool {
+        match &self.source {
+            Source::Glob(text, GlobKind::Path) => text
+                .find('*')
+                .is_some_and(|star| text.get(star..).is_some_and(|rest| rest.contains('?'))),
+            Source::Folded(source) => Lazy::new((**source).clone()).could_explode(),
+            _ => false,
+        }
+    }
+}
+
+impl std::ops::Deref for Lazy {
+    type Target = Pattern;
+
+    fn deref(&self) -> &Pattern {
+        self.compiled.get_or_init(|| self.source.compile())
+    }
+}
+
+impl PartialEq for Lazy {
+    fn eq(&self, other: &Lazy) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Eq for Lazy {}
 
 /// One compiled rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,17 +174,34 @@ pub struct Policy {
     pub unknown_keys: Vec<String>,
     /// Allow rules dropped from a lower-trust layer (see [`Policy::tighten_only`]).
     pub dropped: Vec<String>,
-    /// `(i, j)` for every rule `i` that matches nothing rule `j` does not, `i ≠ j`. Computed
-    /// once, for the pairs [`Relations`] says can be related.
-    within: HashSet<(u32, u32)>,
-    /// What makes comparing two rules cheap to skip.
-    relations: Relations,
+    /// Which rules can relate, and the containments decided so far.
+    analysis: Analysis,
+}
+
+/// What resolving and linting ask of pairs of rules, worked out when first asked: a hook call
+/// compares only the rules its action matches, the replay and lint fill the cache as they go.
+#[derive(Debug, Default)]
+struct Analysis {
+    relations: OnceLock<Relations>,
+    /// `(i, j)` → rule `i` matches nothing rule `j` does not.
+    within: RwLock<HashMap<(u32, u32), bool>>,
+}
+
+impl Clone for Analysis {
+    fn clone(&self) -> Analysis {
+        Analysis::default()
+    }
+}
+
+impl PartialEq for Analysis {
+    fn eq(&self, _: &Analysis) -> bool {
+        true
+    }
 }
 
 /// Per rule, what any two related rules share: the same tool family (an exact tool, or an MCP
 /// server with its tools) and literal prefixes one of which starts the other. Two rules without
-/// both match no call in common, so neither lies within the other and they cannot overlap;
-/// comparing only the rest keeps loading near-linear in the number of rules.
+/// both match no call in common, so neither lies within the other and they cannot overlap.
 #[derive(Debug, Clone, PartialEq, Default)]
 struct Relations {
     family: Vec<String>,
@@ -113,10 +212,7 @@ impl Relations {
     fn of(rules: &[Rule]) -> Relations {
         Relations {
             family: rules.iter().map(Rule::family).collect(),
-            prefix: rules
-                .iter()
-                .map(|r| r.language().literal_prefix())
-                .collect(),
+            prefix: rules.iter().map(|r| r.head().to_string()).collect(),
         }
     }
 
@@ -129,54 +225,6 @@ impl Relations {
             return false;
         };
         fi == fj && (pi.starts_with(pj.as_str()) || pj.starts_with(pi.as_str()))
-    }
-
-    /// Every related pair `(i, j)`, `i ≠ j`, found through an index of the prefixes: per
-    /// family, the rules sorted by prefix; a rule's related rules are those whose prefix it
-    /// starts with (a contiguous run after it) and those whose prefix starts it.
-    fn pairs(&self) -> Vec<(usize, usize)> {
-        let mut by_family: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, family) in self.family.iter().enumerate() {
-            by_family.entry(family.as_str()).or_default().push(i);
-        }
-        let empty = String::new();
-        let prefix = |i: usize| self.prefix.get(i).unwrap_or(&empty).as_str();
-        let mut pairs = Vec::new();
-        for members in by_family.into_values() {
-            let mut sorted = members;
-            sorted.sort_by(|a, b| prefix(*a).cmp(prefix(*b)).then(a.cmp(b)));
-            let mut by_prefix: HashMap<&str, Vec<usize>> = HashMap::new();
-            let mut lengths: Vec<usize> = Vec::new();
-            for &i in &sorted {
-                by_prefix.entry(prefix(i)).or_default().push(i);
-                lengths.push(prefix(i).len());
-            }
-            lengths.sort_unstable();
-            lengths.dedup();
-            for (at, &i) in sorted.iter().enumerate() {
-                let p = prefix(i);
-                // Prefixes that start with `p` (its own included) follow it in sorted order.
-                for &j in sorted.get(at + 1..).unwrap_or_default() {
-                    if !prefix(j).starts_with(p) {
-                        break;
-                    }
-                    pairs.push((i, j));
-                    pairs.push((j, i));
-                }
-                // Strictly shorter prefixes that start `p`.
-                for &len in lengths.iter().take_while(|l| **l < p.len()) {
-                    if let Some(head) = p.get(..len) {
-                        for &j in by_prefix.get(head).map_or(&[][..], Vec::as_slice) {
-                            pairs.push((i, j));
-                            pairs.push((j, i));
-                        }
-                    }
-                }
-            }
-        }
-        pairs.sort_unstable();
-        pairs.dedup();
-        pairs
     }
 }
 
@@ -305,24 +353,13 @@ impl Policy {
         default_mode: DefaultMode,
         unknown_default_mode: Option<String>,
     ) -> Policy {
-        let relations = Relations::of(&rules);
-        let within = relations
-            .pairs()
-            .into_iter()
-            .filter(|&(i, j)| match (rules.get(i), rules.get(j)) {
-                (Some(a), Some(b)) => a.within(b),
-                _ => false,
-            })
-            .filter_map(|(i, j)| Some((u32::try_from(i).ok()?, u32::try_from(j).ok()?)))
-            .collect();
         Policy {
             rules,
             default_mode,
             unknown_default_mode,
             unknown_keys: Vec::new(),
             dropped: Vec::new(),
-            within,
-            relations,
+            analysis: Analysis::default(),
         }
     }
 
@@ -357,18 +394,43 @@ impl Policy {
         policy
     }
 
-    /// Rule `i` matches nothing rule `j` does not (as computed when the policy was built).
+    /// Rule `i` matches nothing rule `j` does not (decided once per pair, and only for rules
+    /// that can share a call).
     pub fn rule_within(&self, i: usize, j: usize) -> bool {
-        i == j && i < self.rules.len()
-            || match (u32::try_from(i), u32::try_from(j)) {
-                (Ok(i), Ok(j)) => self.within.contains(&(i, j)),
-                _ => false,
-            }
+        if i == j {
+            return i < self.rules.len();
+        }
+        if !self.related(i, j) {
+            return false;
+        }
+        let (Ok(key_i), Ok(key_j)) = (u32::try_from(i), u32::try_from(j)) else {
+            return false;
+        };
+        if let Some(known) = self
+            .analysis
+            .within
+            .read()
+            .ok()
+            .and_then(|cache| cache.get(&(key_i, key_j)).copied())
+        {
+            return known;
+        }
+        let within = match (self.rules.get(i), self.rules.get(j)) {
+            (Some(a), Some(b)) => a.within(b),
+            _ => false,
+        };
+        if let Ok(mut cache) = self.analysis.within.write() {
+            cache.insert((key_i, key_j), within);
+        }
+        within
     }
 
     /// Rules `i` and `j` can match a call in common (when not, lint need not compare them).
     fn related(&self, i: usize, j: usize) -> bool {
-        self.relations.related(i, j)
+        self.analysis
+            .relations
+            .get_or_init(|| Relations::of(&self.rules))
+            .related(i, j)
     }
 
     fn strictly_within(&self, i: usize, j: usize) -> bool {
@@ -498,19 +560,21 @@ impl Rule {
             None => Spec::Any,
             Some("*") => Spec::Any,
             Some(spec) if name == "Bash" => match spec.strip_suffix(":*") {
-                Some(prefix) => Spec::Command(Pattern::command_prefix(prefix)),
-                None => Spec::Command(Pattern::glob(spec, GlobKind::Command)),
+                Some(prefix) => Spec::Command(Lazy::new(Source::CommandPrefix(prefix.to_string()))),
+                None => Spec::Command(Lazy::glob(spec, GlobKind::Command)),
             },
             Some(spec) if takes_path_rules(name) => {
-                let pattern = Pattern::glob(&path_pattern(spec, roots), GlobKind::Path);
-                let folded = pattern.folded();
-                Spec::Path(pattern, folded)
+                let source = Source::Glob(path_pattern(spec, roots), GlobKind::Path);
+                Spec::Path(
+                    Lazy::new(source.clone()),
+                    Lazy::new(Source::Folded(Box::new(source))),
+                )
             }
             Some(spec) if name == "WebFetch" => match spec.strip_prefix("domain:") {
-                Some(host) => Spec::Host(Pattern::glob(&host.to_ascii_lowercase(), GlobKind::Text)),
-                None => Spec::Text(Pattern::glob(spec, GlobKind::Text)),
+                Some(host) => Spec::Host(Lazy::glob(&host.to_ascii_lowercase(), GlobKind::Text)),
+                None => Spec::Text(Lazy::glob(spec, GlobKind::Text)),
             },
-            Some(spec) => Spec::Text(Pattern::glob(spec, GlobKind::Text)),
+            Some(spec) => Spec::Text(Lazy::glob(spec, GlobKind::Text)),
         };
         let rule = Rule {
             text: text.to_string(),
@@ -518,10 +582,13 @@ impl Rule {
             tools,
             spec,
         };
+        // Only a pattern with a wildcard for one character after a `*` can need a large DFA;
+        // those are determinised here, with the bound (the rest on first comparison).
+        let too_complex = |p: &Lazy| p.could_explode() && p.too_complex();
         let too_complex = match &rule.spec {
             Spec::Any => false,
-            Spec::Path(p, folded) => p.too_complex() || folded.too_complex(),
-            Spec::Command(p) | Spec::Host(p) | Spec::Text(p) => p.too_complex(),
+            Spec::Path(p, folded) => too_complex(p) || too_complex(folded),
+            Spec::Command(p) | Spec::Host(p) | Spec::Text(p) => too_complex(p),
         };
         if too_complex {
             return Err(bad(&format!(
@@ -530,6 +597,15 @@ impl Rule {
             )));
         }
         Ok(rule)
+    }
+
+    /// What every call the rule matches starts with (its specifier's text before the first
+    /// wildcard; nothing for a bare rule).
+    fn head(&self) -> &str {
+        match &self.spec {
+            Spec::Any => "",
+            Spec::Command(p) | Spec::Path(p, _) | Spec::Host(p) | Spec::Text(p) => p.head(),
+        }
     }
 
     /// The family of tools a rule names: the tool, or for MCP the server (a server's rule and
@@ -592,7 +668,9 @@ impl Rule {
                     } else {
                         subject.command.as_deref()
                     };
-                    return form.is_some_and(|c| pattern.matches(c));
+                    // A command that does not start as the rule does is not compiled against.
+                    return form
+                        .is_some_and(|c| c.starts_with(pattern.head()) && pattern.matches(c));
                 }
                 let by_base_name = subject.command.as_deref().and_then(base_name_form);
                 [
@@ -606,7 +684,7 @@ impl Rule {
                     if text.contains(crate::shell::UNRESOLVED) {
                         pattern.overlap(&Pattern::with_unknowns(text)).is_some()
                     } else {
-                        pattern.matches(text)
+                        text.starts_with(pattern.head()) && pattern.matches(text)
                     }
                 })
             }

@@ -15,6 +15,8 @@
 //! gives no answer, which callers read the cautious way (not contained; may overlap).
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The most states a pattern's DFA may have.
 pub const MAX_DFA_STATES: usize = 4096;
@@ -59,9 +61,33 @@ struct State {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pattern {
     states: Vec<State>,
-    /// The determinised pattern; `None` past [`MAX_DFA_STATES`].
-    dfa: Option<Dfa>,
+    /// The determinised pattern, built when first needed (a comparison, or the
+    /// [`DFA_AFTER_MATCHES`]th match); `None` past [`MAX_DFA_STATES`].
+    dfa: OnceLock<Option<Dfa>>,
+    matched: Matched,
 }
+
+/// Matches made on the NFA: a pattern matched often (the replay) is determinised, one matched
+/// once (a hook call) is not.
+const DFA_AFTER_MATCHES: u32 = 16;
+
+/// A count that clones fresh and never makes two patterns unequal.
+#[derive(Debug, Default)]
+struct Matched(AtomicU32);
+
+impl Clone for Matched {
+    fn clone(&self) -> Matched {
+        Matched::default()
+    }
+}
+
+impl PartialEq for Matched {
+    fn eq(&self, _: &Matched) -> bool {
+        true
+    }
+}
+
+impl Eq for Matched {}
 
 /// A deterministic automaton: per state, a transition per kind of character outside its
 /// literals and the literals whose transition differs.
@@ -439,52 +465,22 @@ impl Pattern {
     }
 
     fn from_states(states: Vec<State>) -> Pattern {
-        let dfa = Dfa::build(&states);
-        Pattern { states, dfa }
-    }
-
-    /// The pattern could not be determinised within [`MAX_DFA_STATES`] states.
-    pub fn too_complex(&self) -> bool {
-        self.dfa.is_none()
-    }
-
-    /// Every string the pattern matches starts with this (a run of literals from the start
-    /// that nothing else can take).
-    pub fn literal_prefix(&self) -> String {
-        let mut prefix = String::new();
-        let Some(dfa) = &self.dfa else {
-            return prefix;
-        };
-        let mut state = 0u32;
-        while let Some(s) = dfa.states.get(state as usize) {
-            // One character, and only one, leads anywhere: `/` and `.` are kinds of their
-            // own; a live whitespace or other kind is many characters.
-            let [slash, dot, space, other] = s.kinds;
-            if s.accepting || space != DEAD || other != DEAD {
-                break;
-            }
-            let mut live = s
-                .literals
-                .iter()
-                .filter(|(_, to)| *to != DEAD)
-                .copied()
-                .chain(
-                    [('/', slash), ('.', dot)]
-                        .into_iter()
-                        .filter(|(_, to)| *to != DEAD),
-                );
-            match (live.next(), live.next()) {
-                (Some((c, to)), None) => {
-                    prefix.push(c);
-                    state = to;
-                }
-                _ => break,
-            }
-            if prefix.len() > MAX_DFA_STATES * 4 {
-                break;
-            }
+        Pattern {
+            states,
+            dfa: OnceLock::new(),
+            matched: Matched::default(),
         }
-        prefix
+    }
+
+    /// The determinised pattern, built the first time it is asked for.
+    fn dfa(&self) -> Option<&Dfa> {
+        self.dfa.get_or_init(|| Dfa::build(&self.states)).as_ref()
+    }
+
+    /// The pattern could not be determinised within [`MAX_DFA_STATES`] states (determinises
+    /// it).
+    pub fn too_complex(&self) -> bool {
+        self.dfa().is_none()
     }
 
     /// The same pattern over lower-cased text (literals lower-cased), for matching on file
@@ -523,9 +519,17 @@ impl Pattern {
         b.finish()
     }
 
-    /// The pattern matches the whole of `text`.
+    /// The pattern matches the whole of `text`: on the DFA once there is one, else on the NFA
+    /// with sparse state sets (no bigger than the pattern).
     pub fn matches(&self, text: &str) -> bool {
-        if let Some(dfa) = &self.dfa {
+        let dfa = match self.dfa.get() {
+            Some(dfa) => dfa.as_ref(),
+            None if self.matched.0.fetch_add(1, Ordering::Relaxed) >= DFA_AFTER_MATCHES => {
+                self.dfa()
+            }
+            None => None,
+        };
+        if let Some(dfa) = dfa {
             let mut state = 0u32;
             for c in text.chars() {
                 state = dfa.step(state, c);
@@ -638,7 +642,7 @@ fn explore(
     b: &Pattern,
     goal: impl Fn(bool, bool) -> bool,
 ) -> Result<Option<String>, Undecided> {
-    let (Some(da), Some(db)) = (&a.dfa, &b.dfa) else {
+    let (Some(da), Some(db)) = (a.dfa(), b.dfa()) else {
         return Err(Undecided);
     };
     let reps = representatives(&da.literals, &db.literals);
