@@ -7,8 +7,11 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-fn home() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leastgrant-e2e-native-{}", std::process::id()));
+fn home(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "leastgrant-e2e-native-{name}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -58,7 +61,7 @@ fn write_history(home: &Path) {
 
 #[test]
 fn export_to_claude_merges_checks_and_diffs() {
-    let home = home();
+    let home = home("claude");
     write_history(&home);
     assert!(leastgrant(&home, &["ingest", "--json"]).status.success());
     let envelope = home.join("envelope.lgenv");
@@ -178,10 +181,8 @@ fn export_to_claude_merges_checks_and_diffs() {
     let said = text(&diffed);
     assert_eq!(diffed.status.code(), Some(1), "{said}");
     assert!(said.contains("widened   Bash(npm:*)"), "{said}");
-    assert!(
-        said.contains("narrowed  Bash(npm test)") || !said.contains("narrowed"),
-        "{said}"
-    );
+    // `npm test` is still covered by the broad rules: nothing narrowed.
+    assert!(!said.contains("narrowed"), "{said}");
     let back = leastgrant(
         &home,
         &[
@@ -203,4 +204,91 @@ fn export_to_claude_merges_checks_and_diffs() {
         "{}",
         text(&back)
     );
+}
+
+#[test]
+fn export_to_gemini_keeps_foreign_rules_and_codex_and_copilot_prefixes_exceed() {
+    let home = home("agents");
+    write_history(&home);
+    assert!(leastgrant(&home, &["ingest", "--json"]).status.success());
+    let envelope = home.join("envelope.lgenv");
+    let env = envelope.to_str().unwrap();
+    assert!(
+        leastgrant(&home, &["export", "--setting", "assist", "--out", env])
+            .status
+            .success()
+    );
+    let common = [
+        "--project",
+        "/home/dev/proj",
+        "--envelope",
+        env,
+        "--at",
+        "2026-01-08",
+    ];
+    let run = |args: &[&str]| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(common);
+        leastgrant(&home, &all)
+    };
+
+    // Gemini: the exact rule lands in leastgrant's block; the foreign rule stays byte for byte.
+    let policy = home.join("policies/project.toml");
+    std::fs::create_dir_all(policy.parent().unwrap()).unwrap();
+    let foreign = "# team rules\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm -rf\"\ndecision = \"deny\"\npriority = 500\n";
+    std::fs::write(&policy, foreign).unwrap();
+    let out = policy.to_str().unwrap();
+    let exported = run(&["export", "--to", "gemini", "--out", out]);
+    assert!(exported.status.success(), "{}", text(&exported));
+    let written = std::fs::read_to_string(&policy).unwrap();
+    assert!(written.starts_with(foreign), "{written}");
+    assert!(
+        written.contains("argsPattern = \"\\\"command\\\":\\\"npm test\\\"\""),
+        "{written}"
+    );
+    assert!(!written.contains("git push"), "{written}");
+    assert!(
+        run(&["export", "--to", "gemini", "--out", out])
+            .status
+            .success()
+    );
+    assert_eq!(std::fs::read_to_string(&policy).unwrap(), written);
+    let checked = run(&["export", "--check", out]);
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked));
+    std::fs::write(&policy, "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"npm test\"\ndecision = \"allow\"\n").unwrap();
+    let prefix = run(&["export", "--check", out]);
+    assert_eq!(prefix.status.code(), Some(1), "{}", text(&prefix));
+    assert!(
+        text(&prefix).contains("witness: npm test"),
+        "{}",
+        text(&prefix)
+    );
+
+    // Codex: a prefix of an allowed command still admits continuations the envelope refuses.
+    let rules = home.join("default.rules");
+    std::fs::write(
+        &rules,
+        "prefix_rule(\n    pattern = [\"npm\", \"test\"],\n    match = [\"npm test\"],\n)\n",
+    )
+    .unwrap();
+    let codex = run(&["export", "--check", rules.to_str().unwrap()]);
+    assert_eq!(codex.status.code(), Some(1), "{}", text(&codex));
+    assert!(
+        text(&codex).contains("witness: npm test "),
+        "{}",
+        text(&codex)
+    );
+    let exported = run(&["export", "--to", "codex", "--out", rules.to_str().unwrap()]);
+    assert!(exported.status.success(), "{}", text(&exported));
+    assert!(
+        text(&exported).starts_with("0 codex rules"),
+        "{}",
+        text(&exported)
+    );
+
+    // Copilot: an identifier approval covers the program's every use.
+    let config = home.join("permissions-config.json");
+    std::fs::write(&config, r#"{"locations": {"/home/dev/proj": {"tool_approvals": [{"kind": "commands", "commandIdentifiers": ["npm"]}]}}}"#).unwrap();
+    let copilot = run(&["export", "--check", config.to_str().unwrap()]);
+    assert_eq!(copilot.status.code(), Some(1), "{}", text(&copilot));
 }
