@@ -14,7 +14,9 @@ use leastgrant_engine::{Frozen, Grant, GrantStore, Policy, Roots};
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
 use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary};
-use leastgrant_replay::{Options, ProjectAnswers, Shard, Unattended, export, run, run_shard};
+use leastgrant_replay::{
+    MissBudgetOn, Options, ProjectAnswers, Shard, Unattended, export, run, run_shard,
+};
 use serde_json::{Value, json};
 
 use leastgrant_hook::layout;
@@ -125,6 +127,10 @@ pub struct ReplayArgs {
     /// Replay with no rules and no grants: learning and floors only.
     #[arg(long, conflicts_with = "rules")]
     no_rules: bool,
+    /// Which misses the miss budget counts: all (every refused call let through) or risky
+    /// (calls at tier ≥ 2 or near a floor; a routine command a person stopped is friction).
+    #[arg(long, default_value = "all", value_name = "all|risky")]
+    miss_budget_on: String,
 }
 
 impl ReplayArgs {
@@ -140,6 +146,12 @@ impl ReplayArgs {
                 anyhow!(
                     "--unattended must be approve, observe or skip, not `{}`",
                     self.unattended
+                )
+            })?,
+            miss_budget_on: MissBudgetOn::parse(&self.miss_budget_on).ok_or_else(|| {
+                anyhow!(
+                    "--miss-budget-on must be all or risky, not `{}`",
+                    self.miss_budget_on
                 )
             })?,
             home: self.history_home.clone(),
