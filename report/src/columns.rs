@@ -40,6 +40,8 @@ pub mod settings {
     pub const UNLABELED: &str = "unlabeled";
     /// Refused calls (misses + catches).
     pub const REFUSED: &str = "refused";
+    /// Misses of risky calls (an action at tier ≥ 2 or near a floor); the rest are routine.
+    pub const MISSES_RISKY: &str = "misses_risky";
     /// One-sided 95% Wilson upper bound on misses / refused.
     pub const MISS_RATE_UPPER: &str = "miss_rate_upper";
     /// On the Pareto frontier of prompt rate against misses.
@@ -64,6 +66,8 @@ pub mod projects {
     pub const ASK: &str = "ask";
     /// Allowed calls the person had refused.
     pub const MISSES: &str = "misses";
+    /// Of those, risky calls.
+    pub const MISSES_RISKY: &str = "misses_risky";
     /// Refused calls.
     pub const REFUSED: &str = "refused";
 }
@@ -127,6 +131,8 @@ pub mod misses {
     pub const REASON_CODES: &str = "reason_codes";
     /// The engine's own words.
     pub const REASONS: &str = "reasons";
+    /// The call is risky (tier ≥ 2 or near a floor), not routine.
+    pub const RISKY: &str = "risky";
 }
 
 /// `promotions.parquet`: one row per setting, project and promoted signature.

@@ -172,8 +172,10 @@ fn settings_table(out: &mut String, data: &Results) {
          calls. missed: calls you had refused that the setting would have let run, of all you \
          refused, with a one-sided 95% upper bound on that rate. friction: prompts you answered \
          yes. recommended: the fewest prompts within the miss budget; frontier: nothing else \
-         asks less without missing more.</p>\n",
+         asks less without missing more. ",
     );
+    out.push_str(&esc(text::STAKE_NOTE));
+    out.push_str(".</p>\n");
 }
 
 fn assumptions(out: &mut String, data: &Results) {
@@ -244,18 +246,19 @@ fn projects(out: &mut String, data: &Results) {
     });
     let _ = writeln!(
         out,
-        "<h2 id=\"projects\">Per project under <code>{}</code></h2>\n<table>\n<thead><tr><th>project</th><th class=\"n\">calls</th><th class=\"n\">asks you</th><th class=\"n\">missed</th></tr></thead>\n<tbody>",
+        "<h2 id=\"projects\">Per project under <code>{}</code></h2>\n<table>\n<thead><tr><th>project</th><th class=\"n\">calls</th><th class=\"n\">asks you</th><th class=\"n\">missed</th><th class=\"n\">risky/routine</th></tr></thead>\n<tbody>",
         esc(&setting.id)
     );
     for p in rows.iter().take(PROJECTS_SHOWN) {
         let _ = writeln!(
             out,
-            "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}/{}</td></tr>",
+            "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}/{}</td><td class=\"n\">{}</td></tr>",
             path(&p.project_key),
             text::count(p.events),
             text::percent(ratio(p.ask, p.events)),
             text::count(p.misses),
-            text::count(p.refused)
+            text::count(p.refused),
+            text::stake(p.misses_risky, p.misses)
         );
     }
     out.push_str("</tbody>\n</table>\n");
@@ -320,7 +323,7 @@ fn misses(out: &mut String, data: &Results) {
         let open = if i == 0 { " open" } else { "" };
         let _ = writeln!(
             out,
-            "<details{open}>\n<summary><code>{}</code>{} — {} {}</summary>\n<table class=\"misses\">\n<colgroup><col style=\"width:10%\" /><col style=\"width:15%\" /><col style=\"width:9%\" /><col style=\"width:32%\" /><col style=\"width:14%\" /><col style=\"width:20%\" /></colgroup>\n<thead><tr><th>when</th><th>project</th><th>tool</th><th>command or input</th><th>reason codes</th><th>reasons</th></tr></thead>\n<tbody>",
+            "<details{open}>\n<summary><code>{}</code>{} — {} {} ({} risky, {} routine)</summary>\n<table class=\"misses\">\n<colgroup><col style=\"width:10%\" /><col style=\"width:7%\" /><col style=\"width:13%\" /><col style=\"width:8%\" /><col style=\"width:29%\" /><col style=\"width:14%\" /><col style=\"width:19%\" /></colgroup>\n<thead><tr><th>when</th><th>stake</th><th>project</th><th>tool</th><th>command or input</th><th>reason codes</th><th>reasons</th></tr></thead>\n<tbody>",
             esc(&setting.id),
             if setting.recommended {
                 "<span class=\"tag recommended\">recommended</span>"
@@ -328,8 +331,13 @@ fn misses(out: &mut String, data: &Results) {
                 ""
             },
             list.len(),
-            if list.len() == 1 { "miss" } else { "misses" }
+            if list.len() == 1 { "miss" } else { "misses" },
+            list.iter().filter(|m| m.risky).count(),
+            list.iter().filter(|m| !m.risky).count()
         );
+        // Risky misses first: they are the security regrets.
+        let mut list = list.clone();
+        list.sort_by_key(|m| !m.risky);
         for m in list.iter().take(MISSES_SHOWN) {
             let codes: Vec<String> = m
                 .reason_codes
@@ -339,8 +347,9 @@ fn misses(out: &mut String, data: &Results) {
                 .collect();
             let _ = writeln!(
                 out,
-                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td><code class=\"input\">{}</code></td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td><code class=\"input\">{}</code></td><td>{}</td><td>{}</td></tr>",
                 esc(&m.ts_us.map(text::datetime).unwrap_or_default()),
+                if m.risky { "risky" } else { "routine" },
                 path(&m.project_key),
                 esc(&m.tool_name),
                 esc(&text::command_or_input(m)),

@@ -64,8 +64,10 @@ pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
     out.push_str(
         "\nrecommended: the fewest prompts within the miss budget; frontier: nothing else asks \
          less without missing more; missed: refused calls let through, of all refused, with a \
-         one-sided 95% upper bound on the rate.\n\n## Assumptions\n\n",
+         one-sided 95% upper bound on the rate; ",
     );
+    out.push_str(text::STAKE_NOTE);
+    out.push_str(".\n\n## Assumptions\n\n");
     for (key, value) in &data.summary.assumptions {
         let _ = writeln!(
             out,
@@ -109,7 +111,7 @@ pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
     for (setting, list) in groups {
         let _ = writeln!(
             out,
-            "### {}{} — {} {}\n\n| when | project | tool | command or input | reason codes | reasons |\n|---|---|---|---|---|---|",
+            "### {}{} — {} {} ({} risky, {} routine)\n\n| when | stake | project | tool | command or input | reason codes | reasons |\n|---|---|---|---|---|---|---|",
             cell(&setting.id),
             if setting.recommended {
                 " (recommended)"
@@ -117,13 +119,19 @@ pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
                 ""
             },
             list.len(),
-            if list.len() == 1 { "miss" } else { "misses" }
+            if list.len() == 1 { "miss" } else { "misses" },
+            list.iter().filter(|m| m.risky).count(),
+            list.iter().filter(|m| !m.risky).count()
         );
+        // Risky misses first: they are the security regrets.
+        let mut list = list;
+        list.sort_by_key(|m| !m.risky);
         for m in list.iter().take(MISSES_SHOWN) {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 cell(&m.ts_us.map(text::datetime).unwrap_or_default()),
+                if m.risky { "risky" } else { "routine" },
                 cell(&m.project_key),
                 cell(&m.tool_name),
                 cell(&text::command_or_input(m)),

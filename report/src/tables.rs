@@ -41,6 +41,8 @@ pub struct Setting {
     pub deny: u64,
     /// Allowed calls the person had refused.
     pub misses: u64,
+    /// Of those, risky calls (tier ≥ 2 or near a floor); the rest are routine.
+    pub misses_risky: u64,
     /// Asked or denied calls the person had refused.
     pub catches: u64,
     /// Allowed calls that ran.
@@ -97,6 +99,8 @@ pub struct Project {
     pub ask: u64,
     /// Misses.
     pub misses: u64,
+    /// Of those, risky calls.
+    pub misses_risky: u64,
     /// Refused calls.
     pub refused: u64,
 }
@@ -150,6 +154,8 @@ pub struct Miss {
     pub reason_codes: String,
     /// The engine's words.
     pub reasons: String,
+    /// Risky (tier ≥ 2 or near a floor), not routine.
+    pub risky: bool,
 }
 
 /// One promotion: how long a signature took to stop asking.
@@ -371,6 +377,7 @@ fn read_settings(path: &Path) -> Result<Vec<Setting>, ReportError> {
             c::FALSE_BLOCKS,
             c::UNLABELED,
             c::REFUSED,
+            c::MISSES_RISKY,
             c::MISS_RATE_UPPER,
             c::FRONTIER,
             c::RECOMMENDED,
@@ -402,6 +409,7 @@ fn read_settings(path: &Path) -> Result<Vec<Setting>, ReportError> {
                 counts(b, c::PROMOTIONS)?,
             );
             let upper = reals(b, c::MISS_RATE_UPPER)?;
+            let misses_risky = counts(b, c::MISSES_RISKY)?;
             for i in 0..b.num_rows() {
                 out.push(Setting {
                     id: id[i].clone(),
@@ -412,6 +420,7 @@ fn read_settings(path: &Path) -> Result<Vec<Setting>, ReportError> {
                     ask: ask[i],
                     deny: deny[i],
                     misses: misses[i],
+                    misses_risky: misses_risky[i],
                     catches: catches[i],
                     saved: saved[i],
                     friction: friction[i],
@@ -440,10 +449,12 @@ fn read_projects(path: &Path) -> Result<Vec<Project>, ReportError> {
             c::EVENTS,
             c::ASK,
             c::MISSES,
+            c::MISSES_RISKY,
             c::REFUSED,
         ],
         |b, out| {
             let (setting, project) = (texts(b, c::SETTING_ID)?, texts(b, c::PROJECT_KEY)?);
+            let misses_risky = counts(b, c::MISSES_RISKY)?;
             let (events, ask, misses, refused) = (
                 counts(b, c::EVENTS)?,
                 counts(b, c::ASK)?,
@@ -457,6 +468,7 @@ fn read_projects(path: &Path) -> Result<Vec<Project>, ReportError> {
                     events: events[i],
                     ask: ask[i],
                     misses: misses[i],
+                    misses_risky: misses_risky[i],
                     refused: refused[i],
                 });
             }
@@ -562,6 +574,7 @@ fn read_misses(path: &Path) -> Result<Vec<Miss>, ReportError> {
             c::TOOL_INPUT,
             c::REASON_CODES,
             c::REASONS,
+            c::RISKY,
         ],
         |b, out| {
             let (setting, project, tool, input) = (
@@ -575,6 +588,7 @@ fn read_misses(path: &Path) -> Result<Vec<Miss>, ReportError> {
                 texts(b, c::REASONS)?,
                 times(b, c::TS)?,
             );
+            let risky = flags(b, c::RISKY)?;
             for i in 0..b.num_rows() {
                 out.push(Miss {
                     setting_id: setting[i].clone(),
@@ -584,6 +598,7 @@ fn read_misses(path: &Path) -> Result<Vec<Miss>, ReportError> {
                     tool_input: input[i].clone(),
                     reason_codes: codes[i].clone(),
                     reasons: reasons[i].clone(),
+                    risky: risky[i],
                 });
             }
             Ok(())

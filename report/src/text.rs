@@ -50,7 +50,7 @@ pub fn count(n: u64) -> String {
 
 /// The cells of one row of the settings table, after the setting's id: runs freely, asks you,
 /// blocks, missed (upper bound), friction.
-pub fn setting_cells(s: &Setting) -> [String; 5] {
+pub fn setting_cells(s: &Setting) -> [String; 6] {
     [
         percent(ratio(s.allow, s.events)),
         percent(ratio(s.ask, s.events)),
@@ -61,18 +61,30 @@ pub fn setting_cells(s: &Setting) -> [String; 5] {
             count(s.refused),
             percent(s.miss_rate_upper)
         ),
+        stake(s.misses_risky, s.misses),
         count(s.friction),
     ]
 }
 
 /// The settings table's header after the setting column.
-pub const SETTING_HEADERS: [&str; 5] = [
+pub const SETTING_HEADERS: [&str; 6] = [
     "runs freely",
     "asks you",
     "blocks",
     "missed (upper bound)",
+    "risky/routine",
     "friction",
 ];
+
+/// Misses split by stake: `risky/routine`.
+pub fn stake(risky: u64, misses: u64) -> String {
+    format!("{}/{}", count(risky), count(misses.saturating_sub(risky)))
+}
+
+/// What a miss's stake means, for the notes under a table.
+pub const STAKE_NOTE: &str = "risky: a call with an action at tier 2 or above, or near a floor; \
+     routine: the rest, a command a person stopped, which is friction of another kind rather \
+     than a security regret";
 
 /// The marks of a setting: `recommended`, `frontier`, `baseline`.
 pub fn marks(s: &Setting) -> Vec<&'static str> {
@@ -195,6 +207,8 @@ pub fn assumption_label(key: &str) -> String {
         "unattended_asks" => "asks on calls nobody answered".into(),
         "unattended_meaning" => "what that means".into(),
         "miss_budget" => "miss budget (share of refused calls)".into(),
+        "miss_budget_on" => "misses the budget counts (all or risky)".into(),
+        "risky" => "a risky miss".into(),
         "miss_rate" => "miss rate".into(),
         "rules" => "rules".into(),
         "window_events" => "calls per learning-curve window".into(),

@@ -207,6 +207,11 @@ pub fn write(dir: &Path, shape: Shape) {
         ("false_blocks", Col::Count(vec![0; n])),
         ("unlabeled", Col::Count(vec![5; n])),
         ("refused", Col::Count(vec![REFUSED; n])),
+        // The odd misses of `write_misses` (credential reads) are the risky ones.
+        (
+            "misses_risky",
+            Col::Count(misses.iter().map(|m| m / 2).collect()),
+        ),
         (
             "prompt_rate",
             Col::Real(SETTINGS.iter().map(|s| s.3).collect()),
@@ -269,6 +274,7 @@ pub fn write(dir: &Path, shape: Shape) {
 fn write_projects(dir: &Path) {
     let (mut setting, mut project, mut events, mut ask, mut misses, mut refused) =
         (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut risky = vec![];
     for s in SETTINGS {
         for (i, p) in PROJECTS.iter().enumerate() {
             setting.push(s.0);
@@ -277,6 +283,7 @@ fn write_projects(dir: &Path) {
             events.push(e);
             ask.push((s.3 * e as f64) as u64);
             misses.push(if i == 0 { s.4 } else { 0 });
+            risky.push(if i == 0 { s.4 / 2 } else { 0 });
             refused.push([30, 8, 2][i]);
         }
     }
@@ -289,6 +296,7 @@ fn write_projects(dir: &Path) {
             ("events", Col::Count(events)),
             ("ask", Col::Count(ask)),
             ("misses", Col::Count(misses)),
+            ("misses_risky", Col::Count(risky)),
             ("refused", Col::Count(refused)),
         ],
     );
@@ -365,6 +373,7 @@ fn write_curves(dir: &Path) {
 
 fn write_misses(dir: &Path) {
     let mut rows: Vec<[String; 6]> = Vec::new();
+    let mut risky = Vec::new();
     for s in SETTINGS {
         for k in 0..s.4 {
             let input = if s.6 {
@@ -379,6 +388,7 @@ fn write_misses(dir: &Path) {
             } else {
                 "Bash"
             };
+            risky.push(k % 2 == 1);
             rows.push([
                 s.0.to_string(),
                 PROJECTS[(k % 3) as usize].to_string(),
@@ -415,6 +425,7 @@ fn write_misses(dir: &Path) {
             ("source", Col::Text(vec!["/tmp/x.jsonl:1"; n])),
             ("reason_codes", col(4)),
             ("reasons", col(5)),
+            ("risky", Col::Flag(risky)),
         ],
     );
 }

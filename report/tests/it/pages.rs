@@ -55,6 +55,7 @@ fn index_is_self_contained_with_the_table_and_an_escaped_miss() {
         ">asks you</th>",
         ">blocks</th>",
         ">missed (upper bound)</th>",
+        ">risky/routine</th>",
         ">friction</th>",
     ] {
         assert!(html.contains(header), "the table lacks `{header}`");
@@ -73,6 +74,9 @@ fn index_is_self_contained_with_the_table_and_an_escaped_miss() {
         "{row}"
     );
     assert!(row.contains("1/40 (≤7.1%)"), "{row}");
+    // Misses split by stake: the recommendation's one miss is routine (a `git push` of the
+    // fixture), shown as 0 risky / 1 routine in the table and in its misses' heading.
+    assert!(row.contains("<td class=\"n\">0/1</td>"), "{row}");
     assert_eq!(html.matches("<span class=\"tag frontier\">").count(), 5);
     // Assumptions, plots inline, misses.
     assert!(html.contains("miss budget (share of refused calls)</dt><dd>2.0%"));
@@ -87,6 +91,12 @@ fn index_is_self_contained_with_the_table_and_an_escaped_miss() {
     let first = html.split("<details").nth(1).unwrap();
     assert!(first.starts_with(" open>"), "{}", &first[..40]);
     assert!(first.contains("assist.c0.5-0.5-0.8.d1"));
+    assert!(
+        first.contains("1 miss (0 risky, 1 routine)"),
+        "{}",
+        &first[..200]
+    );
+    assert!(first.contains("<td>routine</td>"));
     // The page as a whole is well-formed (void elements are written self-closed).
     check_xml(&html);
 }
@@ -99,9 +109,9 @@ fn report_md_has_the_table_the_plots_and_the_misses_escaped() {
     assert_eq!(written.markdown, dir.join("report/report.md"));
     let md = fixture::read(&written.markdown);
     assert!(md.contains(
-        "| setting | runs freely | asks you | blocks | missed (upper bound) | friction |"
+        "| setting | runs freely | asks you | blocks | missed (upper bound) | risky/routine | friction |"
     ));
-    assert!(md.contains("| **assist.c0.5-0.5-0.8.d1** (recommended, frontier) | 69.0% | 31.0% | 0.0% | 1/40 (≤7.1%) |"), "{md}");
+    assert!(md.contains("| **assist.c0.5-0.5-0.8.d1** (recommended, frontier) | 69.0% | 31.0% | 0.0% | 1/40 (≤7.1%) | 0/1 |"), "{md}");
     for name in fixture::PLOTS {
         assert!(md.contains(&format!("](plots/{name}.svg)")), "{name}");
     }
@@ -112,7 +122,7 @@ fn report_md_has_the_table_the_plots_and_the_misses_escaped() {
         .lines()
         .find(|l| l.contains("evil.example"))
         .expect("the hostile miss is listed");
-    assert_eq!(row.matches(" | ").count(), 5, "{row}");
+    assert_eq!(row.matches(" | ").count(), 6, "{row}");
     assert!(md.contains("- miss budget (share of refused calls): 2.0%"));
 }
 
