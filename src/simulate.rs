@@ -381,26 +381,14 @@ pub struct ExportArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    native: crate::native::NativeArgs,
 }
 
 pub fn export_command(args: &ExportArgs) -> Result<ExitCode> {
     if let Some(path) = &args.inspect {
         return inspect(path, args.json);
     }
-    let settings = args.grid.settings()?;
-    let options = args.replay.options()?;
-    let table = args.replay.table();
-    let setting = match &args.setting {
-        Some(id) => settings
-            .iter()
-    #[command(flatten)]
-    native: crate::native::NativeArgs,
-            .find(|s| &s.id == id)
-            .cloned()
-            .ok_or_else(|| {
-                let ids: Vec<&str> = settings.iter().map(|s| s.id.as_str()).collect();
-                anyhow!(
-                    "no setting `{id}` in this grid; the grid has: {}",
     if args.native.given() {
         // `--out` names the agent's rule file here; the envelope is `--envelope`'s.
         return crate::native::run(
@@ -410,6 +398,18 @@ pub fn export_command(args: &ExportArgs) -> Result<ExitCode> {
             &default_envelope_path(),
         );
     }
+    let settings = args.grid.settings()?;
+    let options = args.replay.options()?;
+    let table = args.replay.table();
+    let setting = match &args.setting {
+        Some(id) => settings
+            .iter()
+            .find(|s| &s.id == id)
+            .cloned()
+            .ok_or_else(|| {
+                let ids: Vec<&str> = settings.iter().map(|s| s.id.as_str()).collect();
+                anyhow!(
+                    "no setting `{id}` in this grid; the grid has: {}",
                     ids.join(", ")
                 )
             })?,
@@ -568,8 +568,30 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
         println!("  provenance {provenance}");
         println!("  {} projects", frozen.project_count());
     }
-    let mut projects = Vec::new();
+    // Projects are written as they are read, so memory holds one project whatever the fleet.
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    use std::io::Write as _;
+    if as_json {
+        let head = json!({
+            "path": path.display().to_string(),
+            "format_version": leastgrant_engine::FORMAT_VERSION,
+            "digest": frozen.digest(),
+            "digest_ok": verified.is_ok(),
+            "setting_id": frozen.setting_id(),
+            "posture": settings.posture.as_str(),
+            "thresholds": thresholds,
+            "rules": rules,
+            "provenance": provenance,
+        });
+        writeln!(out, "{{")?;
+        for (key, value) in head.as_object().into_iter().flatten() {
+            writeln!(out, "  {}: {},", json!(key), value)?;
+        }
+        write!(out, "  \"projects\": [")?;
+    }
     let mut damaged = None;
+    let mut first = true;
     for project in frozen.projects() {
         let project = match project {
             Ok(project) => project,
@@ -586,7 +608,7 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
         });
         top.truncate(5);
         if as_json {
-            projects.push(json!({
+            let entry = json!({
                 "key": project.key(),
                 "root": project.root(),
                 "signatures": project.signature_count(),
@@ -596,33 +618,25 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
                     "denied": s.facts.denied,
                     "worst_tier": s.worst_tier,
                 })).collect::<Vec<_>>(),
-            }));
+            });
+            write!(out, "{}\n    {entry}", if first { "" } else { "," })?;
+            first = false;
         } else {
-            println!(
+            writeln!(
+                out,
                 "  project {} ({} signatures)",
                 project.key(),
                 project.signature_count()
-            );
+            )?;
             for s in &top {
-                println!("    {:>6}×  {}", s.total_seen, s.signature);
+                writeln!(out, "    {:>6}×  {}", s.total_seen, s.signature)?;
             }
         }
     }
     if as_json {
-        let report = json!({
-            "path": path.display().to_string(),
-            "format_version": leastgrant_engine::FORMAT_VERSION,
-            "digest": frozen.digest(),
-            "digest_ok": verified.is_ok(),
-            "setting_id": frozen.setting_id(),
-            "posture": settings.posture.as_str(),
-            "thresholds": thresholds,
-            "rules": rules,
-            "provenance": provenance,
-            "projects": projects,
-        });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "\n  ]\n}}")?;
     }
+    out.flush()?;
     verified?;
     meta?;
     if let Some(error) = damaged {

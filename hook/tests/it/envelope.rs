@@ -176,3 +176,63 @@ fn a_damaged_envelope_never_widens_a_verdict() {
     let (verdict, _) = decision(&home, &shell("s1", &format!("rm -rf {state}"), PROJECT));
     assert_eq!(verdict, "deny");
 }
+
+/// An envelope of the first format asks, and the reason says which envelope and why.
+#[test]
+fn an_envelope_of_the_first_format_asks_and_says_so() {
+    let home = scratch("format-1");
+    std::fs::create_dir_all(home.join("state")).unwrap();
+    let old = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/envelope-v1.lgenv");
+    std::fs::copy(old, home.join("state/envelope.lgenv")).unwrap();
+    let (verdict, reason) = decision(&home, &shell("s1", "npm test", PROJECT));
+    assert_eq!(verdict, "ask");
+    assert!(
+        reason.contains("frozen envelope: format version 1, this build reads version 2"),
+        "{reason}"
+    );
+    assert!(last_reasons(&home).contains(&"hook.envelope-damaged".to_string()));
+}
+
+/// Every changed byte the call reads asks (`hook.envelope-damaged`) where the intact envelope
+/// allows: only the bytes a call never reads (rules and provenance, the file's digest) may
+/// change and leave the allow.
+#[test]
+fn a_changed_byte_the_call_reads_asks_and_names_the_envelope() {
+    let home = scratch("flipped");
+    learned(&home, &["npm test"]);
+    let path = home.join("state/envelope.lgenv");
+    let intact = std::fs::read(&path).unwrap();
+    assert_eq!(
+        decision(&home, &shell("s0", "npm test", PROJECT)).0,
+        "allow"
+    );
+    let meta_start = intact
+        .windows(9)
+        .position(|w| w == b"{\"provena" || w == b"{\"rules\":")
+        .unwrap();
+    // The meta section is `{"provenance":{},"rules":[]}` here: it ends at its `]}`.
+    let meta_end = meta_start
+        + intact[meta_start..]
+            .windows(2)
+            .position(|w| w == b"]}")
+            .unwrap()
+        + 1;
+    let mut asked = 0;
+    for at in (0..intact.len()).step_by(5) {
+        let mut bytes = intact.clone();
+        bytes[at] ^= 0x20;
+        std::fs::write(&path, &bytes).unwrap();
+        let (verdict, reason) = decision(&home, &shell("s0", "npm test", PROJECT));
+        if verdict == "allow" {
+            assert!(
+                (meta_start..=meta_end).contains(&at) || at >= intact.len() - 32,
+                "byte {at} changed and the call still allowed"
+            );
+        } else {
+            assert_eq!(verdict, "ask", "byte {at}");
+            assert!(reason.contains("frozen envelope"), "byte {at}: {reason}");
+            asked += 1;
+        }
+    }
+    assert!(asked > intact.len() / 10, "{asked} asks");
+}
