@@ -267,9 +267,7 @@ fn canonical_name(key: &str) -> Option<&'static str> {
     let name = match key {
         "bash" | "shell" | "runterminalcmd" | "runterminalcommand" | "executecommand"
         | "terminal" | "runcommand" | "execute" | "localshell" | "exec" | "runshellcommand"
-        | "execcommand" | "shellcommand" => {
-            "Bash"
-        }
+        | "execcommand" | "shellcommand" => "Bash",
         "read" | "readfile" | "view" | "catfile" | "openfile" => "Read",
         "notebookread" => "NotebookRead",
         "write" | "writefile" | "createfile" | "newfile" | "create" => "Write",
@@ -285,9 +283,7 @@ fn canonical_name(key: &str) -> Option<&'static str> {
         "delete" | "deletefile" | "removefile" | "rmfile" | "deletepath" | "trashfile" => "Delete",
         "glob" | "globfilesearch" | "filesearch" | "findfiles" => "Glob",
         "grep" | "grepsearch" | "ripgrep" | "search" | "codebasesearch" | "semanticsearch"
-        | "searchfilecontent" => {
-            "Grep"
-        }
+        | "searchfilecontent" => "Grep",
         "ls" | "listdir" | "listdirectory" => "LS",
         "webfetch" | "fetch" | "httprequest" | "browser" | "webbrowse" => "WebFetch",
         "websearch" | "websearchtool" | "googlewebsearch" => "WebSearch",
