@@ -412,4 +412,3 @@ fn unreadable_line(agent: Agent, env: &Environment, problem: &str) -> Value {
         "problem": problem,
     })
 }
-
