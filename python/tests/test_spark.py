@@ -1,0 +1,91 @@
+"""Spark in local mode against the command line on the demo history: the same events from
+`leastgrant.spark.ingest`, the same files (byte for byte) and tables from
+`leastgrant.spark.simulate` and `python -m leastgrant.spark simulate`.
+
+PySpark is an optional dependency: without it these tests skip with the reason — unless
+`LEASTGRANT_REQUIRE_SPARK=1` (CI), where its absence fails.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+import leastgrant
+
+try:
+    import pyspark  # noqa: F401
+    from pyspark.sql import SparkSession
+except ImportError as error:  # pragma: no cover - depends on the machine
+    if os.environ.get("LEASTGRANT_REQUIRE_SPARK") == "1":
+        raise
+    pytest.skip(f"pyspark is not installed ({error}): the Spark tests skip", allow_module_level=True)
+
+import leastgrant.spark as lspark
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("leastgrant tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def same_files(a, b):
+    names = sorted(os.listdir(a))
+    assert names == sorted(os.listdir(b))
+    return [name for name in names if not filecmp.cmp(a / name, b / name, shallow=False)]
+
+
+def test_spark_simulate_writes_the_cli_files_byte_for_byte(spark, demo, tmp_path):
+    # Three parts: several projects per executor task, and more than one task.
+    results = lspark.simulate(spark, lspark.read_events_table(spark, demo["data"]), out=tmp_path / "out", partitions=3)
+    assert same_files(tmp_path / "out", demo["replay"]) == []
+    expected = leastgrant.read_results(demo["replay"])
+    for name in leastgrant.TABLES:
+        assert results.tables()[name].equals(expected.tables()[name]), name
+    assert results.summary == json.loads((demo["replay"] / "summary.json").read_text())
+
+
+def test_spark_ingest_reads_what_the_cli_ingests_copies_once(spark, demo, tmp_path):
+    copy = tmp_path / "copy"
+    first = sorted(p for p in demo["transcripts"].iterdir() if p.is_dir())[0]
+    shutil.copytree(first, copy / first.name)
+    frame = lspark.ingest(spark, {"claude": [str(demo["transcripts"]), str(copy)]})
+    assert frame.columns == leastgrant.events_schema().names
+    got = pl.from_arrow(frame.toArrow())
+    expected = leastgrant.read_events(demo["data"])
+    assert got.height == expected.height == demo["events"]
+    columns = ["event_id", "outcome", "project_key", "project_root", "session_id", "source", "tool_input"]
+    assert got.select(columns).sort("event_id").equals(expected.select(columns).sort("event_id"))
+    # And the Spark events replay to the command line's tables.
+    results = lspark.simulate(spark, frame, partitions=2)
+    for name in leastgrant.TABLES:
+        assert results.tables()[name].equals(leastgrant.read_results(demo["replay"]).tables()[name]), name
+
+
+def test_the_module_command_writes_the_cli_files(demo, tmp_path):
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    done = subprocess.run(
+        [sys.executable, "-m", "leastgrant.spark", "--master", "local[2]", "simulate",
+         "--events", str(demo["data"]), "--out", str(tmp_path / "out"), "--partitions", "2", "--json"],
+        capture_output=True, text=True, env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == json.loads((demo["replay"] / "summary.json").read_text())
+    assert same_files(tmp_path / "out", demo["replay"]) == []
