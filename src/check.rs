@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context as _, bail};
+use anyhow::{Context as _, anyhow, bail};
 use clap::Args;
 use leastgrant_engine::{
     Analysis, Context, Decision, Envelope, Frozen, GrantStore, Learned, RulesAndGrants,
@@ -83,10 +83,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         Some(text) => parse_time(text)?,
         None => now_us(),
     };
+    // Mapped through files.rs: a FIFO or a device named here is refused, never waited on.
     let frozen_bytes = match &args.envelope {
-        Some(path) => {
-            Some(std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?)
-        }
+        Some(path) => Some(
+            leastgrant_hook::state::map_named(path)?
+                .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?,
+        ),
         None => None,
     };
     let frozen = frozen_bytes.as_deref().map(Frozen::parse).transpose()?;

@@ -340,20 +340,18 @@ fn present_check(agent: Agent, id: &str, file: &Path, found: &[FoundEntry]) -> C
 fn envelope_checks(workspace: &Workspace, checks: &mut Vec<Check>) {
     let path = envelope_path(Path::new(&workspace.roots.state_dir));
     // Mapped, not read: a fleet's envelope is hashed page by page without a copy.
-    let mapped = leastgrant_hook::state::map(&path).and_then(|mapped| {
-        mapped.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
-    });
+    // Refused unless a regular file of this user's that no one else can write (files.rs).
+    let mapped = match leastgrant_hook::state::map(&path) {
+        Ok(Some(mapped)) => Ok(mapped),
+        Ok(None) => Err(format!(
+            "no frozen envelope at {}: the hook has learned nothing and asks about everything unfamiliar; run `leastgrant ingest`, then `leastgrant export`",
+            path.display()
+        )),
+        Err(error) => Err(error.to_string()),
+    };
     let bytes = match mapped {
         Ok(bytes) => bytes,
-        Err(error) => {
-            let text = if error.kind() == std::io::ErrorKind::NotFound {
-                format!(
-                    "no frozen envelope at {}: the hook has learned nothing and asks about everything unfamiliar; run `leastgrant ingest`, then `leastgrant export`",
-                    path.display()
-                )
-            } else {
-                format!("cannot read {}: {error}", path.display())
-            };
+        Err(text) => {
             checks.push(check("envelope.file", Status::Fail, text));
             checks.push(check(
                 "envelope.project",

@@ -494,12 +494,9 @@ fn write_staged<T>(
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".staged");
     let staged = path.with_file_name(name);
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let file = options
-        .open(&staged)
+    // Created afresh and exclusively, owner-only: whatever is at that name (a crash's leftover, a
+    // planted link) is removed first, never followed.
+    let file = leastgrant_hook::files::create_private_file(&staged)
         .with_context(|| format!("cannot create {}", staged.display()))?;
     let mut buffered = std::io::BufWriter::with_capacity(1 << 20, file);
     let written = write(&mut buffered).and_then(|value| {
@@ -530,8 +527,8 @@ pub fn default_envelope_path() -> PathBuf {
 /// Shows a frozen envelope a project at a time: the file is mapped, not read, so a fleet's
 /// envelope costs the memory of its largest project.
 fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
-    let mapped = leastgrant_hook::state::map(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
+    // A file the user names: followed through a link, but never a FIFO or a device.
+    let mapped = leastgrant_hook::state::map_named(path)?
         .ok_or_else(|| anyhow!("cannot read {}: no such file", path.display()))?;
     let frozen = Frozen::parse(&mapped)?;
     let verified = frozen.verify();

@@ -1,10 +1,14 @@
-//! The frozen envelope mapped into memory for the hook (where it is: `layout.rs`).
+//! The frozen envelope mapped into memory for the hook and the CLI (where it is: `layout.rs`).
+//! The file is opened through `files.rs` only, so a FIFO, a device, a link where leastgrant
+//! keeps its own file or an oversized file is refused with a [`FileError`] naming it, never
+//! mapped or waited on. Must not: parse the envelope (the engine's `Frozen` does).
 
-use std::fs::File;
 use std::path::Path;
 use std::sync::Mutex;
 
 use memmap2::{Mmap, MmapOptions};
+
+use crate::files::{FileError, Links, MAX_ENVELOPE_BYTES, Problem, Trust, open_regular};
 
 /// A mapped file's bytes (an empty file cannot be mapped, and has none).
 pub enum Mapped {
@@ -25,19 +29,36 @@ impl std::ops::Deref for Mapped {
     }
 }
 
-/// Maps a file read-only; `None` when it does not exist. A lookup then reads only the pages it
-/// touches, so a 50,000-signature envelope costs what one signature costs.
-pub fn map(path: &Path) -> std::io::Result<Option<Mapped>> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+/// Maps leastgrant's own envelope (the hook's and `doctor`'s): a regular file of this user's
+/// that no one else can write, never through a link, at most [`MAX_ENVELOPE_BYTES`]; `None`
+/// when it does not exist. A lookup then reads only the pages it touches, so a 50,000-signature
+/// envelope costs what one signature costs.
+pub fn map(path: &Path) -> Result<Option<Mapped>, FileError> {
+    map_with(path, Links::Refuse, Trust::Owner)
+}
+
+/// Maps an envelope the user names (`export --inspect <file>`, `check --envelope <file>`): a
+/// link is followed and anyone may own it, but it must still be a regular file of at most
+/// [`MAX_ENVELOPE_BYTES`] (a FIFO or a device is never opened for reading).
+pub fn map_named(path: &Path) -> Result<Option<Mapped>, FileError> {
+    map_with(path, Links::Follow, Trust::Anyone)
+}
+
+fn map_with(path: &Path, links: Links, trust: Trust) -> Result<Option<Mapped>, FileError> {
+    let Some(regular) = open_regular(path, links, trust, MAX_ENVELOPE_BYTES)? else {
+        return Ok(None);
     };
-    let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+    let as_error = |e: std::io::Error| FileError {
+        path: path.to_path_buf(),
+        problem: Problem::Io(e),
+    };
+    let len = usize::try_from(regular.len)
+        .map_err(std::io::Error::other)
+        .map_err(as_error)?;
     if len == 0 {
         return Ok(Some(Mapped::Empty));
     }
-    // The length is the one just read (memmap2 would ask the file system again).
+    // The length is the one checked on the open file (memmap2 would ask the file system again).
     // SAFETY: the one exception to the workspace's `unsafe_code` lint (docs/decisions.md). The
     // mapping is read-only and private to this short-lived process. `leastgrant export` never
     // writes an envelope in place: it writes a new file and renames it over the old one, so the
@@ -45,7 +66,7 @@ pub fn map(path: &Path) -> std::io::Result<Option<Mapped>> {
     // in place (outside leastgrant) could make a read fault; every read of the bytes is
     // bounds-checked, which is what the rest of the decision path relies on.
     #[allow(unsafe_code)]
-    let mapped = unsafe { MmapOptions::new().len(len).map(&file)? };
+    let mapped = unsafe { MmapOptions::new().len(len).map(&regular.file) }.map_err(as_error)?;
     Ok(Some(Mapped::Pages(mapped)))
 }
 

@@ -317,12 +317,18 @@ fn a_grants_directory_others_can_write_is_refused_and_doctor_fails() {
 }
 
 #[test]
-#[ignore = "until hook/src/state.rs maps through files::open_regular (issue 18, item 1; state.rs is being rewritten for issue 14)"]
-fn export_inspect_and_doctor_refuse_an_envelope_that_is_no_file() {
+fn export_inspect_check_and_doctor_refuse_an_envelope_that_is_no_file() {
+    // `export --inspect` follows a link to the file named (to refuse the device behind it);
+    // `doctor` refuses a link where leastgrant keeps its own envelope, as the hook does.
     for how in ["device", "fifo", "sparse"] {
         let (home, project) = scratch(&format!("envelope-{how}"));
         let file = home.join(".leastgrant/envelope.lgenv");
-        let words = plant(&file, how);
+        let planted = plant(&file, how);
+        let words = if how == "device" {
+            "is a symbolic link"
+        } else {
+            planted
+        };
         let output = run(
             &home,
             &project,
@@ -332,6 +338,19 @@ fn export_inspect_and_doctor_refuse_an_envelope_that_is_no_file() {
         let text = stderr(&output);
         assert_eq!(output.status.code(), Some(3), "{how}: {text}");
         assert!(text.contains(&file.display().to_string()), "{how}: {text}");
+        assert!(text.contains(planted), "{how}: {text}");
+        let check = run(
+            &home,
+            &project,
+            None,
+            &["check", "--envelope", file.to_str().unwrap(), "ls"],
+        );
+        let text = stderr(&check);
+        assert_eq!(check.status.code(), Some(3), "{how}: {text}");
+        assert!(
+            text.contains(&file.display().to_string()) && text.contains(planted),
+            "{how}: {text}"
+        );
         let doctor = run(&home, &project, None, &["doctor", "--json"]);
         assert_eq!(doctor.status.code(), Some(1), "{}", stderr(&doctor));
         let report = String::from_utf8_lossy(&doctor.stdout).into_owned();

@@ -1,5 +1,5 @@
 //! What a repository or another local user can put where the hook reads (issue 18), through the
-//! real binary: a project rules file, a session file or a grants file that is a link to
+//! real binary: a project rules file, a session file, a grants file or the frozen envelope that is a link to
 //! `/dev/zero`, a FIFO or a 1 GiB sparse file makes the hook ask, naming the file, instead of
 //! hanging; a grants file or directory another user owns or can write is refused the same way.
 //! Each case would be allowed by the user's own rules (`Bash(ls)`), so an answer of ask comes
@@ -262,5 +262,36 @@ fn a_grants_directory_others_can_write_is_refused() {
         reason.contains(&format!("`{}`", dir.display()))
             && reason.contains("can be written by other users (mode 777)"),
         "{reason}"
+    );
+}
+
+#[test]
+fn a_frozen_envelope_that_is_no_file_asks_naming_it() {
+    // The hook maps its envelope only when it is a regular file of this user's: a link is refused
+    // as one (`leastgrant export` writes the envelope itself, never as a link), a FIFO is never
+    // waited on, and a file larger than any envelope is never mapped.
+    for (how, words) in [
+        ("device", "is a symbolic link"),
+        ("fifo", "a FIFO"),
+        ("sparse", "1073741824 bytes, more than"),
+    ] {
+        let (home, project) = home(&format!("envelope-{how}"));
+        let file = leastgrant_hook::layout::envelope_path(&home.join("state"));
+        plant(&file, how);
+        assert_asks_naming(&home, &project, &file, words);
+    }
+}
+
+#[test]
+fn a_frozen_envelope_others_can_write_asks_naming_it() {
+    let (home, project) = home("envelope-writable");
+    let file = leastgrant_hook::layout::envelope_path(&home.join("state"));
+    std::fs::write(&file, b"not an envelope").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    assert_asks_naming(
+        &home,
+        &project,
+        &file,
+        "can be written by other users (mode 666)",
     );
 }
