@@ -89,3 +89,10 @@ def test_the_module_command_writes_the_cli_files(demo, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout) == json.loads((demo["replay"] / "summary.json").read_text())
     assert same_files(tmp_path / "out", demo["replay"]) == []
+
+
+def test_a_project_too_large_for_an_executor_is_refused_by_name(spark, demo):
+    frame = lspark.read_events_table(spark, demo["data"])
+    largest = pl.from_arrow(frame.groupBy("project_key").count().toArrow()).sort(["count", "project_key"])[-1]
+    with pytest.raises(ValueError, match=f"the project `{largest['project_key'][0]}` has {largest['count'][0]} events"):
+        lspark.simulate(spark, frame, max_project_events=int(largest["count"][0]) - 1)

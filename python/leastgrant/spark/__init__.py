@@ -147,7 +147,8 @@ def _with_rank(spark_schema: Any) -> Any:
 def read_events_table(spark: Any, table: Union[str, os.PathLike]) -> Any:
     """The events table ``leastgrant ingest`` wrote (``events/bucket=NN/*.parquet``) as a
     Spark DataFrame with the table's columns."""
-    frame = spark.read.parquet(str(Path(table) / "events"))
+    # A URL (s3a://, hdfs://) is joined as text: a Path would fold its double slash.
+    frame = spark.read.parquet(f"{os.fspath(table).rstrip('/')}/events")
     return frame.select(*events_schema().names)
 
 
@@ -159,6 +160,7 @@ def simulate(
     *,
     out: Optional[Union[str, os.PathLike]] = None,
     partitions: Optional[int] = None,
+    max_project_events: int = 20_000_000,
     **options: Any,
 ) -> Results:
     """Replays an events DataFrame on Spark: the same tables and summary as
@@ -168,15 +170,28 @@ def simulate(
     ``events`` is a DataFrame with the events table's columns (`ingest`,
     `read_events_table`) or an events table directory. The events are repartitioned by
     project into ``partitions`` parts (default: twice the default parallelism, at most one per
-    project); each part is replayed in an executor by the Rust replay as one shard of the run,
-    and the shards are merged on the driver. Options as `leastgrant.simulate`.
+    project, about a million events each); each part is replayed in an executor by the Rust
+    replay as one shard of the run, and the shards are merged on the driver. A project of more
+    than ``max_project_events`` events is refused by name. Options as `leastgrant.simulate`.
     """
     if isinstance(events, (str, os.PathLike)):
         events = read_events_table(spark, events)
     config = run_config(settings, grid, **options)
     projects = [(row[0], int(row[1])) for row in events.groupBy("project_key").count().collect()]
+    # A task holds its partition's events while it replays them: a project too large for one
+    # executor is refused by name before any task runs, rather than failing one in the middle.
+    too_large = sorted((rows, key) for key, rows in projects if rows > max_project_events)
+    if too_large:
+        rows, key = too_large[-1]
+        raise ValueError(
+            f"the project `{key}` has {rows} events, more than max_project_events={max_project_events} "
+            "one executor is trusted to hold; raise it for executors with the memory (about 1 KB "
+            "an event), or replay that project alone with `leastgrant simulate`"
+        )
     if partitions is None:
-        partitions = spark.sparkContext.defaultParallelism * 2
+        # Enough parts to use every core, and about a million events per part at most.
+        total = sum(rows for _, rows in projects)
+        partitions = max(spark.sparkContext.defaultParallelism * 2, -(-total // 1_000_000))
     count = max(1, min(int(partitions), len(projects) or 1))
 
     def replay(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
