@@ -1,7 +1,9 @@
 //! Shards and their merge: for N in {1, 2, 3, 7}, the N shards of a synthetic history merged
 //! (given in any order) write the same bytes as one run, every table and `summary.json`; and
 //! what a merge refuses: a shard that does not exist, shards of other settings or of another
-//! events table, a missing or repeated shard, a directory that is not a shard.
+//! events table, a missing or repeated shard, a directory that is not a shard. Events replayed
+//! from memory (`run_events`, the Python package's and Spark's path), whole or in parts of any
+//! grouping of projects, write the same bytes too.
 
 use std::path::{Path, PathBuf};
 
@@ -11,9 +13,9 @@ use leastgrant_replay::output::Outputs;
 use leastgrant_replay::replay::Options;
 use leastgrant_replay::settings::{Grid, Setting, baselines};
 use leastgrant_replay::shard::{MANIFEST, Shard, shard_of};
-use leastgrant_replay::{ProjectAnswers, run_shard};
+use leastgrant_replay::{ProjectAnswers, run_events, run_shard};
 
-use crate::support::{DAY_US, T0, synthetic, write_table};
+use crate::support::{DAY_US, T0, as_replay, synthetic, write_table};
 
 /// A fresh directory under the system's temporary directory, removed when dropped.
 struct Scratch(PathBuf);
@@ -313,4 +315,90 @@ fn a_merge_refuses_shards_that_are_not_one_runs() {
 
     // Nothing was written where a merge failed.
     assert!(!scratch.0.join("merged/summary.json").exists());
+}
+
+#[test]
+fn events_replayed_from_memory_whole_or_in_any_parts_write_the_bytes_of_one_run() {
+    let scratch = Scratch::new("memory");
+    let table = scratch.0.join("table");
+    let events = synthetic(30, 300, 3);
+    write_table(&table, events.clone());
+    let settings = settings();
+    let whole = scratch.0.join("whole");
+    replay(&table, &whole, None, &settings, 0.05);
+    let expected = files(&whole);
+
+    // The events in another order than the table's: run_events orders projects and events.
+    let mut memory = as_replay(&events);
+    memory.reverse();
+    let from_memory = scratch.0.join("from-memory");
+    let mut outputs = Outputs::create(&from_memory).unwrap();
+    let (summary, _) = run_events(
+        memory.clone(),
+        None,
+        &settings,
+        &options(),
+        0.05,
+        Shard::WHOLE,
+        &mut |runs| outputs.add(&settings, runs),
+        &|_| {},
+    )
+    .unwrap();
+    outputs.finish(&summary).unwrap();
+    assert!(
+        files(&from_memory) == expected,
+        "run_events differs from run"
+    );
+
+    // Parts that are not hash shards (projects dealt round-robin by key, as a Spark
+    // partitioner might group them), each labelled as one shard of the run, merge into it.
+    let mut keys: Vec<String> = memory.iter().map(|e| e.project_key.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    let listed: Vec<(String, u64)> = keys
+        .iter()
+        .map(|k| {
+            (
+                k.clone(),
+                memory.iter().filter(|e| &e.project_key == k).count() as u64,
+            )
+        })
+        .collect();
+    let count = 4u32;
+    let mut dirs = Vec::new();
+    for part in 0..count {
+        let mine: Vec<_> = memory
+            .iter()
+            .filter(|e| {
+                keys.iter().position(|k| k == &e.project_key).unwrap() as u32 % count == part
+            })
+            .cloned()
+            .collect();
+        let dir = scratch.0.join(format!("part-{part}"));
+        let mut outputs = Outputs::create(&dir).unwrap();
+        let (summary, manifest) = run_events(
+            mine,
+            Some(&listed),
+            &settings,
+            &options(),
+            0.05,
+            Shard::new(part, count).unwrap(),
+            &mut |runs| outputs.add(&settings, runs),
+            &|_| {},
+        )
+        .unwrap();
+        outputs.finish_shard(&summary, &manifest).unwrap();
+        dirs.push(dir);
+    }
+    let merged = scratch.0.join("merged-parts");
+    merge(&dirs, &merged).unwrap();
+    let got = files(&merged);
+    assert_eq!(got.len(), expected.len());
+    for ((name, a), (_, b)) in got.iter().zip(&expected) {
+        assert!(a == b, "{name} of merged parts differs from one run");
+    }
+
+    // A part without one of the table's projects is refused by the merge, naming the gap.
+    let err = merge(&dirs[1..], &scratch.0.join("merged-short")).unwrap_err();
+    assert!(err.0.contains("shard 0/4 of the run is missing"), "{err}");
 }
