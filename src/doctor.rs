@@ -76,6 +76,7 @@ pub fn doctor_command(args: &DoctorArgs) -> Result<ExitCode> {
     let mut checks = Vec::new();
     let installed = agent_checks(&workspace, &mut checks);
     checks.insert(0, hook_binary_check(&installed));
+    checks.insert(1, hook_build_check(&installed, &workspace));
     envelope_checks(&workspace, &mut checks);
     permission_checks(&workspace, &mut checks);
 
@@ -158,6 +159,119 @@ fn hook_binary_check(installed: &Installed) -> Check {
             ),
         )
     }
+}
+
+/// Calls of the hook timed by `doctor`, and the median above which it warns.
+const TIMED_CALLS: usize = 5;
+const SLOW_CALL: Duration = Duration::from_millis(2);
+
+/// Which build the registered hook is (its `--version`), and the median of [`TIMED_CALLS`] whole
+/// calls of it with a copy of the current envelope, in a private scratch state directory so
+/// nothing reaches the real ledger or session files. Warns on another build or a median above
+/// [`SLOW_CALL`].
+fn hook_build_check(installed: &Installed, workspace: &Workspace) -> Check {
+    let hook = match installed.hooks.first() {
+        Some(hook) => PathBuf::from(hook),
+        None => match default_hook_path() {
+            Ok(path) => path,
+            Err(error) => return check("hook.build", Status::Warn, format!("{error:#}")),
+        },
+    };
+    if !is_executable(&hook) {
+        return check(
+            "hook.build",
+            Status::Warn,
+            format!("{} cannot be run, so its build is unknown", hook.display()),
+        );
+    }
+    let (mut status, build) = match crate::install::hook_build(&hook) {
+        Some(build) if build.shipped => (Status::Ok, build.text),
+        Some(build) => (
+            Status::Warn,
+            format!(
+                "{}, not the shipped build: `cargo hook-install` makes it (README, Installing the hook)",
+                build.text
+            ),
+        ),
+        None => (
+            Status::Warn,
+            "a build older than `leastgrant-hook --version`: run `cargo hook-install`".to_string(),
+        ),
+    };
+    let timing = match time_hook(&hook, workspace) {
+        Ok(median) => {
+            let slow = median > SLOW_CALL;
+            if slow {
+                status = Status::Warn;
+            }
+            format!(
+                "median of {TIMED_CALLS} calls with the current envelope {:.2} ms{}",
+                median.as_secs_f64() * 1e3,
+                if slow {
+                    ", above the 2 ms an agent should pay per tool call"
+                } else {
+                    ""
+                }
+            )
+        }
+        Err(error) => {
+            status = Status::Warn;
+            format!("not timed: {error:#}")
+        }
+    };
+    check(
+        "hook.build",
+        status,
+        format!("{} is {build}; {timing}", hook.display()),
+    )
+}
+
+/// The median wall time of [`TIMED_CALLS`] runs of `hook` on a Read payload in the project.
+fn time_hook(hook: &Path, workspace: &Workspace) -> Result<Duration> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let scratch = std::env::temp_dir().join(format!("leastgrant-doctor-{}", std::process::id()));
+    let state = scratch.join("state");
+    files::create_private_dir(&state)?;
+    let timed = (|| -> Result<Duration> {
+        let envelope = envelope_path(Path::new(&workspace.roots.state_dir));
+        if let Ok(Some(mapped)) = leastgrant_hook::state::map(&envelope) {
+            files::stage(&layout::envelope_path(&state), &mapped)?;
+        }
+        let project = &workspace.roots.project;
+        let payload = json!({"session_id": "leastgrant-doctor", "hook_event_name": "PreToolUse",
+            "cwd": project, "tool_name": "Read",
+            "tool_input": {"file_path": format!("{project}/README.md")}})
+        .to_string();
+        let mut times = Vec::with_capacity(TIMED_CALLS);
+        for _ in 0..TIMED_CALLS {
+            let started = std::time::Instant::now();
+            let mut child = Command::new(hook)
+                .args(["--agent", "claude-code"])
+                .env("HOME", &workspace.roots.home)
+                .env("LEASTGRANT_HOME", &state)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()?;
+            if let Some(mut stdin) = child.stdin.take() {
+                stdin.write_all(payload.as_bytes())?;
+            }
+            while child.try_wait()?.is_none() {
+                if started.elapsed() > Duration::from_secs(10) {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    anyhow::bail!("a call took more than 10 s");
+                }
+                std::thread::sleep(Duration::from_micros(50));
+            }
+            times.push(started.elapsed());
+        }
+        times.sort();
+        Ok(times.get(TIMED_CALLS / 2).copied().unwrap_or_default())
+    })();
+    let _ = fs::remove_dir_all(&scratch);
+    timed
 }
 
 /// What one agent's configuration in one scope holds.

@@ -400,6 +400,49 @@ fn same_path(a: &str, b: &str) -> bool {
         )
 }
 
+/// Which build a hook binary is, as its `--version` says (`hook/src/main.rs`).
+pub struct HookBuild {
+    /// The shipped build (`cargo hook-install`: hook profile, static, packed relocations).
+    pub shipped: bool,
+    /// What it says after its version.
+    pub text: String,
+}
+
+/// Runs `hook --version` (killed after five seconds); `None` when it says nothing a hook would
+/// (a build older than the marker, or another program).
+pub fn hook_build(hook: &Path) -> Option<HookBuild> {
+    let mut child = std::process::Command::new(hook)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let started = std::time::Instant::now();
+    while child.try_wait().ok()?.is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(5) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let output = child.wait_with_output().ok()?;
+    let line = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .next()?
+        .to_string();
+    let mut words = line.splitn(3, ' ');
+    if words.next() != Some("leastgrant-hook") {
+        return None;
+    }
+    let rest = words.nth(1)?;
+    Some(HookBuild {
+        shipped: rest.starts_with("shipped "),
+        text: rest.to_string(),
+    })
+}
+
 fn scope_of(project: bool) -> Scope {
     if project { Scope::Project } else { Scope::User }
 }
@@ -429,6 +472,20 @@ pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
             "warning: the hook binary `{}` does not exist; installing anyway: {consequence}",
             hook.display()
         );
+    }
+    if hook_exists {
+        match hook_build(&hook) {
+            Some(build) if build.shipped => {}
+            Some(build) => eprintln!(
+                "warning: `{}` is not the shipped hook build ({}): every tool call pays for it; run `cargo hook-install` (README, Installing the hook)",
+                hook.display(),
+                build.text
+            ),
+            None => eprintln!(
+                "warning: `{}` does not say which build it is (older than `leastgrant-hook --version`), so it may not be the shipped one; run `cargo hook-install`",
+                hook.display()
+            ),
+        }
     }
     let command = hook_command(&hook, args.agent);
     let config = read_config(&file)?;

@@ -2,6 +2,9 @@
 //! answers on standard output, as the agent's hook configuration (written by `leastgrant
 //! install`) runs it before and after every tool call.
 //!
+//! `leastgrant-hook --version` prints which build it is (`shipped` or `unshipped`, then how it was
+//! built), for `leastgrant doctor` and `leastgrant install` to tell the shipped build from another.
+//!
 //! The exit code is always 0: agents read 2 as a deny and other codes as "the hook failed",
 //! which fails open on Claude Code, Codex CLI and Gemini CLI. What went wrong around a decision goes to standard error.
 #![deny(
@@ -28,11 +31,38 @@ use leastgrant_hook::{Environment, answer};
 /// treated as missing (a deny where the agent honours one).
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Which build this is: `shipped (…)` when made by `cargo hook-build` or `cargo hook-install`
+/// (`.cargo/config.toml`: the hook profile, static, packed relocations — the alias sets
+/// `LEASTGRANT_HOOK_BUILD` to say so), else `unshipped (…)` with the profile kind and linking.
+/// The first word after the version is what `leastgrant doctor` and `install` read.
+fn build() -> String {
+    let linking = if cfg!(target_feature = "crt-static") {
+        "static"
+    } else {
+        "dynamic"
+    };
+    match option_env!("LEASTGRANT_HOOK_BUILD") {
+        Some(how) if linking == "static" && !cfg!(debug_assertions) => format!("shipped ({how})"),
+        _ => format!(
+            "unshipped ({} profile, {linking})",
+            if cfg!(debug_assertions) {
+                "a debug"
+            } else {
+                "an optimised"
+            }
+        ),
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut agent_name = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--version" | "-V" => {
+                println!("leastgrant-hook {} {}", env!("CARGO_PKG_VERSION"), build());
+                return;
+            }
             "--agent" => agent_name = args.next(),
             other => {
                 if let Some(name) = other.strip_prefix("--agent=") {

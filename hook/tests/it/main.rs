@@ -1,6 +1,6 @@
 //! The hook's integration tests: the agents' catalogue against the binary, the file grant store, the wire-format conformance cases of
 //! `tests/data/conformance.toml` through the real binary, the ledger under concurrency, and
-//! decisions with a real frozen envelope.
+//! decisions with a real frozen envelope, and the build marker `--version` prints.
 
 mod catalogue;
 mod conformance;
@@ -9,3 +9,4 @@ mod fuzz;
 mod grants;
 mod ledger;
 mod untrusted;
+mod version;
