@@ -566,8 +566,7 @@ fn inspect(path: &Path, as_json: bool) -> Result<ExitCode> {
         println!("  {} projects", frozen.project_count());
     }
     // Projects are written as they are read, so memory holds one project whatever the fleet.
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(crate::shared::output::Stdout);
     use std::io::Write as _;
     if as_json {
         let head = json!({

@@ -32,12 +32,42 @@ pub fn out(args: fmt::Arguments<'_>, newline: bool) {
         }
     });
     if let Err(error) = written {
-        CLOSED.store(true, Ordering::Relaxed);
-        if error.kind() != io::ErrorKind::BrokenPipe
-            && let Ok(mut failed) = FAILED.lock()
+        close(error);
+    }
+}
+
+/// Ends standard output after `error`; remembers it unless the reader went away.
+fn close(error: io::Error) {
+    CLOSED.store(true, Ordering::Relaxed);
+    if error.kind() != io::ErrorKind::BrokenPipe
+        && let Ok(mut failed) = FAILED.lock()
+    {
+        failed.get_or_insert(error);
+    }
+}
+
+/// Standard output as a writer, for output streamed in pieces (`export --inspect` of a fleet):
+/// the same rules as [`out`] — once it fails, the rest is dropped, and only a failure other than
+/// a closed reader is remembered for `main`.
+pub struct Stdout;
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !CLOSED.load(Ordering::Relaxed)
+            && let Err(error) = io::stdout().lock().write_all(buf)
         {
-            failed.get_or_insert(error);
+            close(error);
         }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !CLOSED.load(Ordering::Relaxed)
+            && let Err(error) = io::stdout().lock().flush()
+        {
+            close(error);
+        }
+        Ok(())
     }
 }
 
