@@ -9,7 +9,7 @@ to polars. Nothing here decides, counts or folds anything itself.
     events = leastgrant.ingest(claude="~/.claude/projects")
     results = leastgrant.simulate(events)
     results.settings.sort("prompt_rate")
-    results.summary["recommendation"]
+    results.recommended       # the recommended setting's id (summary.json's "recommended")
 
 ``leastgrant.spark`` runs the same ingest and replay on Apache Spark.
 """
@@ -147,8 +147,8 @@ class Results:
     @property
     def recommended(self) -> Optional[str]:
         """The recommended setting's id, if one meets the miss budget."""
-        rec = self.summary.get("recommendation") or {}
-        return rec.get("setting_id") if isinstance(rec, dict) else None
+        rec = self.summary.get("recommended") or {}
+        return rec.get("id") if isinstance(rec, dict) else None
 
     def write(self, out: PathLike) -> Path:
         """Writes the tables as Parquet and ``summary.json`` into ``out`` (for the report or
