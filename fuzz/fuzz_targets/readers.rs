@@ -56,7 +56,7 @@ const SOURCES: &[(&str, &str, &[&str])] = &[
     ),
 ];
 
-fn split<'a>(mut bytes: &'a [u8], parts: usize) -> Vec<&'a [u8]> {
+fn split(mut bytes: &[u8], parts: usize) -> Vec<&[u8]> {
     let mut out = Vec::with_capacity(parts);
     while out.len() + 1 < parts {
         match bytes.windows(SEPARATOR.len()).position(|w| w == SEPARATOR) {
