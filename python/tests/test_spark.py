@@ -62,11 +62,19 @@ def test_spark_simulate_writes_the_cli_files_byte_for_byte(spark, demo, tmp_path
     assert results.summary == json.loads((demo["replay"] / "summary.json").read_text())
 
 
-def test_spark_ingest_reads_what_the_cli_ingests_copies_once(spark, demo, tmp_path):
+def test_spark_ingest_reads_what_the_cli_ingests_copies_once_counts_bad_input(spark, demo, tmp_path):
     copy = tmp_path / "copy"
     first = sorted(p for p in demo["transcripts"].iterdir() if p.is_dir())[0]
     shutil.copytree(first, copy / first.name)
-    frame = lspark.ingest(spark, {"claude": [str(demo["transcripts"]), str(copy)]})
+    # Input a reader cannot use: counted by reason, as the command line counts it, never fatal.
+    (copy / first.name / "damaged.jsonl").write_bytes(b'{"type": "assistant", "message": \n\x00\x00garbage\n[1, 2\n')
+    places = {"claude": [str(demo["transcripts"]), str(copy)]}
+    cli = json.loads(demo["cli"](
+        "ingest", "--claude", str(demo["transcripts"]), "--claude", str(copy), "--out", str(tmp_path / "cli"), "--json"
+    ))
+    assert cli["bad_lines"], "the damaged file should count as bad input"
+    assert lspark.bad_input(spark, places) == cli["bad_lines"]
+    frame = lspark.ingest(spark, places)
     assert frame.columns == leastgrant.events_schema().names
     got = pl.from_arrow(frame.toArrow())
     expected = leastgrant.read_events(demo["data"])

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from .. import Results, _native, events_schema, read_results, run_config
 
-__all__ = ["ingest", "simulate", "read_events_table"]
+__all__ = ["ingest", "bad_input", "simulate", "read_events_table"]
 
 #: What a partition of the replay hands back: a shard's output files.
 _FILES = "shard int, name string, bytes binary"
@@ -63,6 +63,72 @@ def ingest(spark: Any, places: Mapping[str, Any], *, glob: Optional[str] = None)
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    files = _files(spark, places, glob)
+    spark_schema = _spark_schema(spark, events_schema())
+    widened = _widened(events_schema())
+
+    def parse(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from leastgrant import _native as native
+
+        for batch in batches:
+            for path, content, kind in zip(
+                batch.column("path").to_pylist(),
+                batch.column("content").to_pylist(),
+                batch.column("kind").to_pylist(),
+            ):
+                table, _bad = native.read_bytes(kind, _local_path(path), content)
+                events = pa.table(table).cast(widened)
+                events = events.append_column("_rank", pa.array([_RANK[kind]] * events.num_rows, pa.int32()))
+                for out in events.to_batches():
+                    yield out
+
+    parsed = files.mapInArrow(parse, _with_rank(spark_schema))
+    first = Window.partitionBy("event_id").orderBy("_rank", "source")
+    return (
+        parsed.withColumn("_claim", F.row_number().over(first))
+        .where(F.col("_claim") == 1)
+        .drop("_claim", "_rank")
+    )
+
+
+def bad_input(spark: Any, places: Mapping[str, Any], *, glob: Optional[str] = None) -> "dict[str, int]":
+    """What the readers could not use in the files `ingest` reads, counted by reason (the
+    ``bad_lines`` of ``leastgrant ingest --json``): a Spark job of its own, so a retried task
+    cannot count twice. A file's bad input never fails the job."""
+
+    def count(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from leastgrant import _native as native
+
+        for batch in batches:
+            reasons, counts = [], []
+            for path, content, kind in zip(
+                batch.column("path").to_pylist(),
+                batch.column("content").to_pylist(),
+                batch.column("kind").to_pylist(),
+            ):
+                _table, bad = native.read_bytes(kind, _local_path(path), content)
+                for reason, n in json.loads(bad).items():
+                    reasons.append(reason)
+                    counts.append(int(n))
+            yield pa.RecordBatch.from_pydict(
+                {"reason": reasons, "count": counts},
+                schema=pa.schema([("reason", pa.string()), ("count", pa.int64())]),
+            )
+
+    rows = (
+        _files(spark, places, glob)
+        .mapInArrow(count, "reason string, count long")
+        .groupBy("reason")
+        .sum("count")
+        .collect()
+    )
+    return {row[0]: int(row[1]) for row in sorted(rows)}
+
+
+def _files(spark: Any, places: Mapping[str, Any], glob: Optional[str]) -> Any:
+    """The files of ``places`` as Spark's binary file rows (path, content) with their kind."""
+    from pyspark.sql import functions as F
+
     frames = []
     for name, given in places.items():
         kind = _kind(name)
@@ -87,32 +153,7 @@ def ingest(spark: Any, places: Mapping[str, Any], *, glob: Optional[str] = None)
     files = frames[0]
     for more in frames[1:]:
         files = files.unionByName(more)
-    spark_schema = _spark_schema(spark, events_schema())
-    widened = _widened(events_schema())
-
-    def parse(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from leastgrant import _native as native
-
-        for batch in batches:
-            for path, content, kind in zip(
-                batch.column("path").to_pylist(),
-                batch.column("content").to_pylist(),
-                batch.column("kind").to_pylist(),
-            ):
-                local = _local_path(path)
-                table, _bad = native.read_bytes(kind, local, content)
-                events = pa.table(table).cast(widened)
-                events = events.append_column("_rank", pa.array([_RANK[kind]] * events.num_rows, pa.int32()))
-                for out in events.to_batches():
-                    yield out
-
-    parsed = files.mapInArrow(parse, _with_rank(spark_schema))
-    first = Window.partitionBy("event_id").orderBy("_rank", "source")
-    return (
-        parsed.withColumn("_claim", F.row_number().over(first))
-        .where(F.col("_claim") == 1)
-        .drop("_claim", "_rank")
-    )
+    return files
 
 
 def _local_path(url: str) -> str:
