@@ -226,9 +226,8 @@ def run_config(
         if unknown:
             raise ValueError(f"unknown grid flags {sorted(unknown)}; the flags are {list(_GRID_FLAGS)}")
         flags = {k: list(v) if isinstance(v, (list, tuple)) else [v] for k, v in grid.items()}
-        # As `leastgrant simulate --confidence c`: tiers 0 and 1 at c, tier 2 at least its default.
-        if "confidence" in flags:
-            flags["confidence"] = [[c, c, max(c, 0.95)] for c in flags["confidence"]]
+        # `confidence` is per tier in a grid; the native module spreads a flag's value over the
+        # tiers as `leastgrant simulate --confidence` does.
         renamed = {"half_life": "half_life_days"}
         config["grid"] = {renamed.get(k, k): v for k, v in flags.items()}
     elif grid is not None:

@@ -139,7 +139,21 @@ impl RunConfig {
                 );
             }
             if v["grid"].is_object() {
-                let grid: Grid = serde_json::from_value(v["grid"].clone())
+                let mut flags = v["grid"].clone();
+                // As `leastgrant simulate --confidence c`: tiers 0 and 1 at c, tier 2 at least
+                // its default.
+                if let Some(list) = flags["confidence"].as_array() {
+                    let tier2 = leastgrant_engine::Thresholds::default().confidence_by_tier[2];
+                    let per_tier: Vec<Value> = list
+                        .iter()
+                        .map(|c| match c.as_f64() {
+                            Some(c) => serde_json::json!([c, c, c.max(tier2)]),
+                            None => c.clone(),
+                        })
+                        .collect();
+                    flags["confidence"] = Value::Array(per_tier);
+                }
+                let grid: Grid = serde_json::from_value(flags)
                     .map_err(|e| invalid(format!("`grid` is not a grid of settings: {e}")))?;
                 for setting in grid.expand().map_err(invalid)? {
                     if !settings.iter().any(|s| s.id == setting.id) {

@@ -81,10 +81,13 @@ def test_a_grid_replays_as_the_cli_flags_do(demo):
     out = demo["base"] / "replay-grid"
     demo["cli"](
         "simulate", "--events", str(demo["data"]), "--out", str(out), "--no-rules", "--json",
-        "--posture", "assist,autopilot", "--min-sessions", "1,2", "--miss-budget", "0.2",
+        "--posture", "assist,autopilot", "--min-sessions", "1,2", "--confidence", "0.5,0.9",
+        "--miss-budget", "0.2",
     )
     results = leastgrant.simulate(
-        demo["data"], grid={"posture": ["assist", "autopilot"], "min_sessions": [1, 2]}, miss_budget=0.2
+        demo["data"],
+        grid={"posture": ["assist", "autopilot"], "min_sessions": [1, 2], "confidence": [0.5, 0.9]},
+        miss_budget=0.2,
     )
     assert_same_results(results, out)
     # The settings themselves replay the same run.
