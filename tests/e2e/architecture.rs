@@ -93,6 +93,7 @@ const WORKSPACE: &[&str] = &[
     "leastgrant-report",
     "leastgrant-hook",
     "leastgrant-demo",
+    "leastgrant-python",
 ];
 const HEAVY: &[&str] = &[
     "arrow",
@@ -141,7 +142,7 @@ fn the_hook_depends_on_the_engine_only() {
 }
 
 #[test]
-fn ingest_report_replay_and_demo_keep_to_their_edges() {
+fn ingest_report_replay_python_and_demo_keep_to_their_edges() {
     let closure = normal_closure(&metadata());
     for (crate_name, forbidden) in [
         (
@@ -167,6 +168,17 @@ fn ingest_report_replay_and_demo_keep_to_their_edges() {
         (
             "leastgrant-replay",
             &["leastgrant-report", "leastgrant-hook", "leastgrant-demo"][..],
+        ),
+        (
+            // The Python package wires the crates to Arrow; it draws nothing, runs no hook
+            // and is not the command line.
+            "leastgrant-python",
+            &[
+                "leastgrant",
+                "leastgrant-report",
+                "leastgrant-hook",
+                "leastgrant-demo",
+            ][..],
         ),
         (
             "leastgrant-demo",
