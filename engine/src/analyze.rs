@@ -8,7 +8,7 @@
 use crate::knowledge::{self, Classification, Invocation};
 use crate::model::{
     Access, Action, ActionFlags, Analysis, Capability as C, Exposure, Reach, Reversibility, Scale,
-    Subject, ToolCall, Zone,
+    Subject, ToolCall,
 };
 use crate::paths::{self, Roots, resolve};
 use crate::shell::lex::Word;
@@ -506,7 +506,7 @@ fn runs_elsewhere(
     if !runs_project_code {
         return;
     }
-    let inside = cwd.is_some_and(|dir| paths::place(Some(dir), roots).zone == Zone::Workspace);
+    let inside = cwd.is_some_and(|dir| paths::in_workspace(dir, roots));
     if inside {
         return;
     }

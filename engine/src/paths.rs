@@ -347,6 +347,17 @@ pub fn place(resolved: Option<&str>, roots: &Roots) -> Placement {
     }
 }
 
+/// `place(Some(path), roots).zone == Zone::Workspace`, without placing the path against every
+/// list when the roots see no links (a runner's working directory is asked this on every call).
+pub fn in_workspace(path: &str, roots: &Roots) -> bool {
+    if roots.links.seen.is_some() {
+        return place(Some(path), roots).zone == Zone::Workspace;
+    }
+    // `zone_of`'s first test: within the project and not a credential tree.
+    is_within(path, &roots.project)
+        && !is_credential_tree(&path.to_ascii_lowercase(), &home_key(roots))
+}
+
 /// Where `resolved` (absolute and normalised) leads through symbolic links, when the roots see
 /// links and that is somewhere else than its text says.
 pub fn link_target(resolved: &str, roots: &Roots) -> Option<String> {
@@ -369,6 +380,7 @@ fn place_text(path: &str, roots: &Roots) -> Placement {
     let own_state = roots.holds_own_state(path);
     let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &home));
     let hits = list_hits(&lower);
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
     // `~/bin` is on many users' PATH: what lands there runs in place of a familiar command.
     let home_bin = lower
         .strip_prefix(home.as_ref())
@@ -376,9 +388,9 @@ fn place_text(path: &str, roots: &Roots) -> Placement {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     Placement {
         zone,
-        secret: is_secret(&lower, &hits),
-        persistence: home_bin || is_persistence(&lower, &hits),
-        control: own_state || is_control(&lower, &hits),
+        secret: is_secret(name, &hits),
+        persistence: home_bin || is_persistence(&lower, name, &hits),
+        control: own_state || is_control(&lower, name, &hits),
         own_state,
         privileged: sockets::is_container_socket(&lower),
     }
@@ -645,11 +657,11 @@ fn has_segment_path(lower: &str, needle: &str) -> bool {
     false
 }
 
-fn is_secret(lower: &str, hits: &ListHits) -> bool {
+/// `name` is the lower-cased path's last segment.
+fn is_secret(name: &str, hits: &ListHits) -> bool {
     if hits.secret {
         return true;
     }
-    let name = lower.rsplit('/').next().unwrap_or(lower);
     if TEMPLATE_SUFFIXES.iter().any(|s| name.ends_with(s)) {
         return false;
     }
@@ -757,8 +769,8 @@ const PERSISTENCE_DIRS: &[&str] = &[
     "start menu/programs/startup",
 ];
 
-fn is_persistence(lower: &str, hits: &ListHits) -> bool {
-    let name = lower.rsplit('/').next().unwrap_or(lower);
+/// `name` is `lower`'s last segment.
+fn is_persistence(lower: &str, name: &str, hits: &ListHits) -> bool {
     // A `.pth` file in site-packages runs its `import` lines at every interpreter start (a
     // `.pth` elsewhere is usually a model checkpoint).
     let site_pth = name.ends_with(".pth")
@@ -788,14 +800,16 @@ const INSTRUCTION_DIRS: &[&str] = &[
     "hooks",
 ];
 
-fn is_control(lower: &str, hits: &ListHits) -> bool {
+/// `name` is `lower`'s last segment.
+fn is_control(lower: &str, name: &str, hits: &ListHits) -> bool {
     if hits.control {
         return true;
     }
-    let name = lower.rsplit('/').next().unwrap_or(lower);
+    // The first byte is compared before the whole prefix: most names match no row's.
+    let first = name.as_bytes().first().copied();
     if control::CONTROL_NAME_PREFIXES
         .iter()
-        .any(|row| name.starts_with(row.path))
+        .any(|row| row.path.as_bytes().first().copied() == first && name.starts_with(row.path))
     {
         return true;
     }
@@ -841,17 +855,23 @@ pub fn control_reason(path: &str) -> Option<&'static str> {
 /// the lists (a glob never spans `/`); a segment that is only `*` is not taken to name a file,
 /// so `cat *` in the project is not a credential read, but `~/.ssh/*` is.
 pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
-    let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+    // Each segment with whether it is literal (no `*`, `?` or `[`): a literal segment matches
+    // a name exactly when their bytes are equal, which is cheaper to ask of every list entry.
+    let segments: Vec<(&str, bool)> = glob
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| (s, !crate::glob::is_glob(s)))
+        .collect();
     let aligns = |needle: &[u8]| {
         (0..segments.len()).any(|start| {
             needle.split(|b| *b == b'/').enumerate().all(|(k, part)| {
                 segments
                     .get(start + k)
-                    .is_some_and(|seg| *seg != "*" && crate::glob::segment_matches_bytes(seg, part))
+                    .is_some_and(|&(seg, literal)| segment_matches(seg, literal, part))
             })
         })
     };
-    let last = segments.last().copied().unwrap_or("");
+    let last = segments.last().map_or("", |&(seg, _)| seg);
     // A last segment that is only `*` is not taken to name a file.
     let names_file = last != "*";
     let secret = SECRET_DIR_NEEDLES.iter_bytes().any(aligns)
@@ -869,8 +889,20 @@ pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
     (secret, persistence, control)
 }
 
+/// A glob segment that is not only `*` matches `name` (byte equality when it is `literal`).
+fn segment_matches(segment: &str, literal: bool, name: &[u8]) -> bool {
+    if literal {
+        segment.as_bytes() == name
+    } else {
+        segment != "*" && crate::glob::segment_matches_bytes(segment, name)
+    }
+}
+
 /// A glob segment matches one of `names`.
 fn glob_names_any<'n>(segment: &str, mut names: impl Iterator<Item = &'n [u8]>) -> bool {
+    if !crate::glob::is_glob(segment) {
+        return names.any(|name| segment.as_bytes() == name);
+    }
     names.any(|name| crate::glob::segment_matches_bytes(segment, name))
 }
 
