@@ -1010,7 +1010,15 @@ const CRATES: &[Rules] = &[
     Rules {
         src: "hook/src",
         known_cycles: &[],
-        layers: None,
+        layers: Some(&[
+            &["files"],
+            &["layout", "links", "catalogue", "payload"],
+            &["grants", "state"],
+            &["agent", "ledger", "policy"],
+            &["session"],
+            &["crate"],
+            &["main"],
+        ]),
     },
     Rules {
         src: "demo/src",
