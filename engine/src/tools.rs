@@ -352,18 +352,26 @@ fn search_tool(
 ) -> (Classification, Option<String>, String) {
     let pattern = text_field(input, &["pattern", "glob_pattern", "query", "regex"]).unwrap_or("");
     let mut j = Classification::new(C::FsReadWorkspace).recursive(true);
-    // A path-shaped glob pattern names where it looks (`~/.ssh/*`, `/etc/**`).
-    let pattern_root: Option<String> = if pattern_is_glob
-        && (pattern.starts_with('/') || pattern.starts_with('~') || pattern.starts_with(".."))
-    {
-        let fixed: Vec<&str> = pattern
-            .split('/')
-            .take_while(|s| !s.contains(['*', '?', '[', '{']))
-            .collect();
+    // A path-shaped glob pattern names where it looks (`~/.ssh/*`, `/etc/**`), and so does a
+    // relative one's fixed prefix below the search path (`vendor/home/**/*.pem` looks in
+    // `vendor/home`, which may be a link out of the project).
+    let fixed: Vec<&str> = pattern
+        .split('/')
+        .take_while(|s| !s.contains(['*', '?', '[', '{']))
+        .collect();
+    let pattern_root: Option<String> = if !pattern_is_glob {
+        None
+    } else if pattern.starts_with('/') || pattern.starts_with('~') || pattern.starts_with("..") {
         Some(if fixed.len() <= 1 && pattern.starts_with('/') {
             "/".to_string()
         } else {
             fixed.join("/")
+        })
+    } else if fixed.iter().any(|s| !s.is_empty() && *s != ".") {
+        let prefix = fixed.join("/");
+        Some(match path {
+            Some(p) => crate::paths::join(p, &prefix),
+            None => prefix,
         })
     } else {
         None
