@@ -175,6 +175,8 @@ name_set! {
         "COMPOSER_HOME",
         "GEM_HOME",
         "BUNDLE_GEMFILE",
+        // The interpreter `uv run --active`, `poetry run` and activated shells take.
+        "VIRTUAL_ENV",
         "MAKEFLAGS",
         // Startup files and helper programs the named tools read or run.
         "ZDOTDIR",
