@@ -10,6 +10,7 @@ use anyhow::{Context as _, Result};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use indicatif::{ProgressBar, ProgressStyle};
 use leastgrant_hook::layout;
+use leastgrant_ingest::project::{Basis, Placing};
 use leastgrant_ingest::registry::{SOURCES, SourceFile, check_places, discover};
 use leastgrant_ingest::run::{Options, Progress, Summary, run_with};
 use leastgrant_ingest::source::{Machine, Source};
@@ -29,6 +30,14 @@ pub struct IngestArgs {
     /// the table outlives them
     #[arg(long)]
     keep_deleted: bool,
+    /// Put every session read into this project, whatever it recorded or touched: for a
+    /// history whose sessions cannot show their root (relative paths only). Only with the
+    /// places to read named (`--specstory DIR`, …): it applies to what they hold. A later run
+    /// without it (or with another root) reads those sources again and places them by what
+    /// they recorded. By default a session's project is the working directory it recorded,
+    /// else the root of the paths it touched, else where its file sits (docs/formats.md)
+    #[arg(long, value_name = "DIR")]
+    project_root: Option<String>,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     json: bool,
@@ -103,6 +112,7 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| layout::data_dir(&layout::state_dir_from_env(&home)));
     check_places(&args.places.0)?;
+    let placing = placing(args, &home)?;
     let files = sources(args, &home, &cwd);
     let bar = (std::io::stderr().is_terminal() && !args.json).then(|| {
         let bar = ProgressBar::new(files.len() as u64);
@@ -132,6 +142,7 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
         keep_deleted: args.keep_deleted,
         progress: &progress,
         waiting: &waiting,
+        placing,
     };
     let summary = run_with(files, &out, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Some(bar) = bar {
@@ -148,6 +159,32 @@ pub fn run_command(args: &IngestArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// How this run places sessions: `--project-root` (made absolute: it names the project as the
+/// history would, on any machine) and this machine's home, which is never a project.
+fn placing(args: &IngestArgs, home: &Path) -> Result<Placing> {
+    let forced = match &args.project_root {
+        None => None,
+        Some(_) if !args.places.0.iter().any(|(_, places)| !places.is_empty()) => {
+            anyhow::bail!(
+                "`--project-root` puts every session read into one project: name the places \
+                 to read too (`--specstory DIR`, `--claude DIR`, …), not every history on this \
+                 machine"
+            )
+        }
+        Some(root) if root.trim().is_empty() => anyhow::bail!("`--project-root` is empty"),
+        Some(root) => Some(
+            std::path::absolute(root)
+                .with_context(|| format!("cannot make `{root}` absolute"))?
+                .display()
+                .to_string(),
+        ),
+    };
+    Ok(Placing {
+        forced,
+        home: Some(home.display().to_string()),
+    })
+}
+
 fn summary_json(s: &Summary, out: &Path) -> serde_json::Value {
     json!({
         "events": s.events,
@@ -155,6 +192,7 @@ fn summary_json(s: &Summary, out: &Path) -> serde_json::Value {
         "duplicates": s.duplicates,
         "by_agent": s.by_agent,
         "by_outcome": s.by_outcome,
+        "by_project_basis": s.by_basis,
         "bad_lines": s.bad.0,
         "files": s.files_read,
         "files_unchanged": s.files_unchanged,
@@ -202,6 +240,13 @@ fn summary_text(s: &Summary, out: &Path) -> String {
         .collect();
     if !outcomes.is_empty() {
         text.push_str(&format!("  outcomes: {}\n", outcomes.join(", ")));
+    }
+    let bases: Vec<String> = Basis::ALL
+        .iter()
+        .filter_map(|b| Some(format!("{} {}", b.as_str(), s.by_basis.get(b.as_str())?)))
+        .collect();
+    if !bases.is_empty() {
+        text.push_str(&format!("  projects from: {}\n", bases.join(", ")));
     }
     if s.released > 0 {
         text.push_str(&format!(

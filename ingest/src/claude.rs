@@ -16,9 +16,10 @@ use serde_json::Value;
 
 use crate::common::{
     BadCounts, attended_for, claude_event_id, command_and_path, each_json_line, excerpt,
-    files_below, set_project, timestamp_or_count,
+    files_below, timestamp_or_count,
 };
 use crate::outcome::{self, ResultFacts};
+use crate::project;
 use crate::schema::{Event, Outcome, agent};
 use crate::source::{Flag, MAX_TEXT_FILE_BYTES, Machine, Source, just_the_file};
 use record::{Block, ClaudeRecord, parse_record};
@@ -188,7 +189,7 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
             done.push(event);
         }
     }
-    set_project(&mut done, first_cwd, path);
+    project::record(&mut done, first_cwd.as_deref(), path);
     done.sort_by(|a, b| a.ts_us.cmp(&b.ts_us).then(a.seq.cmp(&b.seq)));
     done
 }

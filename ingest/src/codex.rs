@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{
-    BadCounts, excerpt, files_below, json_lines, set_project, stable_id, timestamp_or_count,
-};
+use crate::common::{BadCounts, excerpt, files_below, json_lines, stable_id, timestamp_or_count};
+use crate::project;
 use crate::schema::{Event, Outcome, agent};
 use crate::source::{Flag, MAX_TEXT_FILE_BYTES, Machine, Source, just_the_file};
 
@@ -208,7 +207,7 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
         event.outcome_rule = "no-result".to_string();
         done.push(event);
     }
-    set_project(&mut done, state.first_cwd.clone(), path);
+    project::record(&mut done, state.first_cwd.as_deref(), path);
     // The session id may come after the first call in some versions: fill it in at the end.
     let session = state.id.clone().unwrap_or_else(|| {
         path.file_stem()

@@ -1,5 +1,6 @@
 //! What every reader shares: bad-input accounting, robust JSON lines, stable event ids,
-//! attendance from a permission mode, project keys and timestamps.
+//! attendance from a permission mode, project keys and timestamps (the project of a session is
+//! `project`'s).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::schema::{Event, agent};
+use crate::schema::agent;
 
 /// Counts of input that could not be used, by reason. Never fatal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -297,21 +298,6 @@ pub fn iso_millis(ms: i64) -> String {
         rest % 60,
         ms.rem_euclid(1000)
     )
-}
-
-/// Gives every event of one file its project: the working directory the file records, else
-/// the file's own directory.
-pub fn set_project(events: &mut [Event], recorded_cwd: Option<String>, path: &Path) {
-    let root = recorded_cwd.unwrap_or_else(|| {
-        path.parent()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default()
-    });
-    let key = project_key(&root);
-    for event in events {
-        event.project_root.clone_from(&root);
-        event.project_key.clone_from(&key);
-    }
 }
 
 /// A record's time; text that does not parse is counted under `reason` and the time left

@@ -19,9 +19,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{
-    BadCounts, excerpt, files_below, json_lines, set_project, stable_id, timestamp_or_count,
-};
+use crate::common::{BadCounts, excerpt, files_below, json_lines, stable_id, timestamp_or_count};
+use crate::project;
 use crate::schema::{Event, Outcome, agent, decided_by};
 use crate::source::{Contents, Flag, MAX_TEXT_FILE_BYTES, Machine, Source};
 
@@ -553,7 +552,7 @@ fn finish_session(
     let root = workspace_cwd
         .or_else(|| session.cwd.clone())
         .or_else(|| session.shell_cwd.clone());
-    set_project(done, root, path);
+    project::record(done, root.as_deref(), path);
     let fallback = || {
         let stem = if path.file_name().is_some_and(|n| n == "events.jsonl") {
             path.parent().and_then(Path::file_name)

@@ -23,9 +23,8 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::common::{
-    BadCounts, excerpt, files_below, json_lines, set_project, stable_id, timestamp_or_count,
-};
+use crate::common::{BadCounts, excerpt, files_below, json_lines, stable_id, timestamp_or_count};
+use crate::project;
 use crate::schema::{Event, Outcome, agent};
 use crate::source::{Contents, Flag, MAX_TEXT_FILE_BYTES, Machine, Source};
 
@@ -160,10 +159,11 @@ fn sha256_hex(text: &str) -> String {
 }
 
 /// The project path for a recording: `.project_root`, else the registry entry whose short id or
-/// SHA-256 names the folder (or the recording's `projectHash`), else that name or hash itself.
-fn project_of(path: &Path, places: &Places, project_hash: Option<&str>) -> Option<String> {
+/// SHA-256 names the folder (or the recording's `projectHash`); `Err` with that name or hash
+/// itself when no file names the project (its place, for [`project::place`] to fall back on).
+fn project_of(path: &Path, places: &Places, project_hash: Option<&str>) -> Result<String, String> {
     if let Some(root) = &places.project_root {
-        return Some(root.clone());
+        return Ok(root.clone());
     }
     let folder = project_folder(path)
         .and_then(Path::file_name)
@@ -173,8 +173,10 @@ fn project_of(path: &Path, places: &Places, project_hash: Option<&str>) -> Optio
         names.contains(&id.as_str()) || names.contains(&sha256_hex(project).as_str())
     });
     match known {
-        Some((project, _)) => Some(project.clone()),
-        None => folder.or_else(|| project_hash.map(str::to_string)),
+        Some((project, _)) => Ok(project.clone()),
+        None => Err(folder
+            .or_else(|| project_hash.map(str::to_string))
+            .unwrap_or_else(|| project::file_place(path))),
     }
 }
 
@@ -296,8 +298,10 @@ pub fn read_gemini(path: &Path, bytes: &[u8], places: &Places, bad: &mut BadCoun
             }
         }
     }
-    let project = project_of(path, places, metadata.project_hash.as_deref());
-    set_project(&mut done, project, path);
+    match project_of(path, places, metadata.project_hash.as_deref()) {
+        Ok(root) => project::record_root(&mut done, &root),
+        Err(place) => project::record_place(&mut done, &place),
+    }
     for event in &mut done {
         event.session_id.clone_from(&session);
         event.event_id = stable_id(&[AGENT, &session, event.tool_use_id.as_deref().unwrap_or("")]);

@@ -8,7 +8,7 @@
 //! else.
 //!
 //! Modules, bottom first (none imports from one above it): `schema`; `common`, `outcome`;
-//! `source`; the readers `claude`, `codex`, `copilot`, `cursor`, `gemini`, `ledger`,
+//! `project` (the project of a session: one rule for every source); `source`; the readers `claude`, `codex`, `copilot`, `cursor`, `gemini`, `ledger`,
 //! `specstory`; `registry`; `table`; `run`.
 //!
 //! Must not: decide anything or depend on the engine. The table holds raw facts, so that a newer
@@ -22,6 +22,7 @@ pub mod cursor;
 pub mod gemini;
 pub mod ledger;
 pub mod outcome;
+pub mod project;
 pub mod registry;
 pub mod run;
 pub mod schema;

@@ -16,6 +16,7 @@ use std::time::UNIX_EPOCH;
 use rayon::prelude::*;
 
 use crate::common::{BadCounts, content_digest, read_regular, regular_file};
+use crate::project::{self, Basis, Placing};
 use crate::registry::{SourceFile, source_of_kind};
 use crate::schema::Event;
 use crate::source::{Contents, canonical, just_the_file};
@@ -51,6 +52,8 @@ pub struct Summary {
     pub released: u64,
     /// Sources that are gone but whose rows were kept ([`Options::keep_deleted`]).
     pub kept_deleted: u64,
+    /// Events in the table by the basis of their project (`crate::project::Basis`).
+    pub by_basis: BTreeMap<String, u64>,
 }
 
 /// A source file a run did not read.
@@ -71,6 +74,8 @@ pub struct Options<'a> {
     pub progress: &'a (dyn Fn(Progress) + Sync),
     /// Called once, when another run holds the table's lock and this one starts to wait.
     pub waiting: &'a dyn Fn(),
+    /// How sessions are placed in their projects (`--project-root`, the machine's home).
+    pub placing: Placing,
 }
 
 /// Progress after each file.
@@ -103,6 +108,8 @@ struct ReadResult {
     /// The updated entry of a file touched without a change in content.
     touched: Option<SourceEntry>,
     events: Vec<Event>,
+    /// The basis of each event's project, in order.
+    bases: Vec<Basis>,
     bad: BadCounts,
     bytes: u64,
 }
@@ -157,25 +164,42 @@ fn write_batch(
         .collect::<Vec<_>>()
         .join("\0");
     let fragments = write_fragments(out, &name, batch.events)?;
-    let mut stale: BTreeMap<String, HashSet<u64>> = BTreeMap::new();
-    for (key, mut entry, buckets) in batch.sources {
+    let mut sources = batch.sources;
+    for (_, entry, buckets) in &mut sources {
         entry.fragments = fragments
             .iter()
             .filter(|f| fragment_bucket(f).is_some_and(|b| buckets.contains(&b)))
             .cloned()
             .collect();
+    }
+    // The rows just written, by fragment: a source read again with the same contents (another
+    // placement) writes a fragment of the same name, whose new rows are not stale.
+    let mut fresh: HashMap<&str, HashSet<u64>> = HashMap::new();
+    for (_, entry, _) in &sources {
+        for fragment in &entry.fragments {
+            fresh
+                .entry(fragment.as_str())
+                .or_default()
+                .extend(entry.event_ids.iter().copied());
+        }
+    }
+    let mut stale: BTreeMap<String, HashSet<u64>> = BTreeMap::new();
+    for (key, entry, _) in &sources {
         for fragment in &entry.fragments {
             *references.entry(fragment.clone()).or_insert(0) += 1;
         }
-        if let Some(old) = manifest.sources.insert(key, entry) {
+        if let Some(old) = manifest.sources.insert(key.clone(), entry.clone()) {
             for fragment in old.fragments {
                 if let Some(count) = references.get_mut(&fragment) {
                     *count = count.saturating_sub(1);
                 }
-                stale
-                    .entry(fragment)
-                    .or_default()
-                    .extend(old.event_ids.iter().copied());
+                let written = fresh.get(fragment.as_str());
+                stale.entry(fragment.clone()).or_default().extend(
+                    old.event_ids
+                        .iter()
+                        .copied()
+                        .filter(|id| !written.is_some_and(|w| w.contains(id))),
+                );
             }
         }
     }
@@ -283,6 +307,7 @@ pub fn run(
         keep_deleted: false,
         progress,
         waiting: &|| {},
+        placing: Placing::default(),
     };
     run_with(sources, out, &options)
 }
@@ -294,6 +319,7 @@ pub fn run_with(
     options: &Options<'_>,
 ) -> Result<Summary, TableError> {
     let progress = options.progress;
+    let placing = &options.placing;
     crate::table::create_private_dir(out)?;
     let _lock = lock_table(out, LOCK_WAIT, options.waiting)?;
     for source in &mut sources {
@@ -349,7 +375,7 @@ pub fn run_with(
     for group in sources.chunks(chunk) {
         let results: Vec<ReadResult> = group
             .par_iter()
-            .map(|source| read_one(source, &manifest, forced.contains(&source.path)))
+            .map(|source| read_one(source, &manifest, forced.contains(&source.path), placing))
             .collect();
         for result in results {
             state.files += 1;
@@ -383,24 +409,36 @@ pub fn run_with(
                 }
             }
             let mut kept = Vec::new();
+            let mut kept_bases = Vec::new();
             let mut duplicates = 0;
-            for event in result.events {
+            for (event, basis) in result.events.into_iter().zip(result.bases) {
                 let id = event_key(&event.event_id);
                 match owner.get(&id) {
                     Some(other) if *other != this => duplicates += 1,
+                    // The same id twice in one source: kept once.
+                    Some(_)
+                        if kept
+                            .last()
+                            .is_some_and(|k: &Event| k.event_id == event.event_id) => {}
                     _ => {
                         owner.insert(id, this);
                         kept.push(event);
+                        kept_bases.push(basis);
                     }
                 }
             }
             summary.duplicates += duplicates;
             entry.duplicates = Some(duplicates);
-            kept.dedup_by(|a, b| a.event_id == b.event_id);
             state.events += kept.len() as u64;
             summary.new_events += kept.len() as u64;
             entry.event_ids = kept.iter().map(|e| event_key(&e.event_id)).collect();
-            entry.counts = Some(SourceCounts::of(&kept));
+            let mut counts = SourceCounts::of(&kept);
+            let mut by_basis = BTreeMap::new();
+            for basis in kept_bases {
+                *by_basis.entry(basis.as_str().to_string()).or_insert(0) += 1;
+            }
+            counts.by_basis = Some(by_basis);
+            entry.counts = Some(counts);
             let buckets = kept.iter().map(|e| bucket_of(&e.project_key)).collect();
             batch.sources.push((key, entry, buckets));
             batch.events.extend(kept);
@@ -452,6 +490,9 @@ pub fn run_with(
         for (outcome, n) in counts.by_outcome {
             *summary.by_outcome.entry(outcome).or_insert(0) += n;
         }
+        for (basis, n) in counts.by_basis.unwrap_or_default() {
+            *summary.by_basis.entry(basis).or_insert(0) += n;
+        }
     }
     if unsaved > 0 {
         manifest.save(out)?;
@@ -461,9 +502,17 @@ pub fn run_with(
 }
 
 /// Reads one source unless the manifest shows it unchanged (`entry` is `None` then) or `force`
-/// says to read it whatever it shows. Only regular files within the source's size limit are
-/// read; the first other file is named in `skipped`, and nothing of the source is read.
-fn read_one(source: &SourceFile, manifest: &Manifest, force: bool) -> ReadResult {
+/// says to read it whatever it shows; a source placed otherwise than `placing` places it now
+/// (read with another `--project-root`, or before sessions were placed by their basis) is read
+/// again too. Only regular files within the source's size limit are read; the first other
+/// file is named in `skipped`, and nothing of the source is read. Its events are placed in
+/// their projects ([`project::place`]).
+fn read_one(
+    source: &SourceFile,
+    manifest: &Manifest,
+    force: bool,
+    placing: &Placing,
+) -> ReadResult {
     let mut bad = BadCounts::default();
     let key = source.path.display().to_string();
     let unchanged = |entry: Option<SourceEntry>| ReadResult {
@@ -472,6 +521,7 @@ fn read_one(source: &SourceFile, manifest: &Manifest, force: bool) -> ReadResult
         entry,
         touched: None,
         events: Vec::new(),
+        bases: Vec::new(),
         bad: BadCounts::default(),
         bytes: 0,
     };
@@ -492,6 +542,11 @@ fn read_one(source: &SourceFile, manifest: &Manifest, force: bool) -> ReadResult
     let size: u64 = metas.iter().map(std::fs::Metadata::len).sum();
     let mtime = metas.iter().map(mtime_ns).max().unwrap_or(0);
     let previous = manifest.sources.get(&key);
+    let force = force
+        || previous.is_some_and(|p| {
+            p.project_root != placing.forced
+                || p.counts.as_ref().is_none_or(|c| c.by_basis.is_none())
+        });
     if !force && previous.is_some_and(|p| p.size == size && p.mtime_ns == mtime) {
         return unchanged(None);
     }
@@ -511,7 +566,8 @@ fn read_one(source: &SourceFile, manifest: &Manifest, force: bool) -> ReadResult
         result.touched = Some(entry);
         return result;
     }
-    let events = (source.source.read)(&source.path, &contents, &mut bad);
+    let mut events = (source.source.read)(&source.path, &contents, &mut bad);
+    let bases = project::place(&mut events, placing);
     let entry = SourceEntry {
         kind: source.source.kind.to_string(),
         size,
@@ -521,6 +577,7 @@ fn read_one(source: &SourceFile, manifest: &Manifest, force: bool) -> ReadResult
         event_ids: Vec::new(),
         counts: None,
         duplicates: None,
+        project_root: placing.forced.clone(),
     };
     ReadResult {
         source: source.clone(),
@@ -528,6 +585,7 @@ fn read_one(source: &SourceFile, manifest: &Manifest, force: bool) -> ReadResult
         entry: Some(entry),
         touched: None,
         events,
+        bases,
         bad,
         bytes: contents.bytes.len() as u64,
     }

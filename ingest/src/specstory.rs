@@ -14,15 +14,13 @@
 //! and the outcome of each call; the `input` module recovers the agent's input fields from the rendering.
 //! Must not: guess a permission mode (SpecStory does not record one).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{
-    BadCounts, command_and_path, excerpt, parse_timestamp_us, project_key, stable_id,
-};
+use crate::common::{BadCounts, command_and_path, excerpt, parse_timestamp_us, stable_id};
 use crate::outcome::{self, ResultFacts};
+use crate::project;
 use crate::schema::{Event, Outcome, agent};
 use crate::source::{Flag, MAX_TEXT_FILE_BYTES, Machine, Source, just_the_file};
 
@@ -134,15 +132,9 @@ pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event
             .filter_map(|c| c.result.as_deref())
             .find_map(reset_cwd)
     });
-    let touched: Vec<String> = calls
-        .iter()
-        .filter_map(|c| command_and_path(&c.input).1)
-        .collect();
-    let project_root = project_root(path, found_cwd.as_deref(), &touched);
-    let key = project_key(&project_root);
     let source_path = path.display().to_string();
 
-    calls
+    let mut events: Vec<Event> = calls
         .into_iter()
         .enumerate()
         .map(|(index, call)| {
@@ -165,8 +157,8 @@ pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event
                 agent_version: None,
                 source: format!("{source_path}:{}", call.line),
                 source_kind: SOURCE.kind.to_string(),
-                project_key: key.clone(),
-                project_root: project_root.clone(),
+                project_key: String::new(),
+                project_root: String::new(),
                 session_id: session_id.clone(),
                 seq,
                 ts_us: call.ts_us,
@@ -191,7 +183,11 @@ pub fn read_specstory(path: &Path, text: &str, bad: &mut BadCounts) -> Vec<Event
                 decided_by: None,
             }
         })
-        .collect()
+        .collect();
+    // The working directory the export shows is recorded; else `project::place` decides from
+    // the paths the session touched, falling back on where the export sits.
+    project::record(&mut events, found_cwd.as_deref(), path);
+    events
 }
 
 /// The agent and session named by the export's header comment.
@@ -915,63 +911,6 @@ fn reset_cwd(result: &str) -> Option<String> {
         .find_map(|l| l.trim().strip_prefix("Shell cwd was reset to "))
         .map(|dir| dir.trim().to_string())
         .filter(|dir| !dir.is_empty())
-}
-
-/// Exports live in `<project>/.specstory/history/`, so the project is above `.specstory`.
-/// Elsewhere (a copied export), the working directory the file shows; else the directory the
-/// export sits in names the project when the session's absolute file paths pass through a
-/// directory of that name (`…/getspecstory/history` and `/Users/x/src/getspecstory/main.go`);
-/// else the export's own directory, made absolute so keys never depend on where ingest ran.
-fn project_root(path: &Path, found_cwd: Option<&str>, touched: &[String]) -> String {
-    let from_layout = path.ancestors().find_map(|dir| {
-        let history = dir.file_name()? == "history";
-        let specstory = dir.parent()?;
-        (history && specstory.file_name()? == ".specstory").then(|| specstory.parent())?
-    });
-    if let Some(project) = from_layout {
-        return absolute(project);
-    }
-    if let Some(cwd) = found_cwd {
-        return cwd.to_string();
-    }
-    let export_dir = path.parent();
-    let named = export_dir
-        .filter(|d| d.file_name().is_some_and(|n| n == "history"))
-        .and_then(Path::parent)
-        .and_then(Path::file_name)
-        .map(|n| n.to_string_lossy().into_owned());
-    if let Some(name) = named {
-        let mut prefixes: BTreeMap<String, usize> = BTreeMap::new();
-        for touched_path in touched.iter().filter(|p| p.starts_with('/')) {
-            let mut prefix = String::new();
-            for part in touched_path.split('/').skip(1) {
-                prefix.push('/');
-                prefix.push_str(part);
-                if part == name {
-                    *prefixes.entry(prefix.clone()).or_insert(0) += 1;
-                    break;
-                }
-            }
-        }
-        // The most common spelling; ties go to the first in order, so the choice is stable.
-        if let Some((prefix, _)) = prefixes
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
-        {
-            return prefix.clone();
-        }
-    }
-    match export_dir {
-        Some(dir) if !dir.as_os_str().is_empty() => absolute(dir),
-        _ => absolute(Path::new(".")),
-    }
-}
-
-fn absolute(dir: &Path) -> String {
-    std::path::absolute(dir)
-        .unwrap_or_else(|_| dir.to_path_buf())
-        .display()
-        .to_string()
 }
 
 #[cfg(test)]

@@ -71,6 +71,10 @@ pub struct SourceEntry {
     /// some is read again, to claim what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicates: Option<u64>,
+    /// The `--project-root` its sessions were forced into when it was read (absent: none); a
+    /// run forcing another, or none, reads it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_root: Option<String>,
 }
 
 /// Owned events of one source, counted.
@@ -80,6 +84,11 @@ pub struct SourceCounts {
     pub by_agent: BTreeMap<String, u64>,
     /// By outcome.
     pub by_outcome: BTreeMap<String, u64>,
+    /// By the basis of their project (`crate::project::Basis`: `recorded`, `touched`, …);
+    /// absent in manifests written before sessions were placed by it, whose sources are read
+    /// again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_basis: Option<BTreeMap<String, u64>>,
 }
 
 impl SourceCounts {

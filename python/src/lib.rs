@@ -417,7 +417,8 @@ fn read_bytes(kind: &str, path: PathBuf, bytes: Vec<u8>) -> PyResult<(Table, Str
     let mut bad = leastgrant_ingest::common::BadCounts::default();
     let mut contents = leastgrant_ingest::source::Contents::default();
     contents.push(&path, bytes);
-    let events = (source.read)(&path, &contents, &mut bad);
+    let mut events = (source.read)(&path, &contents, &mut bad);
+    leastgrant_ingest::project::place(&mut events, &leastgrant_ingest::project::Placing::default());
     let batch = to_batch(&events).map_err(failed)?;
     let bad = serde_json::to_string(&bad.0).map_err(failed)?;
     Ok((Table::new(schema(), vec![batch]), bad))

@@ -970,6 +970,7 @@ const CRATES: &[Rules] = &[
         layers: Some(&[
             &["schema", "claude::record", "specstory::body"],
             &["common", "outcome"],
+            &["project"],
             &["source"],
             &["specstory::input"],
             &[

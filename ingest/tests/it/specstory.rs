@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use leastgrant_ingest::common::{BadCounts, parse_timestamp_us, project_key, stable_id};
+use leastgrant_ingest::project::{self, Placing};
 use leastgrant_ingest::schema::{Event, Outcome};
 use leastgrant_ingest::specstory::read_specstory;
 use serde::Deserialize;
@@ -17,9 +18,11 @@ const CLAUDE: &str =
 const CODEX: &str = "specstory/codex/.specstory/history/2026-03-02_09-00-00Z-list-the-docs.md";
 const CUT_OFF: &str = "specstory/broken/2026-03-03_08-00-00Z-cut-off.md";
 
+/// An export read and placed in its project, as ingest does.
 fn read(path: &Path) -> (Vec<Event>, BadCounts) {
     let mut bad = BadCounts::default();
-    let events = read_specstory(path, &std::fs::read_to_string(path).unwrap(), &mut bad);
+    let mut events = read_specstory(path, &std::fs::read_to_string(path).unwrap(), &mut bad);
+    project::place(&mut events, &Placing::default());
     (events, bad)
 }
 
@@ -79,7 +82,9 @@ const REFUSAL: &str = "The user doesn't want to proceed with this tool use. The 
 fn a_claude_code_session_reads_into_exact_events() {
     let path = data(CLAUDE);
     let f = Fixture {
-        root: data("specstory/claude").display().to_string(),
+        // It reads `./widget/src/lib.rs` and edits `/home/dev/widgets/widget/src/lib.rs`: it
+        // worked in `/home/dev/widgets`, wherever the export now sits.
+        root: "/home/dev/widgets".to_string(),
         path,
         agent: "claude-code",
         session: "5f0c2b7e-1d2a-4c3b-9e8f-0a1b2c3d4e5f",
@@ -348,9 +353,9 @@ fn an_export_without_a_header_gets_a_session_from_its_name() {
     );
 }
 
-/// A copied export (`<name>/history/`, no `.specstory`, no working directory in the text):
-/// the project is where the session's absolute paths pass through `<name>`, not the copy's
-/// directory (which made every edit look like a write outside the project).
+/// A copied export (no working directory in the text): the project is the root of the absolute
+/// paths the session touched (its agent's own plan file is not evidence), wherever the copy
+/// sits, not the copy's directory (which made every edit look like a write outside the project).
 #[test]
 fn a_copied_export_finds_its_project_from_the_paths_it_touches() {
     let block = |path: &str| {
@@ -364,29 +369,28 @@ fn a_copied_export_finds_its_project_from_the_paths_it_touches() {
         block("/Users/dev/src/webapp/cmd/main.go"),
         block("/Users/dev/.claude/plans/p.md"),
     );
-    let mut bad = BadCounts::default();
-    let events = read_specstory(
-        Path::new("/data/exports/webapp/history/2026-03-04_12-00-00Z-edit.md"),
-        &text,
-        &mut bad,
-    );
-    assert_eq!(events.len(), 3, "{bad:?}");
-    assert!(
-        events
-            .iter()
-            .all(|e| e.project_root == "/Users/dev/src/webapp")
-    );
-    // Without a path through the name, the copy's directory (absolute) is all there is.
-    let events = read_specstory(
-        Path::new("/data/exports/other/history/2026-03-04_12-00-00Z-edit.md"),
-        &text,
-        &mut bad,
-    );
-    assert!(
-        events
-            .iter()
-            .all(|e| e.project_root == "/data/exports/other/history")
-    );
+    for copy in [
+        "/data/exports/webapp/history/2026-03-04_12-00-00Z-edit.md",
+        "/data/exports/other/history/2026-03-04_12-00-00Z-edit.md",
+        "/data/exports/.specstory/history/2026-03-04_12-00-00Z-edit.md",
+    ] {
+        let mut bad = BadCounts::default();
+        let mut events = read_specstory(Path::new(copy), &text, &mut bad);
+        assert_eq!(events.len(), 3, "{bad:?}");
+        let bases = project::place(&mut events, &Placing::default());
+        assert!(
+            events
+                .iter()
+                .all(|e| e.project_root == "/Users/dev/src/webapp"
+                    && e.project_key == "/users/dev/src/webapp"),
+            "{copy}: {:?}",
+            events.iter().map(|e| &e.project_root).collect::<Vec<_>>()
+        );
+        assert!(
+            bases.iter().all(|b| *b == project::Basis::Touched),
+            "{bases:?}"
+        );
+    }
 }
 
 #[test]

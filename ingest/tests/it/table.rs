@@ -84,7 +84,9 @@ fn a_run_that_never_saved_its_manifest_is_repaired_not_duplicated() {
 }
 
 /// Totals come from counts kept per source; a manifest written before counts were kept is
-/// counted from its fragments once, and remembers the counts from then on.
+/// counted from its fragments once (by a run that does not read that source), and remembers the
+/// counts from then on. A run that reads the source reads it again once: counts from before
+/// projects were placed by their basis have none per basis.
 #[test]
 fn a_manifest_without_counts_is_counted_from_its_fragments() {
     let dir = scratch("no-counts");
@@ -99,7 +101,7 @@ fn a_manifest_without_counts_is_counted_from_its_fragments() {
         assert!(entry.as_object_mut().unwrap().remove("counts").is_some());
     }
     std::fs::write(&path, manifest.to_string()).unwrap();
-    let second = run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    let second = run(Vec::new(), &out, &|_| {}).unwrap();
     assert_eq!(second.files_read, 0);
     assert_eq!(
         (second.events, &second.by_agent, &second.by_outcome),
@@ -107,6 +109,12 @@ fn a_manifest_without_counts_is_counted_from_its_fragments() {
     );
     let saved = std::fs::read_to_string(&path).unwrap();
     assert!(saved.contains("\"counts\""), "{saved}");
+    assert!(second.by_basis.is_empty(), "{:?}", second.by_basis);
+    let third = run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    assert_eq!(third.files_read, 1);
+    assert_eq!(third.by_basis, first.by_basis);
+    let fourth = run(vec![claude(&file)], &out, &|_| {}).unwrap();
+    assert_eq!(fourth.files_read, 0);
 }
 
 #[test]
