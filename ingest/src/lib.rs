@@ -8,8 +8,9 @@
 //! else.
 //!
 //! Modules, bottom first (none imports from one above it): `schema`; `common`, `outcome`;
-//! `project` (the project of a session: one rule for every source); `source`; the readers `claude`, `codex`, `copilot`, `cursor`, `gemini`, `ledger`,
-//! `specstory`; `registry`; `table`; `run`.
+//! `project` (the project of a session: one rule for every source); `source`; the readers
+//! `claude`, `codex`, `copilot`, `cursor`, `gemini`, `ledger`, `specstory`; `registry`; `table`;
+//! `run`.
 //!
 //! Must not: decide anything or depend on the engine. The table holds raw facts, so that a newer
 //! engine can replay an older table.

@@ -15,6 +15,7 @@ mod layers;
 mod log;
 mod native;
 mod policy;
+mod project;
 mod quoting;
 mod run;
 mod shards;
