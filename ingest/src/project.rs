@@ -26,7 +26,7 @@
 //! the environment (the run hands in the home directory), so a history places the same on any
 //! machine.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::common::project_key;
@@ -134,6 +134,19 @@ pub fn place(events: &mut [Event], placing: &Placing) -> Vec<Basis> {
         return vec![Basis::Forced; events.len()];
     }
     let mut bases = vec![Basis::Unknown; events.len()];
+    // Whether each event's recorded root stands, judged once per distinct key: a file's events
+    // share one.
+    let mut judged: HashMap<&str, bool> = HashMap::new();
+    let settled: Vec<bool> = events
+        .iter()
+        .map(|e| {
+            *judged.entry(e.project_key.as_str()).or_insert_with(|| {
+                !e.project_key.is_empty()
+                    && e.project_key != UNKNOWN_PROJECT
+                    && !is_too_wide(&e.project_key, placing)
+            })
+        })
+        .collect();
     let mut sessions: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (index, event) in events.iter().enumerate() {
         sessions
@@ -143,16 +156,8 @@ pub fn place(events: &mut [Event], placing: &Placing) -> Vec<Basis> {
     }
     let sessions: Vec<Vec<usize>> = sessions.into_values().collect();
     for members in sessions {
-        let settled = |e: &Event| {
-            !e.project_key.is_empty()
-                && e.project_root != UNKNOWN_PROJECT
-                && !is_too_wide(&e.project_key, placing)
-        };
-        let needs = members
-            .iter()
-            .filter(|i| events.get(**i).is_some_and(|e| !settled(e)))
-            .count();
-        let touched = if needs > 0 {
+        let settled = |index: &usize| settled.get(*index).copied().unwrap_or(false);
+        let touched = if !members.iter().all(settled) {
             let session: Vec<&Event> = members.iter().filter_map(|i| events.get(*i)).collect();
             touched_root(&session, placing)
         } else {
@@ -162,7 +167,7 @@ pub fn place(events: &mut [Event], placing: &Placing) -> Vec<Basis> {
             let Some(event) = events.get_mut(index) else {
                 continue;
             };
-            let basis = if settled(event) {
+            let basis = if settled(&index) {
                 Basis::Recorded
             } else if let Some(root) = &touched {
                 record_root(std::slice::from_mut(event), root);
