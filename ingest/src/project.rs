@@ -301,7 +301,9 @@ fn is_evidence(keyed: &[String]) -> bool {
 }
 
 /// What a session touched: its absolute paths (by lower-cased components) and relative ones
-/// (lower-cased, without `./`), each with the calls that named it.
+/// (lower-cased, without `./`), each with the calls that named it. Compared without case, as
+/// macOS sessions spell one folder both ways (`/Users/x/Source`, `/Users/x/source`); the root
+/// keeps a spelling the session used.
 #[derive(Default)]
 struct Evidence<'a> {
     absolute: BTreeMap<Vec<String>, Touched<'a>>,
@@ -314,7 +316,7 @@ impl<'a> Evidence<'a> {
     fn add(&mut self, path: &'a str, directory: bool, placing: &Placing) {
         let path = path.trim();
         if path.is_empty() || path.contains('\\') {
-            // Windows paths are compared slashed: see `add_owned`.
+            // Windows paths are compared slashed: `touched_root` adds them so.
             return;
         }
         if path.starts_with('/') || is_drive(path) {
