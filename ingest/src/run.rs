@@ -8,6 +8,11 @@
 //! entry whose key is not the canonical name of its source (the same file named another way) is
 //! released; a source that had events another owned is then read again, so it claims what the
 //! released sources held and the table equals a fresh ingest of what exists.
+//!
+//! Annotating sources (Claude Code's OpenTelemetry logs) are read first, into the decision store
+//! (`crate::decisions`) rather than the table: the sources owning the rows of calls whose
+//! decision changed are read again, and every source's events get their recorded decisions
+//! before they are claimed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,7 +21,8 @@ use std::time::UNIX_EPOCH;
 use rayon::prelude::*;
 
 use crate::common::{BadCounts, content_digest, read_regular, regular_file};
-use crate::registry::{SourceFile, source_of_kind};
+use crate::decisions::{self, DecisionCounts, Store};
+use crate::registry::{SourceFile, annotates, source_of_kind};
 use crate::schema::Event;
 use crate::source::{Contents, canonical, just_the_file};
 use crate::table::{
@@ -51,6 +57,8 @@ pub struct Summary {
     pub released: u64,
     /// Sources that are gone but whose rows were kept ([`Options::keep_deleted`]).
     pub kept_deleted: u64,
+    /// Calls with a recorded decision (from annotating sources), joined or not.
+    pub decisions: DecisionCounts,
 }
 
 /// A source file a run did not read.
@@ -158,6 +166,7 @@ fn write_batch(
         .join("\0");
     let fragments = write_fragments(out, &name, batch.events)?;
     let mut stale: BTreeMap<String, HashSet<u64>> = BTreeMap::new();
+    let written: HashSet<&String> = fragments.iter().collect();
     for (key, mut entry, buckets) in batch.sources {
         entry.fragments = fragments
             .iter()
@@ -171,6 +180,11 @@ fn write_batch(
             for fragment in old.fragments {
                 if let Some(count) = references.get_mut(&fragment) {
                     *count = count.saturating_sub(1);
+                }
+                // A fragment of the same name was just replaced whole (the same sources with
+                // the same contents, read again): the rows it holds are the new ones.
+                if written.contains(&fragment) {
+                    continue;
                 }
                 stale
                     .entry(fragment)
@@ -322,6 +336,36 @@ pub fn run_with(
             forced.insert(path);
         }
     }
+    let (annotating, mut sources): (Vec<SourceFile>, Vec<SourceFile>) =
+        sources.into_iter().partition(|s| annotates(s.source.kind));
+    let mut store = Store::load(out)?;
+    let index = read_annotations(annotating, &mut store, options, &mut summary);
+    // The rows of calls whose decision changed (or was left pending by a stopped run) are read
+    // again from the sources that own them, if those still exist.
+    let mut pending: BTreeSet<u64> = store.pending_keys().collect();
+    pending.extend(index.changed.iter().copied());
+    if !pending.is_empty() {
+        for (key, entry) in &manifest.sources {
+            let owns = entry.event_ids.iter().any(|id| pending.contains(id));
+            if !owns || !matches!(entry_state(key, &entry.kind), EntryState::Current) {
+                continue;
+            }
+            if let Some(source) = source_of_kind(&entry.kind) {
+                let path = PathBuf::from(key);
+                sources.push(SourceFile {
+                    source,
+                    path: path.clone(),
+                });
+                forced.insert(path);
+            }
+        }
+    }
+    if index.store_changed || pending != store.pending_keys().collect() {
+        store.set_pending(&pending);
+        store.save(out)?;
+    }
+    let index = index.decisions;
+    let mut other_session = store.other_session_keys();
     sources.sort();
     sources.dedup();
     // Which source owns each event id, from earlier runs (sources interned: the map holds every
@@ -397,6 +441,7 @@ pub fn run_with(
             summary.duplicates += duplicates;
             entry.duplicates = Some(duplicates);
             kept.dedup_by(|a, b| a.event_id == b.event_id);
+            decisions::apply(&index, &mut kept, &mut other_session, &mut summary.bad);
             state.events += kept.len() as u64;
             summary.new_events += kept.len() as u64;
             entry.event_ids = kept.iter().map(|e| event_key(&e.event_id)).collect();
@@ -456,8 +501,84 @@ pub fn run_with(
     if unsaved > 0 {
         manifest.save(out)?;
     }
+    // Every row whose decision changed is written: nothing is pending any more.
+    if !store.pending.is_empty() || other_session != store.other_session_keys() {
+        store.pending.clear();
+        store.set_other_session(&other_session);
+        store.save(out)?;
+    }
+    summary.decisions = decisions::counts(&index, &other_session, |id| owner.contains_key(&id));
     summary.skipped.sort();
     Ok(summary)
+}
+
+/// The decisions after the annotating sources were read.
+struct AnnotationsRead {
+    /// Every call's decision.
+    decisions: decisions::Index,
+    /// The calls whose decision changed.
+    changed: BTreeSet<u64>,
+    /// The store differs from what was loaded.
+    store_changed: bool,
+}
+
+/// Reads the annotating sources that are new or changed into the store, and drops the stored
+/// sources that are gone (unless the run keeps deleted sources).
+fn read_annotations(
+    annotating: Vec<SourceFile>,
+    store: &mut Store,
+    options: &Options<'_>,
+    summary: &mut Summary,
+) -> AnnotationsRead {
+    let before = store.index();
+    let mut store_changed = false;
+    let known = store.manifest();
+    for source in &annotating {
+        let result = read_one(source, &known, false);
+        summary.bad.merge(&result.bad);
+        if let Some((path, reason)) = result.skipped {
+            summary.bad.add(reason);
+            summary.skipped.push(SkippedFile { path, reason });
+            continue;
+        }
+        let key = source.path.display().to_string();
+        match (result.entry, result.touched) {
+            (Some(entry), _) => {
+                summary.files_read += 1;
+                summary.bytes_read += result.bytes;
+                store.set(key, entry, &result.events);
+                store_changed = true;
+            }
+            (None, touched) => {
+                summary.files_unchanged += 1;
+                if let (Some(touched), Some(stored)) = (touched, store.sources.get_mut(&key)) {
+                    stored.read = touched;
+                    store_changed = true;
+                }
+            }
+        }
+    }
+    let gone: Vec<String> = store
+        .sources
+        .iter()
+        .filter(|(key, stored)| matches!(entry_state(key, &stored.read.kind), EntryState::Gone))
+        .map(|(key, _)| key.clone())
+        .collect();
+    for key in gone {
+        if options.keep_deleted {
+            summary.kept_deleted += 1;
+        } else {
+            store.sources.remove(&key);
+            summary.released += 1;
+            store_changed = true;
+        }
+    }
+    let decisions = store.index();
+    AnnotationsRead {
+        changed: decisions::changed(&before, &decisions),
+        decisions,
+        store_changed,
+    }
 }
 
 /// Reads one source unless the manifest shows it unchanged (`entry` is `None` then) or `force`
