@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::common::{BadCounts, claude_event_id};
+use crate::common::BadCounts;
 use crate::schema::{Event, agent};
 use crate::table::{Manifest, SourceEntry, TableError, event_key, write_atomically};
 
@@ -33,6 +33,8 @@ const VERSION: u32 = 1;
 /// One call's recorded decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recorded {
+    /// The call's event id (16 hex), derived from its `tool_use_id` as the rows' ids are.
+    pub event_id: String,
     /// The session the log names.
     pub session_id: String,
     /// Claude Code's id of the call.
@@ -141,6 +143,7 @@ impl Store {
             .iter()
             .filter_map(|a| {
                 Some(Recorded {
+                    event_id: a.event_id.clone(),
                     session_id: a.session_id.clone(),
                     tool_use_id: a.tool_use_id.clone()?,
                     decided_by: a.decided_by.clone()?,
@@ -157,12 +160,13 @@ impl Store {
         let mut index = Index::new();
         for stored in self.sources.values() {
             for d in &stored.decisions {
-                let id = event_key(&claude_event_id(&d.tool_use_id));
-                index.entry(id).or_insert_with(|| Joined {
-                    session_id: d.session_id.clone(),
-                    tool_use_id: d.tool_use_id.clone(),
-                    decided_by: d.decided_by.clone(),
-                });
+                index
+                    .entry(event_key(&d.event_id))
+                    .or_insert_with(|| Joined {
+                        session_id: d.session_id.clone(),
+                        tool_use_id: d.tool_use_id.clone(),
+                        decided_by: d.decided_by.clone(),
+                    });
             }
         }
         index

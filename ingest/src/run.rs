@@ -530,11 +530,27 @@ fn read_annotations(
     options: &Options<'_>,
     summary: &mut Summary,
 ) -> AnnotationsRead {
-    let before = store.index();
-    let mut store_changed = false;
     let known = store.manifest();
-    for source in &annotating {
-        let result = read_one(source, &known, false);
+    let results: Vec<ReadResult> = annotating
+        .par_iter()
+        .map(|source| read_one(source, &known, false))
+        .collect();
+    let gone: Vec<String> = store
+        .sources
+        .iter()
+        .filter(|(key, stored)| matches!(entry_state(key, &stored.read.kind), EntryState::Gone))
+        .map(|(key, _)| key.clone())
+        .collect();
+    // The decisions before, only when some will change (an index costs a pass over them all).
+    let changes = !gone.is_empty() || results.iter().any(|r| r.entry.is_some());
+    let before = if changes {
+        store.index()
+    } else {
+        decisions::Index::new()
+    };
+    let mut store_changed = false;
+    for result in results {
+        let source = &result.source;
         summary.bad.merge(&result.bad);
         if let Some((path, reason)) = result.skipped {
             summary.bad.add(reason);
@@ -558,12 +574,6 @@ fn read_annotations(
             }
         }
     }
-    let gone: Vec<String> = store
-        .sources
-        .iter()
-        .filter(|(key, stored)| matches!(entry_state(key, &stored.read.kind), EntryState::Gone))
-        .map(|(key, _)| key.clone())
-        .collect();
     for key in gone {
         if options.keep_deleted {
             summary.kept_deleted += 1;
@@ -575,7 +585,11 @@ fn read_annotations(
     }
     let decisions = store.index();
     AnnotationsRead {
-        changed: decisions::changed(&before, &decisions),
+        changed: if changes {
+            decisions::changed(&before, &decisions)
+        } else {
+            BTreeSet::new()
+        },
         decisions,
         store_changed,
     }
