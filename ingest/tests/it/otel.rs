@@ -259,3 +259,45 @@ fn discovery_takes_a_file_or_the_json_files_below_a_directory() {
         [dir.join(LOG)]
     );
 }
+
+/// A run that stopped after saving the store and before rewriting the rows leaves those calls
+/// pending: the next run reads their transcript again, though neither file changed. Without the
+/// pending list the rows would stay undecided (the control).
+#[test]
+fn a_run_stopped_before_the_rows_were_rewritten_is_finished_by_the_next() {
+    let dir = copy_fixture("otel-pending");
+    let both = || [transcripts(&dir), logs(&dir)].concat();
+    let done = dir.join("done");
+    ingest(both(), &done);
+    let store = std::fs::read_to_string(done.join("decisions.json")).unwrap();
+    let mut stopped: serde_json::Value = serde_json::from_str(&store).unwrap();
+    let ids: Vec<serde_json::Value> = stopped["sources"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|s| s["decisions"].as_array().unwrap().clone())
+        .map(|d| d["event_id"].clone())
+        .collect();
+    assert_eq!(ids.len(), 9);
+
+    for (name, pending) in [("control", vec![]), ("stopped", ids)] {
+        // The transcript's rows as they were; the store as the stopped run saved it.
+        let table = dir.join(name);
+        ingest(transcripts(&dir), &table);
+        stopped["pending"] = serde_json::Value::Array(pending.clone());
+        std::fs::write(table.join("decisions.json"), stopped.to_string()).unwrap();
+        let summary = ingest(both(), &table);
+        assert_eq!(summary.files_unchanged, 2 - summary.files_read);
+        if pending.is_empty() {
+            assert_eq!(rows(&table), undecided_rows(), "{name}");
+        } else {
+            assert_eq!(summary.files_read, 1, "the transcript, read again");
+            assert_eq!(rows(&table), expected_rows(), "{name}");
+            let after: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(table.join("decisions.json")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(after["pending"], serde_json::json!([]));
+        }
+    }
+}
