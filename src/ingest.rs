@@ -200,6 +200,12 @@ fn summary_json(s: &Summary, out: &Path) -> serde_json::Value {
         "skipped_files": skipped_by_reason(s),
         "released": s.released,
         "kept_deleted": s.kept_deleted,
+        "decisions": {
+            "recorded": s.decisions.recorded,
+            "joined": s.decisions.joined,
+            "other_session": s.decisions.other_session,
+            "unmatched": s.decisions.unmatched,
+        },
         "table": out.display().to_string(),
     })
 }
@@ -258,6 +264,14 @@ fn summary_text(s: &Summary, out: &Path) -> String {
         text.push_str(&format!(
             "kept the events of {} source(s) that no longer exist (--keep-deleted)\n",
             s.kept_deleted
+        ));
+    }
+    let d = &s.decisions;
+    if d.recorded > 0 {
+        text.push_str(&format!(
+            "decisions recorded apart from the calls (OpenTelemetry) for {} call(s): {} joined, \
+             {} on a row of another session, {} with no call in the table\n",
+            d.recorded, d.joined, d.other_session, d.unmatched
         ));
     }
     if !s.bad.is_empty() {

@@ -2,15 +2,16 @@
 //!
 //! Owns: discovery of transcript sources (Claude Code JSONL, SpecStory Markdown exports, Cursor
 //! `state.vscdb`, Codex CLI rollouts, Copilot CLI sessions, Gemini CLI chat recordings, the
-//! hook's decision ledger — each a reader's `SOURCE`, listed once in [`registry::SOURCES`]),
-//! parsing them into raw events ([`schema::Event`]), and writing the events table (Parquet,
-//! zstd, one partition per project bucket). Column names are spelled in [`schema`] and nowhere
+//! hook's decision ledger, Claude Code's OpenTelemetry logs — each a reader's `SOURCE`, listed
+//! once in [`registry::SOURCES`]), parsing them into raw events ([`schema::Event`]), joining
+//! recorded decisions onto them ([`decisions`]), and writing the events table (Parquet, zstd,
+//! one partition per project bucket). Column names are spelled in [`schema`] and nowhere
 //! else.
 //!
 //! Modules, bottom first (none imports from one above it): `schema`; `common`, `outcome`;
 //! `project` (the project of a session: one rule for every source); `source`; the readers
-//! `claude`, `codex`, `copilot`, `cursor`, `gemini`, `ledger`, `specstory`; `registry`; `table`;
-//! `run`.
+//! `claude`, `codex`, `copilot`, `cursor`, `gemini`, `ledger`, `otel`, `specstory`; `registry`;
+//! `table`; `decisions`; `run`.
 //!
 //! Must not: decide anything or depend on the engine. The table holds raw facts, so that a newer
 //! engine can replay an older table.
@@ -20,8 +21,10 @@ pub mod codex;
 pub mod common;
 pub mod copilot;
 pub mod cursor;
+pub mod decisions;
 pub mod gemini;
 pub mod ledger;
+pub mod otel;
 pub mod outcome;
 pub mod project;
 pub mod registry;

@@ -11,11 +11,11 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use crate::source::{Machine, Source};
-use crate::{claude, codex, copilot, cursor, gemini, ledger, specstory};
+use crate::{claude, codex, copilot, cursor, gemini, ledger, otel, specstory};
 
 /// Every source, in claim order: of two sources recording the same event (a Claude Code call in
 /// a transcript and in the hook's ledger), the earlier in this list owns it.
-pub const SOURCES: [&Source; 7] = [
+pub const SOURCES: [&Source; 8] = [
     &claude::SOURCE,
     &specstory::SOURCE,
     &cursor::SOURCE,
@@ -23,7 +23,18 @@ pub const SOURCES: [&Source; 7] = [
     &copilot::SOURCE,
     &gemini::SOURCE,
     &ledger::SOURCE,
+    &otel::SOURCE,
 ];
+
+/// The sources that annotate rather than record: their events are not rows but what they
+/// recorded of calls other sources record (who decided them), joined onto those rows by
+/// `crate::decisions`.
+const ANNOTATING: [&str; 1] = [otel::SOURCE.kind];
+
+/// Whether the source of stored kind `kind` annotates ([`ANNOTATING`]).
+pub fn annotates(kind: &str) -> bool {
+    ANNOTATING.contains(&kind)
+}
 
 /// The source whose stored kind is `kind`.
 pub fn source_of_kind(kind: &str) -> Option<&'static Source> {

@@ -8,6 +8,11 @@
 //! entry whose key is not the canonical name of its source (the same file named another way) is
 //! released; a source that had events another owned is then read again, so it claims what the
 //! released sources held and the table equals a fresh ingest of what exists.
+//!
+//! Annotating sources (Claude Code's OpenTelemetry logs) are read first, into the decision store
+//! (`crate::decisions`) rather than the table: the sources owning the rows of calls whose
+//! decision changed are read again, and every source's events get their recorded decisions
+//! before they are claimed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,8 +21,9 @@ use std::time::UNIX_EPOCH;
 use rayon::prelude::*;
 
 use crate::common::{BadCounts, content_digest, read_regular, regular_file};
+use crate::decisions::{self, DecisionCounts, Store};
 use crate::project::{self, Basis, Placing};
-use crate::registry::{SourceFile, source_of_kind};
+use crate::registry::{SourceFile, annotates, source_of_kind};
 use crate::schema::Event;
 use crate::source::{Contents, canonical, just_the_file};
 use crate::table::{
@@ -54,6 +60,8 @@ pub struct Summary {
     pub kept_deleted: u64,
     /// Events in the table by the basis of their project (`crate::project::Basis`).
     pub by_basis: BTreeMap<String, u64>,
+    /// Calls with a recorded decision (from annotating sources), joined or not.
+    pub decisions: DecisionCounts,
 }
 
 /// A source file a run did not read.
@@ -348,6 +356,36 @@ pub fn run_with(
             forced.insert(path);
         }
     }
+    let (annotating, mut sources): (Vec<SourceFile>, Vec<SourceFile>) =
+        sources.into_iter().partition(|s| annotates(s.source.kind));
+    let mut store = Store::load(out)?;
+    let index = read_annotations(annotating, &mut store, options, &mut summary);
+    // The rows of calls whose decision changed (or was left pending by a stopped run) are read
+    // again from the sources that own them, if those still exist.
+    let mut pending: BTreeSet<u64> = store.pending_keys().collect();
+    pending.extend(index.changed.iter().copied());
+    if !pending.is_empty() {
+        for (key, entry) in &manifest.sources {
+            let owns = entry.event_ids.iter().any(|id| pending.contains(id));
+            if !owns || !matches!(entry_state(key, &entry.kind), EntryState::Current) {
+                continue;
+            }
+            if let Some(source) = source_of_kind(&entry.kind) {
+                let path = PathBuf::from(key);
+                sources.push(SourceFile {
+                    source,
+                    path: path.clone(),
+                });
+                forced.insert(path);
+            }
+        }
+    }
+    if index.store_changed || pending != store.pending_keys().collect() {
+        store.set_pending(&pending);
+        store.save(out)?;
+    }
+    let index = index.decisions;
+    let mut other_session = store.other_session_keys();
     sources.sort();
     sources.dedup();
     // Which source owns each event id, from earlier runs (sources interned: the map holds every
@@ -429,6 +467,7 @@ pub fn run_with(
             }
             summary.duplicates += duplicates;
             entry.duplicates = Some(duplicates);
+            decisions::apply(&index, &mut kept, &mut other_session, &mut summary.bad);
             state.events += kept.len() as u64;
             summary.new_events += kept.len() as u64;
             entry.event_ids = kept.iter().map(|e| event_key(&e.event_id)).collect();
@@ -497,8 +536,99 @@ pub fn run_with(
     if unsaved > 0 {
         manifest.save(out)?;
     }
+    // Every row whose decision changed is written: nothing is pending any more.
+    if !store.pending.is_empty() || other_session != store.other_session_keys() {
+        store.pending.clear();
+        store.set_other_session(&other_session);
+        store.save(out)?;
+    }
+    summary.decisions = decisions::counts(&index, &other_session, |id| owner.contains_key(&id));
     summary.skipped.sort();
     Ok(summary)
+}
+
+/// The decisions after the annotating sources were read.
+struct AnnotationsRead {
+    /// Every call's decision.
+    decisions: decisions::Index,
+    /// The calls whose decision changed.
+    changed: BTreeSet<u64>,
+    /// The store differs from what was loaded.
+    store_changed: bool,
+}
+
+/// Reads the annotating sources that are new or changed into the store, and drops the stored
+/// sources that are gone (unless the run keeps deleted sources).
+fn read_annotations(
+    annotating: Vec<SourceFile>,
+    store: &mut Store,
+    options: &Options<'_>,
+    summary: &mut Summary,
+) -> AnnotationsRead {
+    let known = store.manifest();
+    let placing = &options.placing;
+    let results: Vec<ReadResult> = annotating
+        .par_iter()
+        .map(|source| read_one(source, &known, false, placing))
+        .collect();
+    let gone: Vec<String> = store
+        .sources
+        .iter()
+        .filter(|(key, stored)| matches!(entry_state(key, &stored.read.kind), EntryState::Gone))
+        .map(|(key, _)| key.clone())
+        .collect();
+    // The decisions before, only when some will change (an index costs a pass over them all).
+    let changes = !gone.is_empty() || results.iter().any(|r| r.entry.is_some());
+    let before = if changes {
+        store.index()
+    } else {
+        decisions::Index::new()
+    };
+    let mut store_changed = false;
+    for result in results {
+        let source = &result.source;
+        summary.bad.merge(&result.bad);
+        if let Some((path, reason)) = result.skipped {
+            summary.bad.add(reason);
+            summary.skipped.push(SkippedFile { path, reason });
+            continue;
+        }
+        let key = source.path.display().to_string();
+        match (result.entry, result.touched) {
+            (Some(entry), _) => {
+                summary.files_read += 1;
+                summary.bytes_read += result.bytes;
+                store.set(key, entry, &result.events);
+                store_changed = true;
+            }
+            (None, touched) => {
+                summary.files_unchanged += 1;
+                if let (Some(touched), Some(stored)) = (touched, store.sources.get_mut(&key)) {
+                    stored.read = touched;
+                    store_changed = true;
+                }
+            }
+        }
+    }
+    for key in gone {
+        if options.keep_deleted {
+            summary.kept_deleted += 1;
+        } else {
+            store.sources.remove(&key);
+            summary.released += 1;
+            store_changed = true;
+        }
+    }
+    let decisions = store.index();
+    AnnotationsRead {
+        changed: if changes {
+            decisions::changed(&before, &decisions)
+        } else {
+            BTreeSet::new()
+        },
+        decisions,
+        store_changed,
+    }
 }
 
 /// Reads one source unless the manifest shows it unchanged (`entry` is `None` then) or `force`
@@ -542,11 +672,13 @@ fn read_one(
     let size: u64 = metas.iter().map(std::fs::Metadata::len).sum();
     let mtime = metas.iter().map(mtime_ns).max().unwrap_or(0);
     let previous = manifest.sources.get(&key);
+    // A source placed otherwise is read again; an annotating source has no rows to place.
     let force = force
-        || previous.is_some_and(|p| {
-            p.project_root != placing.forced
-                || p.counts.as_ref().is_none_or(|c| c.by_basis.is_none())
-        });
+        || (!annotates(source.source.kind)
+            && previous.is_some_and(|p| {
+                p.project_root != placing.forced
+                    || p.counts.as_ref().is_none_or(|c| c.by_basis.is_none())
+            }));
     if !force && previous.is_some_and(|p| p.size == size && p.mtime_ns == mtime) {
         return unchanged(None);
     }

@@ -14,6 +14,7 @@ mod install_agents;
 mod layers;
 mod log;
 mod native;
+mod otel;
 mod policy;
 mod project;
 mod quoting;

@@ -6,6 +6,7 @@ mod copilot;
 mod cursor;
 mod gemini;
 mod ledger;
+mod otel;
 mod project;
 mod registry;
 mod robustness;
