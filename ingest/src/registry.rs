@@ -11,11 +11,14 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use crate::source::{Machine, Source};
-use crate::{claude, codex, copilot, cursor, gemini, ledger, specstory};
+use crate::{
+    claude, claude_settings, codex, codex_rules, copilot, copilot_permissions, cursor, gemini, ledger,
+    specstory,
+};
 
 /// Every source, in claim order: of two sources recording the same event (a Claude Code call in
 /// a transcript and in the hook's ledger), the earlier in this list owns it.
-pub const SOURCES: [&Source; 7] = [
+pub const SOURCES: [&Source; 11] = [
     &claude::SOURCE,
     &specstory::SOURCE,
     &cursor::SOURCE,
@@ -23,6 +26,11 @@ pub const SOURCES: [&Source; 7] = [
     &copilot::SOURCE,
     &gemini::SOURCE,
     &ledger::SOURCE,
+    // Standing approvals: rows of their own (never a call another source records).
+    &claude_settings::SOURCE,
+    &claude_settings::USER_SOURCE,
+    &codex_rules::SOURCE,
+    &copilot_permissions::SOURCE,
 ];
 
 /// The source whose stored kind is `kind`.

@@ -970,7 +970,7 @@ const CRATES: &[Rules] = &[
         layers: Some(&[
             &["schema", "claude::record", "specstory::body"],
             &["common", "outcome"],
-            &["source"],
+            &["source", "standing"],
             &["specstory::input"],
             &[
                 "claude",
@@ -980,6 +980,9 @@ const CRATES: &[Rules] = &[
                 "gemini",
                 "ledger",
                 "specstory",
+                "claude_settings",
+                "codex_rules",
+                "copilot_permissions",
             ],
             &["registry"],
             &["table"],

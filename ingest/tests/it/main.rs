@@ -9,5 +9,6 @@ mod ledger;
 mod registry;
 mod robustness;
 mod specstory;
+mod standing;
 mod support;
 mod table;
