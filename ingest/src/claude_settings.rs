@@ -66,7 +66,10 @@ fn config_dirs(machine: &Machine<'_>) -> Vec<PathBuf> {
         Some(list) if !list.trim().is_empty() => {
             list.split(',').map(|p| PathBuf::from(p.trim())).collect()
         }
-        _ => vec![machine.home.join(".claude"), machine.home.join(".config/claude")],
+        _ => vec![
+            machine.home.join(".claude"),
+            machine.home.join(".config/claude"),
+        ],
     }
 }
 
@@ -82,7 +85,11 @@ fn user_default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
 fn user_discover(place: &Path) -> Vec<PathBuf> {
     if place.is_dir() {
         let file = place.join("settings.json");
-        return if file.exists() { vec![file] } else { Vec::new() };
+        return if file.exists() {
+            vec![file]
+        } else {
+            Vec::new()
+        };
     }
     vec![place.to_path_buf()]
 }
@@ -97,8 +104,11 @@ fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
         .take_while(|dir| !machine.home.starts_with(dir))
         .map(Path::to_path_buf)
         .collect();
-    let lists = std::iter::once(machine.home.join(".claude.json"))
-        .chain(config_dirs(machine).into_iter().map(|d| d.join(".claude.json")));
+    let lists = std::iter::once(machine.home.join(".claude.json")).chain(
+        config_dirs(machine)
+            .into_iter()
+            .map(|d| d.join(".claude.json")),
+    );
     for list in lists {
         places.extend(listed_projects(&list));
     }

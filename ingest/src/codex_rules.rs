@@ -15,8 +15,7 @@ use crate::common::{BadCounts, files_below};
 use crate::schema::{Event, agent};
 use crate::source::{Contents, Flag, Machine, Source, just_the_file};
 use crate::standing::{
-    MAX_SETTINGS_BYTES,
-    MAX_ALTERNATIVES, Rule, Scope, bash_prefix_rule, rows, time_of, unusable,
+    MAX_ALTERNATIVES, MAX_SETTINGS_BYTES, Rule, Scope, bash_prefix_rule, rows, time_of, unusable,
 };
 
 /// Codex's `.rules` files.
@@ -41,7 +40,11 @@ fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| machine.home.join(".codex"));
     let rules = base.join("rules");
-    if rules.is_dir() { vec![rules] } else { Vec::new() }
+    if rules.is_dir() {
+        vec![rules]
+    } else {
+        Vec::new()
+    }
 }
 
 /// The `.rules` files directly in a directory, or the file itself.
@@ -127,7 +130,14 @@ fn tokens(text: &str) -> Vec<(Token, u32)> {
                     value.push(d);
                     i += 1;
                 }
-                out.push((if closed { Token::Text(value) } else { Token::Other }, start_line));
+                out.push((
+                    if closed {
+                        Token::Text(value)
+                    } else {
+                        Token::Other
+                    },
+                    start_line,
+                ));
             }
             '(' | '[' | '{' => {
                 out.push((Token::Open(c), line));
@@ -154,7 +164,10 @@ fn tokens(text: &str) -> Vec<(Token, u32)> {
                 out.push((Token::Name(name), line));
             }
             c if c.is_ascii_digit() => {
-                while chars.get(i).is_some_and(|d| d.is_ascii_alphanumeric() || *d == '.') {
+                while chars
+                    .get(i)
+                    .is_some_and(|d| d.is_ascii_alphanumeric() || *d == '.')
+                {
                     i += 1;
                 }
                 out.push((Token::Number, line));
@@ -190,7 +203,11 @@ fn literal(tokens: &[(Token, u32)], at: usize) -> Option<(Literal, usize)> {
             Some((Literal::Text(text), next))
         }
         Token::Open('[') | Token::Open('(') => {
-            let close = if tokens.get(at)?.0 == Token::Open('[') { ']' } else { ')' };
+            let close = if tokens.get(at)?.0 == Token::Open('[') {
+                ']'
+            } else {
+                ')'
+            };
             let mut items = Vec::new();
             let mut next = at + 1;
             loop {

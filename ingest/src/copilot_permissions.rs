@@ -15,8 +15,7 @@ use serde_json::Value;
 use crate::common::BadCounts;
 use crate::schema::{Event, agent};
 use crate::source::{Contents, Flag, Machine, Source, just_the_file};
-use crate::standing::{
-    MAX_SETTINGS_BYTES,Rule, Scope, bash_prefix_rule, rows, time_of, unusable};
+use crate::standing::{MAX_SETTINGS_BYTES, Rule, Scope, bash_prefix_rule, rows, time_of, unusable};
 
 /// The Copilot CLI's persisted approvals.
 pub const SOURCE: Source = Source {
@@ -43,14 +42,22 @@ fn default_places(machine: &Machine<'_>) -> Vec<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| machine.home.join(".copilot"));
     let file = base.join(FILE_NAME);
-    if file.is_file() { vec![file] } else { Vec::new() }
+    if file.is_file() {
+        vec![file]
+    } else {
+        Vec::new()
+    }
 }
 
 /// A directory's `permissions-config.json`, or the file itself.
 pub fn discover(place: &Path) -> Vec<PathBuf> {
     if place.is_dir() {
         let file = place.join(FILE_NAME);
-        return if file.exists() { vec![file] } else { Vec::new() };
+        return if file.exists() {
+            vec![file]
+        } else {
+            Vec::new()
+        };
     }
     vec![place.to_path_buf()]
 }
@@ -107,7 +114,9 @@ pub fn locations(bytes: &[u8], bad: &mut BadCounts) -> Vec<(String, Vec<Rule>)> 
             let text = |key: &str| approval.get(key).and_then(Value::as_str);
             match text("kind") {
                 Some("commands") => {
-                    let ids = approval.get("command_identifiers").and_then(Value::as_array);
+                    let ids = approval
+                        .get("command_identifiers")
+                        .and_then(Value::as_array);
                     let Some(ids) = ids else {
                         bad.add(unusable::NOT_A_RULE);
                         continue;

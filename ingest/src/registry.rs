@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use crate::source::{Machine, Source};
 use crate::{
-    claude, claude_settings, codex, codex_rules, copilot, copilot_permissions, cursor, gemini, ledger,
-    specstory,
+    claude, claude_settings, codex, codex_rules, copilot, copilot_permissions, cursor, gemini,
+    ledger, specstory,
 };
 
 /// Every source, in claim order: of two sources recording the same event (a Claude Code call in

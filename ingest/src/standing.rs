@@ -86,7 +86,9 @@ pub fn modified_us(path: &Path) -> Option<i64> {
 pub fn rows(scope: &Scope<'_>, rules: Vec<Rule>, ts_us: Option<i64>) -> Vec<Event> {
     let file = scope.file.display().to_string();
     let root = scope.project.unwrap_or(EVERY_PROJECT).to_string();
-    let key = scope.project.map_or_else(|| EVERY_PROJECT.to_string(), project_key);
+    let key = scope
+        .project
+        .map_or_else(|| EVERY_PROJECT.to_string(), project_key);
     let mut seen = HashSet::new();
     let mut events = Vec::new();
     for rule in rules {

@@ -205,7 +205,10 @@ pub fn run_events(
 fn every_project(table: &Path) -> Result<Vec<ReplayEvent>, ReplayError> {
     let name = format!("bucket={:02}", bucket_of(EVERY_PROJECT));
     for bucket in events::buckets(table)? {
-        if bucket.file_name().is_some_and(|n| n.to_string_lossy() == name) {
+        if bucket
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy() == name)
+        {
             let index = events::index_bucket(&bucket)?;
             if index.projects().any(|key| key == EVERY_PROJECT) {
                 return Ok(events::read_projects(&index, &[EVERY_PROJECT])?

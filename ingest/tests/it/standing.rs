@@ -27,7 +27,11 @@ fn rule(event: &Event) -> String {
 fn ingest(
     name: &str,
     places: &[(&'static Source, PathBuf)],
-) -> (BTreeMap<String, Vec<String>>, Vec<Event>, BTreeMap<String, u64>) {
+) -> (
+    BTreeMap<String, Vec<String>>,
+    Vec<Event>,
+    BTreeMap<String, u64>,
+) {
     let table = scratch(name);
     let files: Vec<SourceFile> = places
         .iter()
@@ -94,7 +98,10 @@ fn claude_settings_are_granted_rows_for_their_project_and_the_users_for_every_pr
         .unwrap();
     assert_eq!(cargo.ts_us, modified_us(&local));
     assert!(cargo.ts_us.is_some());
-    assert_eq!(cargo.source, format!("{}#permissions.allow[0]", local.display()));
+    assert_eq!(
+        cargo.source,
+        format!("{}#permissions.allow[0]", local.display())
+    );
     assert_eq!(cargo.source_kind, "claude-settings");
     assert_eq!(cargo.cwd.as_deref(), Some(key.as_str()));
     // `42` and `""` are not rules; the torn file is unparsable; nothing else is lost.
@@ -123,7 +130,11 @@ fn codex_prefix_rules_that_allow_are_bash_prefix_rules_for_every_project() {
     // `prompt` and `forbidden` grant nothing; the torn statement and the pattern with 128
     // expansions are counted, and the statements after them read.
     assert_eq!(bad.get(unusable::UNPARSABLE_RULE), Some(&1), "{bad:?}");
-    assert_eq!(bad.get(unusable::TOO_MANY_ALTERNATIVES), Some(&1), "{bad:?}");
+    assert_eq!(
+        bad.get(unusable::TOO_MANY_ALTERNATIVES),
+        Some(&1),
+        "{bad:?}"
+    );
     let git = rows.iter().find(|r| rule(r) == "Bash(git diff:*)").unwrap();
     assert!(git.source.ends_with("default.rules:3"), "{}", git.source);
     assert_eq!(git.agent, "codex");
@@ -189,7 +200,13 @@ fn a_changed_settings_file_counts_its_rules_from_its_new_time() {
         rows.sort();
         rows
     };
-    let us = |t: SystemTime| Some(t.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_micros() as i64);
+    let us = |t: SystemTime| {
+        Some(
+            t.duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .as_micros() as i64,
+        )
+    };
 
     write(&["Bash(cargo test:*)", "Bash(git log:*)"], t1);
     run(files(), &table, &|_| {}).unwrap();
