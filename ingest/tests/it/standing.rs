@@ -22,16 +22,16 @@ fn rule(event: &Event) -> String {
     input[RULE_KEY].as_str().unwrap().to_string()
 }
 
-/// Ingests the places into a fresh table; returns the rows by project, each project's rules in
-/// file order, and what was counted as unusable.
-fn ingest(
-    name: &str,
-    places: &[(&'static Source, PathBuf)],
-) -> (
+/// What a run read: the rules by project (each project's in file order), the rows, and what
+/// was counted as unusable.
+type Read = (
     BTreeMap<String, Vec<String>>,
     Vec<Event>,
     BTreeMap<String, u64>,
-) {
+);
+
+/// Ingests the places into a fresh table.
+fn ingest(name: &str, places: &[(&'static Source, PathBuf)]) -> Read {
     let table = scratch(name);
     let files: Vec<SourceFile> = places
         .iter()
