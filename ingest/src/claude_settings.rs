@@ -15,11 +15,11 @@ use serde_json::Value;
 use crate::common::BadCounts;
 use crate::schema::{Event, agent};
 use crate::source::{Contents, Flag, MAX_TEXT_FILE_BYTES, Machine, Source, just_the_file};
-use crate::standing::{MAX_SETTINGS_BYTES, Rule, Scope, rows, time_of, unusable};
+use crate::standing::{MAX_SETTINGS_BYTES, Rule, Scope, kind, rows, time_of, unusable};
 
 /// A project's shared and local settings.
 pub const SOURCE: Source = Source {
-    kind: "claude-settings",
+    kind: kind::CLAUDE_SETTINGS,
     flag: Flag {
         long: "claude-settings",
         value_name: "PATH",
@@ -38,7 +38,7 @@ pub const SOURCE: Source = Source {
 
 /// The user's own settings.
 pub const USER_SOURCE: Source = Source {
-    kind: "claude-user-settings",
+    kind: kind::CLAUDE_USER_SETTINGS,
     flag: Flag {
         long: "claude-user-settings",
         value_name: "PATH",

@@ -15,12 +15,13 @@ use crate::common::{BadCounts, files_below};
 use crate::schema::{Event, agent};
 use crate::source::{Contents, Flag, Machine, Source, just_the_file};
 use crate::standing::{
-    MAX_ALTERNATIVES, MAX_SETTINGS_BYTES, Rule, Scope, bash_prefix_rule, rows, time_of, unusable,
+    MAX_ALTERNATIVES, MAX_SETTINGS_BYTES, Rule, Scope, bash_prefix_rule, kind, rows, time_of,
+    unusable,
 };
 
 /// Codex's `.rules` files.
 pub const SOURCE: Source = Source {
-    kind: "codex-rules",
+    kind: kind::CODEX_RULES,
     flag: Flag {
         long: "codex-rules",
         value_name: "PATH",

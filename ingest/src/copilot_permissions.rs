@@ -15,11 +15,13 @@ use serde_json::Value;
 use crate::common::BadCounts;
 use crate::schema::{Event, agent};
 use crate::source::{Contents, Flag, Machine, Source, just_the_file};
-use crate::standing::{MAX_SETTINGS_BYTES, Rule, Scope, bash_prefix_rule, rows, time_of, unusable};
+use crate::standing::{
+    MAX_SETTINGS_BYTES, Rule, Scope, bash_prefix_rule, kind, rows, time_of, unusable,
+};
 
 /// The Copilot CLI's persisted approvals.
 pub const SOURCE: Source = Source {
-    kind: "copilot-permissions",
+    kind: kind::COPILOT_PERMISSIONS,
     flag: Flag {
         long: "copilot-permissions",
         value_name: "PATH",

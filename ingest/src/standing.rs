@@ -25,6 +25,31 @@ pub const EVERY_PROJECT: &str = "(every project)";
 /// The key of `tool_input` holding the rule, in Claude Code's rule language (`Bash(npm test:*)`).
 pub const RULE_KEY: &str = "rule";
 
+/// The `source_kind`s of the standing-approval readers: files of rules, not histories of calls.
+pub mod kind {
+    /// A project's Claude Code settings (`claude_settings::SOURCE`).
+    pub const CLAUDE_SETTINGS: &str = "claude-settings";
+    /// The user's Claude Code settings (`claude_settings::USER_SOURCE`).
+    pub const CLAUDE_USER_SETTINGS: &str = "claude-user-settings";
+    /// Codex's `.rules` files (`codex_rules::SOURCE`).
+    pub const CODEX_RULES: &str = "codex-rules";
+    /// The Copilot CLI's `permissions-config.json` (`copilot_permissions::SOURCE`).
+    pub const COPILOT_PERMISSIONS: &str = "copilot-permissions";
+
+    /// Every one.
+    pub const ALL: [&str; 4] = [
+        CLAUDE_SETTINGS,
+        CLAUDE_USER_SETTINGS,
+        CODEX_RULES,
+        COPILOT_PERMISSIONS,
+    ];
+}
+
+/// A source of this kind holds standing approvals, not calls.
+pub fn is_standing(source_kind: &str) -> bool {
+    kind::ALL.contains(&source_kind)
+}
+
 /// The `outcome_rule` of every standing-approval row.
 pub const OUTCOME_RULE: &str = "standing-approval";
 
