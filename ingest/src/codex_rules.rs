@@ -115,10 +115,12 @@ fn tokens(text: &str) -> Vec<(Token, u32)> {
                         continue;
                     }
                     if d == '\n' {
-                        line += 1;
+                        // A one-line string ends unterminated at the line's end (the newline is
+                        // read, and counted, by the loop).
                         if !triple {
                             break;
                         }
+                        line += 1;
                     }
                     if d == c
                         && (!triple

@@ -239,3 +239,60 @@ fn a_changed_settings_file_counts_its_rules_from_its_new_time() {
     assert!(rules_now().is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+mod robustness {
+    use leastgrant_ingest::common::BadCounts;
+    use leastgrant_ingest::{claude_settings, codex_rules, copilot_permissions};
+    use proptest::prelude::*;
+
+    /// Pieces of `.rules` text, so random statements reach deep into the parser.
+    const PIECES: &[&str] = &[
+        "prefix_rule",
+        "(",
+        ")",
+        "[",
+        "]",
+        ",",
+        "=",
+        "pattern",
+        "decision",
+        "\"allow\"",
+        "'prompt'",
+        "\"git\"",
+        "\"\"\"x\ny\"\"\"",
+        "# c\n",
+        "\n",
+        "\"unterminated",
+        "\\",
+        "True",
+        "12",
+        "host_executable",
+        "{",
+        "}",
+        "match",
+        "\"a b\"",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            let mut bad = BadCounts::default();
+            let _ = claude_settings::allow_rules(&bytes, &mut bad);
+            let _ = copilot_permissions::locations(&bytes, &mut bad);
+            let _ = codex_rules::allow_rules(&String::from_utf8_lossy(&bytes), &mut bad);
+        }
+
+        /// Any sequence of statement pieces parses without panicking, and costs nothing read
+        /// before it: the rules before a torn statement are kept.
+        #[test]
+        fn a_torn_statement_costs_only_itself(pieces in proptest::collection::vec(0usize..PIECES.len(), 0..40)) {
+            let tail: String = pieces.iter().map(|i| PIECES[*i]).collect::<Vec<_>>().join(" ");
+            let text = format!("prefix_rule(pattern = [\"zz\", \"top\"])\n{tail}");
+            let mut bad = BadCounts::default();
+            let rules = codex_rules::allow_rules(&text, &mut bad);
+            prop_assert!(rules.iter().any(|r| r.rule == "Bash(zz top:*)"), "{text}");
+        }
+    }
+}
