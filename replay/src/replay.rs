@@ -3,7 +3,9 @@
 //! Per event, in time order: every setting decides first with the state it has reached, then
 //! learns only what its own simulated system would have seen (design §5): an ask learns the
 //! human's recorded answer, an allow learns an observation, a deny learns nothing. Each event is
-//! classified once; the settings share that work and differ only in their learned state.
+//! classified once; the settings share that work and differ only in their learned state. A
+//! standing approval (a `granted` row, not a call) is decided by no setting: from its time, every
+//! engine setting learns `granted` for the project's actions its rule matches.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! A whole events table replayed (or one shard of its projects): its buckets in order, a few
 //! projects per thread at a time, folded in a fixed order so that any thread count gives the
-//! same results.
+//! same results. The standing approvals that apply to every project (`(every project)` rows) are
+//! read first and given to each project of their agent; they are not a project of their own.
 
 use std::collections::BTreeMap;
 use std::path::Path;
