@@ -47,7 +47,11 @@ pub fn run_command(args: &RunArgs) -> Result<ExitCode> {
     } else {
         sources(&IngestArgs::default(), &home, &cwd)
     };
-    let (files, base, note) = if found.is_empty() {
+    // Standing approvals alone are no history to replay.
+    let calls = found
+        .iter()
+        .any(|f| !leastgrant_ingest::standing::is_standing(f.source.kind));
+    let (files, base, note) = if !calls {
         let base = state.join("demo");
         let history = base.join("history");
         let made = generate(&history, &DemoOptions::default())?;

@@ -82,7 +82,7 @@ pub use grants::{
 };
 pub use rules::lint::{Finding, lint};
 pub use rules::pattern::{GlobKind, Pattern};
-pub use rules::{DefaultMode, Policy, PolicyError};
+pub use rules::{DefaultMode, Policy, PolicyError, Rule};
 
 // Shared with the hook.
 pub use hex::hex;

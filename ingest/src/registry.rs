@@ -11,11 +11,14 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use crate::source::{Machine, Source};
-use crate::{claude, codex, copilot, cursor, gemini, ledger, otel, specstory};
+use crate::{
+    claude, claude_settings, codex, codex_rules, copilot, copilot_permissions, cursor, gemini,
+    ledger, otel, specstory,
+};
 
 /// Every source, in claim order: of two sources recording the same event (a Claude Code call in
 /// a transcript and in the hook's ledger), the earlier in this list owns it.
-pub const SOURCES: [&Source; 8] = [
+pub const SOURCES: [&Source; 12] = [
     &claude::SOURCE,
     &specstory::SOURCE,
     &cursor::SOURCE,
@@ -24,6 +27,11 @@ pub const SOURCES: [&Source; 8] = [
     &gemini::SOURCE,
     &ledger::SOURCE,
     &otel::SOURCE,
+    // Standing approvals: rows of their own (never a call another source records).
+    &claude_settings::SOURCE,
+    &claude_settings::USER_SOURCE,
+    &codex_rules::SOURCE,
+    &copilot_permissions::SOURCE,
 ];
 
 /// The sources that annotate rather than record: their events are not rows but what they

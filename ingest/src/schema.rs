@@ -41,11 +41,14 @@ pub enum Outcome {
     Answered,
     /// No result was recorded.
     Unmatched,
+    /// Not a call: a standing approval, a rule of an agent's settings file in force from `ts`
+    /// (the file's modification time); `tool_input` holds the rule (`crate::standing`).
+    Granted,
 }
 
 impl Outcome {
     /// Every outcome.
-    pub const ALL: [Outcome; 8] = [
+    pub const ALL: [Outcome; 9] = [
         Outcome::Ran,
         Outcome::Errored,
         Outcome::Refused,
@@ -54,6 +57,7 @@ impl Outcome {
         Outcome::Denied,
         Outcome::Answered,
         Outcome::Unmatched,
+        Outcome::Granted,
     ];
 
     /// The stored name.
@@ -67,6 +71,7 @@ impl Outcome {
             Outcome::Denied => "denied",
             Outcome::Answered => "answered",
             Outcome::Unmatched => "unmatched",
+            Outcome::Granted => "granted",
         }
     }
 

@@ -103,7 +103,12 @@ fn take(run: &ProjectRun) -> (String, String, Envelope, u64, Option<i64>) {
         run.project_key.clone(),
         run.project_root.clone(),
         envelope,
-        run.events.len() as u64,
+        // Calls: standing approvals are rows, not events a project made (their time counts,
+        // as the envelope holds what they granted).
+        run.events
+            .iter()
+            .filter(|e| e.outcome != leastgrant_ingest::schema::Outcome::Granted)
+            .count() as u64,
         run.events.iter().filter_map(|e| e.ts_us).max(),
     )
 }

@@ -3,15 +3,17 @@
 //! Per event, in time order: every setting decides first with the state it has reached, then
 //! learns only what its own simulated system would have seen (design §5): an ask learns the
 //! human's recorded answer, an allow learns an observation, a deny learns nothing. Each event is
-//! classified once; the settings share that work and differ only in their learned state.
+//! classified once; the settings share that work and differ only in their learned state. A
+//! standing approval (a `granted` row, not a call) is decided by no setting: from its time, every
+//! engine setting learns `granted` for the project's actions its rule matches.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use leastgrant_engine::{
     ActionFlags, Analysis, Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Grant,
-    Judgement, NoAnswers, Policy, PreparedAction, Roots, RulesAndGrants, SessionState, Situation,
-    Stage, ToolCall, analyze, decide_prepared, judge, prepare,
+    Judgement, NoAnswers, Policy, PreparedAction, Roots, Rule, RulesAndGrants, SessionState,
+    Situation, Stage, ToolCall, analyze, decide_prepared, judge, prepare,
 };
 use leastgrant_ingest::schema::Outcome;
 
@@ -167,6 +169,20 @@ pub struct LabelCounts {
     pub classifier_denied: u64,
     /// No label.
     pub unlabeled: u64,
+    /// Standing approvals in force in the project (rows, not calls: `events` does not count
+    /// them); a user-level one is counted in every project it applies to.
+    #[serde(default)]
+    pub standing: u64,
+    /// Of those, rules too broad to stand for a signature (a bare `Bash`, `Bash(*)`, `Read`, a
+    /// whole MCP server): recorded, never turned into a grant.
+    #[serde(default)]
+    pub standing_too_broad: u64,
+    /// Of those, rules the engine's rule parser cannot read, or without a time.
+    #[serde(default)]
+    pub standing_unusable: u64,
+    /// Signatures of the project's calls the standing approvals granted (`granted` evidence).
+    #[serde(default)]
+    pub standing_signatures: u64,
 }
 
 impl LabelCounts {
@@ -192,7 +208,82 @@ impl LabelCounts {
         self.unjudged += other.unjudged;
         self.classifier_denied += other.classifier_denied;
         self.unlabeled += other.unlabeled;
+        self.standing += other.standing;
+        self.standing_too_broad += other.standing_too_broad;
+        self.standing_unusable += other.standing_unusable;
+        self.standing_signatures += other.standing_signatures;
     }
+
+    fn add_standing(&mut self, grant: &Standing) {
+        self.standing += 1;
+        match grant {
+            Standing::Grants(signatures) => self.standing_signatures += signatures.len() as u64,
+            Standing::TooBroad => self.standing_too_broad += 1,
+            Standing::Unusable => self.standing_unusable += 1,
+        }
+    }
+}
+
+/// What a standing approval (a `granted` row) gives the replay.
+#[derive(Debug, Clone, PartialEq)]
+enum Standing {
+    /// `granted` evidence, at the row's time, for these signatures (and their tiers) of the
+    /// project's calls: every action the rule matches as an allow rule.
+    Grants(Vec<(String, u8)>),
+    /// Too broad to stand for a signature: no evidence.
+    TooBroad,
+    /// Not a rule the engine reads, or no time: no evidence.
+    Unusable,
+}
+
+/// Tools whose bare rule allows every call however narrow its arguments: such a rule, or one
+/// as wide (`Bash(*)`, `Read(//**)`), or a whole MCP server, is too broad to be a signature.
+/// A bare rule naming one MCP tool, or a tool without arguments to narrow, is that tool.
+const NARROWED_TOOLS: [&str; 10] = [
+    "Bash",
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "Glob",
+    "Grep",
+    "LS",
+    "WebFetch",
+];
+
+/// The evidence a standing approval gives, against the project's calls. The rule goes through
+/// the engine's own rule parser and matcher (as an allow rule: an action with effects the rule
+/// does not name, or an unresolved path, is not covered); the grant is `granted` evidence,
+/// which never passes a floor or the setting's highest tier (`can_promote`).
+fn standing_of(event: &ReplayEvent, roots: &Roots, calls: &[Call]) -> Standing {
+    let input: serde_json::Value = serde_json::from_str(&event.tool_input).unwrap_or_default();
+    let text = input
+        .get(leastgrant_ingest::standing::RULE_KEY)
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let Ok(rule) = Rule::parse(text, Decision::Allow, roots) else {
+        return Standing::Unusable;
+    };
+    if event.ts_us.is_none() {
+        return Standing::Unusable;
+    }
+    let tool = text.split_once('(').map_or(text, |(tool, _)| tool);
+    let whole_server = tool
+        .strip_prefix("mcp__")
+        .is_some_and(|rest| !rest.trim_end_matches("__*").contains("__"));
+    if rule.is_unbounded() && (NARROWED_TOOLS.contains(&tool) || whole_server) {
+        return Standing::TooBroad;
+    }
+    let mut signatures: Vec<(String, u8)> = calls
+        .iter()
+        .flat_map(|call| &call.analysis.actions)
+        .filter(|action| rule.matches(action))
+        .map(|action| (action.signature.clone(), action.tier()))
+        .collect();
+    signatures.sort();
+    signatures.dedup();
+    Standing::Grants(signatures)
 }
 
 /// A call is risky when any action is at tier 2 or above, or is near a floor: it hits one
@@ -620,6 +711,8 @@ pub struct ClassifiedProject {
     sessions: Vec<usize>,
     session_count: usize,
     signature_count: usize,
+    /// The standing approvals, by event index.
+    standing: HashMap<usize, Standing>,
     understood: (u64, u64),
     capabilities: BTreeMap<&'static str, u64>,
     notes: Vec<String>,
@@ -687,6 +780,11 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
     let mut understood = (0u64, 0u64);
     let mut capabilities: BTreeMap<&'static str, u64> = BTreeMap::new();
     for event in &events {
+        // A standing approval is not a call: no call index (the replay passes it by).
+        if event.outcome == Outcome::Granted {
+            event_call.push(usize::MAX);
+            continue;
+        }
         let key = (
             event.tool_name.as_str(),
             event.tool_input.as_str(),
@@ -746,10 +844,24 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
     }
     let signature_count = signature_ids.len();
     let mut label_counts: BTreeMap<String, LabelCounts> = BTreeMap::new();
+    let mut standing: HashMap<usize, Standing> = HashMap::new();
+    for (index, event) in events.iter().enumerate() {
+        if event.outcome == Outcome::Granted {
+            let grant = standing_of(event, &roots, &calls);
+            label_counts
+                .entry(event.agent.clone())
+                .or_default()
+                .add_standing(&grant);
+            standing.insert(index, grant);
+        }
+    }
     let labels: Vec<(Label, LabelSource)> = events
         .iter()
         .map(|event| {
             let (label, source) = Label::of(event);
+            if event.outcome == Outcome::Granted {
+                return (label, source);
+            }
             match label_counts.get_mut(&event.agent) {
                 Some(counts) => counts.add(label, source, options.unattended),
                 None => label_counts.entry(event.agent.clone()).or_default().add(
@@ -780,6 +892,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         sessions,
         session_count,
         signature_count,
+        standing,
         understood,
         capabilities,
         notes,
@@ -856,6 +969,7 @@ fn replay_classified(
         sessions,
         session_count,
         signature_count,
+        standing,
         ..
     } = project;
     let session_count = *session_count;
@@ -873,11 +987,33 @@ fn replay_classified(
         })
         .collect();
 
-    let first_ts = events.iter().filter_map(|e| e.ts_us).min().unwrap_or(0);
+    let first_ts = events
+        .iter()
+        .filter(|e| e.outcome != Outcome::Granted)
+        .filter_map(|e| e.ts_us)
+        .min()
+        .unwrap_or(0);
     let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; *signature_count];
     let mut judgements: Vec<Judgement> = Vec::new();
     for (index, event) in events.iter().enumerate() {
         let Some(call) = event_call.get(index).and_then(|c| calls.get(*c)) else {
+            // A standing approval: `granted` evidence for every engine setting, from its time.
+            if let (Some(Standing::Grants(grants)), Some(at)) = (standing.get(&index), event.ts_us)
+            {
+                for (setting, state) in settings.iter().zip(states.iter_mut()) {
+                    if matches!(setting.method, Method::Engine(_)) {
+                        for (signature, tier) in grants {
+                            state.envelope.learn_signature(
+                                signature,
+                                *tier,
+                                Evidence::Granted,
+                                at,
+                                &event.session_id,
+                            );
+                        }
+                    }
+                }
+            }
             continue;
         };
         let session = sessions.get(index).copied().unwrap_or(0);

@@ -1,10 +1,13 @@
 //! A whole events table replayed (or one shard of its projects): its buckets in order, a few
 //! projects per thread at a time, folded in a fixed order so that any thread count gives the
-//! same results.
+//! same results. The standing approvals that apply to every project (`(every project)` rows) are
+//! read first and given to each project of their agent; they are not a project of their own.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use leastgrant_ingest::schema::Outcome;
+use leastgrant_ingest::standing::EVERY_PROJECT;
 use leastgrant_ingest::table::bucket_of;
 
 use rayon::prelude::*;
@@ -60,6 +63,7 @@ pub fn run_shard(
     // setting, so holding a whole bucket's results would grow with the history.
     let batch = rayon::current_num_threads().max(1) * 2;
     let plan = replay::Plan::new(settings);
+    let every = every_project(table)?;
     for bucket in events::buckets(table)? {
         // Only `project_key` of the whole bucket is held; the rows of a few projects at a time
         // are read, replayed, handed on and dropped.
@@ -67,7 +71,7 @@ pub fn run_shard(
         let name = bucket.file_name().unwrap_or_default().to_string_lossy();
         digests.push(format!("{name} {}", index.digest()?));
         let mut keys: Vec<(u64, &str)> = Vec::new();
-        for key in index.projects() {
+        for key in index.projects().filter(|key| *key != EVERY_PROJECT) {
             if shard.holds(key) {
                 keys.push((ordinal, key));
             }
@@ -79,6 +83,7 @@ pub fn run_shard(
                 .into_par_iter()
                 .map(|events| {
                     let count = events.len() as u64;
+                    let events = with_every_project(events, &every);
                     let run = plan.project(events, options);
                     progress(count);
                     run
@@ -121,6 +126,9 @@ pub fn run_events(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(Summary, Manifest), ReplayError> {
     let mut projects: BTreeMap<(u32, String), Vec<ReplayEvent>> = BTreeMap::new();
+    let (every, events): (Vec<ReplayEvent>, Vec<ReplayEvent>) = events
+        .into_iter()
+        .partition(|e| e.project_key == EVERY_PROJECT);
     for event in events {
         let key = (bucket_of(&event.project_key), event.project_key.clone());
         projects.entry(key).or_default().push(event);
@@ -135,6 +143,7 @@ pub fn run_events(
             .map(|((bucket, key), rows)| (*bucket, key.clone(), rows.len() as u64))
             .collect(),
     };
+    listed.retain(|(_, key, _)| key != EVERY_PROJECT);
     listed.sort_unstable();
     let ordinals: BTreeMap<&str, u64> = listed
         .iter()
@@ -151,12 +160,13 @@ pub fn run_events(
     manifest.events_fingerprint = leastgrant_ingest::common::stable_id(&parts);
     manifest.table_projects = listed.len() as u64;
     let mut keyed = Vec::new();
-    for ((_, key), mut events) in projects {
+    for ((_, key), events) in projects {
         let ordinal = *ordinals.get(key.as_str()).ok_or_else(|| {
             ReplayError(format!(
                 "the project `{key}` is not one of the table's projects"
             ))
         })?;
+        let mut events = with_every_project(events, &every);
         events::order(&mut events);
         keyed.push((ordinal, key, events));
     }
@@ -189,4 +199,47 @@ pub fn run_events(
         each(&runs)?;
     }
     Ok((summary, manifest))
+}
+
+/// The standing approvals of the whole table that apply to every project (a user's own
+/// settings): the rows of [`EVERY_PROJECT`], read from its bucket.
+fn every_project(table: &Path) -> Result<Vec<ReplayEvent>, ReplayError> {
+    let name = format!("bucket={:02}", bucket_of(EVERY_PROJECT));
+    for bucket in events::buckets(table)? {
+        if bucket
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy() == name)
+        {
+            let index = events::index_bucket(&bucket)?;
+            if index.projects().any(|key| key == EVERY_PROJECT) {
+                return Ok(events::read_projects(&index, &[EVERY_PROJECT])?
+                    .into_iter()
+                    .flatten()
+                    .collect());
+            }
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// A project's events with the user-level standing approvals of the agents it has calls of,
+/// made the project's own (its key, root and working directory).
+fn with_every_project(mut events: Vec<ReplayEvent>, every: &[ReplayEvent]) -> Vec<ReplayEvent> {
+    let Some(first) = events.iter().find(|e| e.outcome != Outcome::Granted) else {
+        return events;
+    };
+    let (key, root) = (first.project_key.clone(), first.project_root.clone());
+    let agents: std::collections::BTreeSet<String> = events
+        .iter()
+        .filter(|e| e.outcome != Outcome::Granted)
+        .map(|e| e.agent.clone())
+        .collect();
+    for row in every.iter().filter(|row| agents.contains(&row.agent)) {
+        let mut row = row.clone();
+        row.project_key.clone_from(&key);
+        row.project_root.clone_from(&root);
+        row.cwd = Some(root.clone());
+        events.push(row);
+    }
+    events
 }

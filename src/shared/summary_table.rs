@@ -131,6 +131,14 @@ fn labels_text(summary: &Summary) -> String {
             ));
         }
         text.push_str(&format!(", {} unlabeled\n", c.unlabeled));
+        if c.standing > 0 {
+            text.push_str(&format!(
+                "    standing approvals (settings files, `granted` evidence from the file's time): \
+                 {} in force, granting {} signatures of its calls; {} too broad to be a \
+                 signature (not granted), {} unusable\n",
+                c.standing, c.standing_signatures, c.standing_too_broad, c.standing_unusable
+            ));
+        }
         text
     };
     let mut out = String::from("labels:\n");

@@ -971,7 +971,7 @@ const CRATES: &[Rules] = &[
             &["schema", "claude::record", "specstory::body"],
             &["common", "outcome"],
             &["project"],
-            &["source"],
+            &["source", "standing"],
             &["specstory::input"],
             &[
                 "claude",
@@ -982,6 +982,9 @@ const CRATES: &[Rules] = &[
                 "ledger",
                 "otel",
                 "specstory",
+                "claude_settings",
+                "codex_rules",
+                "copilot_permissions",
             ],
             &["registry"],
             &["table"],

@@ -21,6 +21,7 @@ mod quoting;
 mod run;
 mod shards;
 mod simulate;
+mod standing;
 mod support;
 mod symlinked;
 mod untrusted_files;

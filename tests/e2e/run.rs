@@ -1,5 +1,6 @@
-//! `leastgrant run`, the README's first command, on a machine with no agent history: it says it
-//! uses the demo history, and ingests, replays and reports it.
+//! `leastgrant run`, the README's first command, on a machine with no agent history (a settings
+//! file's standing approvals are no history): it says it uses the demo history, and ingests,
+//! replays and reports it.
 
 use crate::support::{json_of, leastgrant};
 
@@ -7,7 +8,12 @@ use crate::support::{json_of, leastgrant};
 fn with_no_history_the_main_job_runs_on_the_demo_history() {
     let home = std::env::temp_dir().join(format!("leastgrant-e2e-run-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(
+        home.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(npm test:*)"]}}"#,
+    )
+    .unwrap();
     let out = json_of(&leastgrant(&home, &home, &["run", "--json"]));
     assert!(
         out["history"]["note"]

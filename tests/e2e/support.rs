@@ -15,6 +15,7 @@ pub fn leastgrant(home: &Path, cwd: &Path, args: &[&str]) -> Output {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("APPDATA")
         .env_remove("CODEX_HOME")
+        .env_remove("COPILOT_HOME")
         .current_dir(cwd)
         .args(args)
         .output()

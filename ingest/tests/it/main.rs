@@ -11,5 +11,6 @@ mod project;
 mod registry;
 mod robustness;
 mod specstory;
+mod standing;
 mod support;
 mod table;

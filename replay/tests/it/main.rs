@@ -4,5 +4,6 @@
 mod adversarial;
 mod cases;
 mod shards;
+mod standing;
 mod support;
 mod whole;
