@@ -9,7 +9,6 @@
 //! (an unknown variable, another user's `~`) is unresolved, which makes the action not
 //! understood. The lists below are a floor: callers may add to them.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::model::{Placement, Resolver, Zone};
@@ -233,11 +232,13 @@ fn is_windows_path(raw: &str) -> bool {
 
 /// Joins a relative path onto a directory.
 pub fn join(dir: &str, rest: &str) -> String {
-    if dir.ends_with('/') {
-        format!("{dir}{rest}")
-    } else {
-        format!("{dir}/{rest}")
+    let mut joined = String::with_capacity(dir.len() + 1 + rest.len());
+    joined.push_str(dir);
+    if !dir.ends_with('/') {
+        joined.push('/');
     }
+    joined.push_str(rest);
+    joined
 }
 
 /// Lexical normalisation: collapses `//`, `.` and `..` (never above `/`).
@@ -267,20 +268,18 @@ pub fn normalize(path: &str) -> String {
 }
 
 /// Already what [`normalize`] would make of it.
+/// (Absolute, and no empty, `.` or `..` segment: one pass over the bytes, as this runs for every
+/// resolved path.)
 fn is_normal(path: &str) -> bool {
-    path.starts_with('/')
-        && (path.len() == 1 || !path.ends_with('/'))
-        && !path.contains("//")
-        && !has_dot_segment(path)
-}
-
-/// A `.` or `..` segment in a path that starts with `/` (each segment follows a `/`).
-fn has_dot_segment(path: &str) -> bool {
-    path.match_indices("/.").any(|(at, _)| {
-        let rest = path.get(at + 2..).unwrap_or("");
-        let rest = rest.strip_prefix('.').unwrap_or(rest);
-        rest.is_empty() || rest.starts_with('/')
-    })
+    let bytes = path.as_bytes();
+    match bytes {
+        [] => false,
+        [b'/'] => true,
+        [b'/', rest @ ..] => rest
+            .split(|b| *b == b'/')
+            .all(|segment| !matches!(segment, b"" | b"." | b"..")),
+        _ => false,
+    }
 }
 
 /// `path` equals `dir` or lies below it.
@@ -355,7 +354,7 @@ pub fn in_workspace(path: &str, roots: &Roots) -> bool {
     }
     // `zone_of`'s first test: within the project and not a credential tree.
     is_within(path, &roots.project)
-        && !is_credential_tree(&path.to_ascii_lowercase(), &home_key(roots))
+        && !is_credential_tree(&path.to_ascii_lowercase(), &roots.home)
 }
 
 /// Where `resolved` (absolute and normalised) leads through symbolic links, when the roots see
@@ -376,14 +375,12 @@ pub fn sweeps_secrets(resolved: &str, roots: &Roots) -> bool {
 /// Places a path by its text.
 fn place_text(path: &str, roots: &Roots) -> Placement {
     let lower = path.to_ascii_lowercase();
-    let home = home_key(roots);
     let own_state = roots.holds_own_state(path);
-    let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &home));
+    let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &roots.home));
     let hits = list_hits(&lower);
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     // `~/bin` is on many users' PATH: what lands there runs in place of a familiar command.
-    let home_bin = lower
-        .strip_prefix(home.as_ref())
+    let home_bin = strip_home(&lower, &roots.home)
         .and_then(|rest| rest.strip_prefix("/bin"))
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     Placement {
@@ -441,20 +438,24 @@ fn zone_of(path: &str, lower: &str, roots: &Roots, credential_tree: bool) -> Zon
     Zone::Other
 }
 
-/// The home directory lower-cased, as the lower-cased paths it is compared with are: macOS and
+/// The home directory is compared lower-cased, as the lower-cased paths it is compared with are: macOS and
 /// Windows file systems ignore case (`/Users/Dev/.SSH` is `~/.ssh`), and elsewhere a case-only
 /// twin of home is rare enough to be judged as home.
-fn home_key(roots: &Roots) -> Cow<'_, str> {
-    if roots.home.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(roots.home.to_ascii_lowercase())
+/// `lower` (a lower-cased path) with the home directory taken off its front, the home compared
+/// lower-cased without being copied (this runs for every placed path).
+fn strip_home<'p>(lower: &'p str, home: &str) -> Option<&'p str> {
+    let head = lower.get(..home.len())?;
+    if head.eq_ignore_ascii_case(home) {
+        lower.get(home.len()..)
     } else {
-        Cow::Borrowed(&roots.home)
+        None
     }
 }
 
 /// Directories that hold credential stores somewhere below them: a recursive read of one sweeps
 /// secrets.
-/// `lower` is a directory whose recursive read sweeps credentials; `home` is [`home_key`].
+/// `lower` is a directory whose recursive read sweeps credentials; `home` is the roots' home
+/// as given (compared by [`strip_home`]).
 fn is_credential_tree(lower: &str, home: &str) -> bool {
     let exact = [
         "/",
@@ -468,9 +469,7 @@ fn is_credential_tree(lower: &str, home: &str) -> bool {
         "c:/users",
     ];
     exact.contains(&lower)
-        || lower
-            .strip_prefix(home)
-            .is_some_and(|rest| matches!(rest, "" | "/" | "/.config" | "/.local" | "/.local/share"))
+        || strip_home(lower, home).is_some_and(|rest| matches!(rest, "" | "/" | "/.config" | "/.local" | "/.local/share"))
 }
 
 name_set! {
@@ -552,13 +551,78 @@ const FIRST_SEGMENTS: ([&str; NEEDLE_COUNT], [NeedleSlot; NEEDLE_COUNT]) = {
     (firsts, slots)
 };
 
-/// Every needle's slot, in list order.
-static NEEDLE_SLOTS: [NeedleSlot; NEEDLE_COUNT] = FIRST_SEGMENTS.1;
+/// The needles grouped by first segment: (how many distinct first segments, each group's first
+/// segment, every needle's slot in group order, each group's span in that order). Many needles
+/// share a first segment (`.config/…`, `etc/…`, `.github/…`); indexed one entry per needle, they
+/// made probe chains tens of slots long that every path segment walked.
+#[allow(clippy::indexing_slicing)] // compile time only
+const GROUPS: (
+    usize,
+    [&str; NEEDLE_COUNT],
+    [NeedleSlot; NEEDLE_COUNT],
+    [(u16, u16); NEEDLE_COUNT],
+) = {
+    let (firsts, slots) = FIRST_SEGMENTS;
+    let mut keys = [""; NEEDLE_COUNT];
+    let mut ordered = [(0u8, 0u16, 0u8); NEEDLE_COUNT];
+    let mut spans = [(0u16, 0u16); NEEDLE_COUNT];
+    let mut placed = [false; NEEDLE_COUNT];
+    let (mut groups, mut at, mut i) = (0, 0, 0);
+    while i < NEEDLE_COUNT {
+        if !placed[i] {
+            keys[groups] = firsts[i];
+            let start = at;
+            let mut j = i;
+            while j < NEEDLE_COUNT {
+                if !placed[j] && bytes_equal(firsts[j].as_bytes(), firsts[i].as_bytes()) {
+                    ordered[at] = slots[j];
+                    placed[j] = true;
+                    at += 1;
+                }
+                j += 1;
+            }
+            spans[groups] = (start as u16, at as u16);
+            groups += 1;
+        }
+        i += 1;
+    }
+    (groups, keys, ordered, spans)
+};
 
-/// Needles by first segment, hashed at compile time (`static_index`): placing a path costs a
-/// hash per segment instead of a substring search per list entry, and nothing is built when a
-/// process starts.
-static BY_FIRST_SEGMENT: NameIndex<{ slots_for(NEEDLE_COUNT) }> = NameIndex::of(&FIRST_SEGMENTS.0);
+#[allow(clippy::indexing_slicing)] // compile time only
+const fn bytes_equal(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Every needle's slot, grouped by first segment.
+static GROUPED_SLOTS: [NeedleSlot; NEEDLE_COUNT] = GROUPS.2;
+
+/// Each group's span in [`GROUPED_SLOTS`].
+static GROUP_SPANS: [(u16, u16); NEEDLE_COUNT] = GROUPS.3;
+
+/// The needles of group `group`.
+fn group_slots(group: usize) -> &'static [NeedleSlot] {
+    GROUP_SPANS
+        .get(group)
+        .and_then(|&(start, end)| GROUPED_SLOTS.get(usize::from(start)..usize::from(end)))
+        .unwrap_or(&[])
+}
+
+/// Groups of needles by first segment, hashed at compile time (`static_index`): placing a path
+/// costs a hash per segment instead of a substring search per list entry, and nothing is built
+/// when a process starts.
+static BY_FIRST_SEGMENT: NameIndex<{ slots_for(NEEDLE_COUNT) }> =
+    NameIndex::of_first(&GROUPS.1, GROUPS.0);
 
 packed_names! {
     /// The lists of [`SEGMENT_LISTS`] as the run time reads them (packed: see `static_index`).
@@ -624,8 +688,11 @@ fn list_hits(lower: &str) -> ListHits {
     let mut hits = ListHits::default();
     for (i, segment) in segments.iter().enumerate() {
         let candidates = BY_FIRST_SEGMENT
-            .positions(segment, |p| NEEDLE_SLOTS.get(p).and_then(first_segment_at))
-            .filter_map(|p| NEEDLE_SLOTS.get(p).and_then(needle_at));
+            .positions(segment, |g| {
+                group_slots(g).first().and_then(first_segment_at)
+            })
+            .flat_map(group_slots)
+            .filter_map(needle_at);
         for (needle, kind) in candidates {
             let mut rest = segments.get(i..).unwrap_or(&[]).iter();
             let matches = needle
@@ -682,7 +749,7 @@ fn is_secret(name: &str, hits: &ListHits) -> bool {
 /// Placement of a credential tree, for the readers that sweep directories recursively.
 pub fn is_sweep_of_secrets(resolved: &str, roots: &Roots) -> bool {
     let lower = resolved.to_ascii_lowercase();
-    is_credential_tree(&lower, &home_key(roots))
+    is_credential_tree(&lower, &roots.home)
         || [
             ".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure",
         ]
