@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::model::{Placement, Resolver, Zone};
 use crate::shell::UNRESOLVED;
-use crate::static_index::{NameIndex, name_set, packed_names, slots_for};
+use crate::static_index::{NameIndex, NameSet, name_set, packed_names, slots_for};
 
 mod control;
 mod secrets;
@@ -750,11 +750,12 @@ fn is_secret(name: &str, hits: &ListHits) -> bool {
 pub fn is_sweep_of_secrets(resolved: &str, roots: &Roots) -> bool {
     let lower = resolved.to_ascii_lowercase();
     is_credential_tree(&lower, &roots.home)
-        || [
-            ".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure",
-        ]
-        .iter()
-        .any(|d| has_segment_path(&lower, d) && !is_within(resolved, &roots.project))
+        || !is_within(resolved, &roots.project)
+            && [
+                ".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure",
+            ]
+            .iter()
+            .any(|d| has_segment_path(&lower, d))
 }
 
 name_set! {
@@ -929,31 +930,56 @@ pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
         .filter(|s| !s.is_empty())
         .map(|s| (s, !crate::glob::is_glob(s)))
         .collect();
-    let aligns = |needle: &[u8]| {
-        (0..segments.len()).any(|start| {
-            needle.split(|b| *b == b'/').enumerate().all(|(k, part)| {
-                segments
-                    .get(start + k)
-                    .is_some_and(|&(seg, literal)| segment_matches(seg, literal, part))
-            })
+    let aligns_at = |needle: &[u8], start: usize| {
+        needle.split(|b| *b == b'/').enumerate().all(|(k, part)| {
+            segments
+                .get(start + k)
+                .is_some_and(|&(seg, literal)| segment_matches(seg, literal, part))
         })
     };
+    // Which lists some needle of aligns with a run of segments. A needle's first segment is
+    // asked of each group of needles once: a literal segment finds its group by hash, a glob
+    // segment is matched against each group's first segment, not against every needle's.
+    let mut hits = ListHits::default();
+    for (start, &(segment, literal)) in segments.iter().enumerate() {
+        let mut check_group = |group: usize| {
+            for (needle, kind) in group_slots(group).iter().filter_map(needle_at) {
+                if aligns_at(needle, start) {
+                    match kind {
+                        ListKind::Secret => hits.secret = true,
+                        ListKind::Persistence => hits.persistence = true,
+                        ListKind::Control => hits.control = true,
+                    }
+                }
+            }
+        };
+        if literal {
+            BY_FIRST_SEGMENT
+                .positions(segment, |g| group_slots(g).first().and_then(first_segment_at))
+                .for_each(&mut check_group);
+        } else if segment != "*" {
+            (0..GROUPS.0)
+                .filter(|&g| {
+                    group_slots(g)
+                        .first()
+                        .and_then(first_segment_at)
+                        .is_some_and(|first| segment_matches(segment, false, first))
+                })
+                .for_each(&mut check_group);
+        }
+    }
     let last = segments.last().map_or("", |&(seg, _)| seg);
     // A last segment that is only `*` is not taken to name a file.
     let names_file = last != "*";
-    let secret = SECRET_DIR_NEEDLES.iter_bytes().any(aligns)
-        || names_file && glob_names_any(last, SECRET_FILE_NAMES.iter_bytes())
+    let secret = hits.secret
+        || names_file && glob_names_any(last, &SECRET_FILE_NAMES)
         || names_file
-            && glob_names_any(
-                last,
-                [".env", ".env.local", ".env.production"]
-                    .map(str::as_bytes)
-                    .into_iter(),
-            );
-    let persistence = PERSISTENCE_DIR_NEEDLES.iter_bytes().any(aligns)
-        || names_file && glob_names_any(last, PERSISTENCE_FILE_NAMES.iter_bytes());
-    let control = CONTROL_NEEDLES.iter_bytes().any(aligns);
-    (secret, persistence, control)
+            && [".env", ".env.local", ".env.production"]
+                .iter()
+                .any(|name| segment_matches(last, !crate::glob::is_glob(last), name.as_bytes()));
+    let persistence =
+        hits.persistence || names_file && glob_names_any(last, &PERSISTENCE_FILE_NAMES);
+    (secret, persistence, hits.control)
 }
 
 /// A glob segment that is not only `*` matches `name` (byte equality when it is `literal`).
@@ -965,12 +991,17 @@ fn segment_matches(segment: &str, literal: bool, name: &[u8]) -> bool {
     }
 }
 
-/// A glob segment matches one of `names`.
-fn glob_names_any<'n>(segment: &str, mut names: impl Iterator<Item = &'n [u8]>) -> bool {
+/// A glob segment matches one of `names` (a literal one is looked up by hash).
+fn glob_names_any<const B: usize, const N: usize, const S: usize>(
+    segment: &str,
+    names: &NameSet<B, N, S>,
+) -> bool {
     if !crate::glob::is_glob(segment) {
-        return names.any(|name| segment.as_bytes() == name);
+        return names.contains(segment);
     }
-    names.any(|name| crate::glob::segment_matches_bytes(segment, name))
+    names
+        .iter_bytes()
+        .any(|name| crate::glob::segment_matches_bytes(segment, name))
 }
 
 /// Decodes `%XX` escapes (URL hosts, VS Code `uri.path` values); anything else is kept.
