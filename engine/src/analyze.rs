@@ -188,7 +188,7 @@ fn classify_effective(
     let cwd = local_cwd.as_deref();
     let mut judgement = if let Some(why) = &effective.opaque {
         let base = if effective.program.is_empty()
-            || effective.program.contains(crate::shell::UNRESOLVED)
+            || crate::shell::holds_unresolved(&effective.program)
         {
             None
         } else {

@@ -12,7 +12,6 @@
 use std::sync::Arc;
 
 use crate::model::{Placement, Resolver, Zone};
-use crate::shell::UNRESOLVED;
 use crate::static_index::{NameIndex, NameSet, name_set, packed_names, slots_for};
 
 mod control;
@@ -178,7 +177,7 @@ impl Roots {
 /// Resolves `raw` (as the shell would see it after quoting) against `cwd` and normalises it
 /// lexically. `None` when it cannot be resolved.
 pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
-    if raw.contains(UNRESOLVED) || raw.is_empty() {
+    if raw.is_empty() || crate::shell::holds_unresolved(raw) {
         return None;
     }
     if is_windows_path(raw) {
@@ -230,6 +229,25 @@ fn is_windows_path(raw: &str) -> bool {
             && matches!(bytes.get(2), Some(b'\\') | Some(b'/')))
 }
 
+/// `text.split('/')`, found byte by byte: path segments are short, and a search per segment
+/// costs more than the bytes it skips.
+fn segments(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match current.bytes().position(|b| b == b'/') {
+            Some(at) => {
+                rest = current.get(at + 1..);
+                current.get(..at)
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
+}
+
 /// Joins a relative path onto a directory.
 pub fn join(dir: &str, rest: &str) -> String {
     let mut joined = String::with_capacity(dir.len() + 1 + rest.len());
@@ -247,7 +265,7 @@ pub fn normalize(path: &str) -> String {
         return path.to_string();
     }
     let mut parts: Vec<&str> = Vec::new();
-    for segment in path.split('/') {
+    for segment in segments(path) {
         match segment {
             "" | "." => {}
             ".." => {
@@ -378,7 +396,11 @@ fn place_text(path: &str, roots: &Roots) -> Placement {
     let own_state = roots.holds_own_state(path);
     let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &roots.home));
     let hits = list_hits(&lower);
-    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let name = lower
+        .bytes()
+        .rposition(|b| b == b'/')
+        .and_then(|at| lower.get(at + 1..))
+        .unwrap_or(&lower);
     // `~/bin` is on many users' PATH: what lands there runs in place of a familiar command.
     let home_bin = strip_home(&lower, &roots.home)
         .and_then(|rest| rest.strip_prefix("/bin"))
@@ -406,7 +428,7 @@ fn zone_of(path: &str, lower: &str, roots: &Roots, credential_tree: bool) -> Zon
     if ["/tmp", "/var/tmp", "/private/tmp"]
         .iter()
         .any(|t| is_within(lower, t))
-        || lower.split('/').any(|s| s == "tmp" || s == "temp")
+        || segments(lower).any(|s| s == "tmp" || s == "temp")
     {
         return Zone::Temp;
     }
@@ -666,7 +688,7 @@ fn list_hits(lower: &str) -> ListHits {
     let mut stack: [&str; 24] = [""; 24];
     let mut count = 0;
     let mut heap: Vec<&str> = Vec::new();
-    for segment in lower.split('/').filter(|s| !s.is_empty()) {
+    for segment in segments(lower).filter(|s| !s.is_empty()) {
         match stack.get_mut(count) {
             Some(slot) if heap.is_empty() => {
                 *slot = segment;
@@ -895,7 +917,7 @@ fn is_control(lower: &str, name: &str, hits: &ListHits) -> bool {
     }
     // A dot-file or dot-directory whose name ends in `rules`, or a vendor dot-directory
     // followed by an instruction directory (`.windsurf/rules`, `.roo/commands`).
-    let mut segments = lower.split('/').peekable();
+    let mut segments = segments(lower).peekable();
     while let Some(s) = segments.next() {
         let dotted = s.starts_with('.') && s.len() > 1;
         if dotted && s.ends_with("rules") {

@@ -33,6 +33,10 @@ fn is_hex(s: &str) -> bool {
 }
 
 fn is_uuid(s: &str) -> bool {
+    // 8-4-4-4-12: 36 bytes, asked before splitting (every argument is asked).
+    if s.len() != 36 {
+        return false;
+    }
     let parts: Vec<&str> = s.split('-').collect();
     parts.len() == 5
         && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
@@ -206,7 +210,9 @@ impl<'a> Normalizer<'a> {
     /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
     /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
     fn arg_at(&mut self, text: &str, depth: u8) -> String {
-        if let Some(at) = text.find(UNRESOLVED) {
+        if crate::shell::holds_unresolved(text)
+            && let Some(at) = text.find(UNRESOLVED)
+        {
             // `http://169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI`: judged by its
             // literal start, which names the host (stricter, whatever run time appends).
             if text

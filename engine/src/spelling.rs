@@ -171,7 +171,7 @@ pub(crate) fn shell_signature<'e>(
         parts.push(format!("[via:{runner}]"));
     }
     let program = effective.program.as_str();
-    if program.contains(crate::shell::UNRESOLVED) {
+    if crate::shell::holds_unresolved(program) {
         parts.push("<dynamic>".to_string());
     } else if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path)
     {
@@ -274,7 +274,7 @@ pub(crate) fn shell_signature<'e>(
                 }
                 None => flags.push(Cow::Borrowed(match crate::signature::redact_token(text) {
                     Some(marker) => marker,
-                    None if text.contains(crate::shell::UNRESOLVED) => "<dynamic>",
+                    None if crate::shell::holds_unresolved(text) => "<dynamic>",
                     None => text,
                 })),
             }

@@ -34,7 +34,7 @@ pub struct Word {
 impl Word {
     /// The value is fully known.
     pub fn is_literal(&self) -> bool {
-        !self.text.contains(UNRESOLVED)
+        !super::holds_unresolved(&self.text)
     }
 
     /// A word that stands for itself: `Word::plain("git")`.
@@ -105,12 +105,7 @@ pub struct Lexed {
 
 /// Tokenizes `source`.
 pub fn lex(source: &str) -> Lexed {
-    let mut lexer = Lexer {
-        chars: source.chars().collect(),
-        pos: 0,
-        out: Lexed::default(),
-        pending_heredocs: Vec::new(),
-    };
+    let mut lexer = Lexer::new(source);
     lexer.run();
     lexer.out
 }
@@ -122,8 +117,12 @@ struct PendingHeredoc {
     expand: bool,
 }
 
-struct Lexer {
+struct Lexer<'s> {
     chars: Vec<char>,
+    /// The text `chars` holds, and whether it is all ASCII (then a char position is a byte
+    /// position, and a word's written form is copied as bytes, not collected char by char).
+    source: &'s str,
+    ascii: bool,
     pos: usize,
     out: Lexed,
     pending_heredocs: Vec<PendingHeredoc>,
@@ -172,7 +171,23 @@ fn is_meta(c: char) -> bool {
     )
 }
 
-impl Lexer {
+impl<'s> Lexer<'s> {
+    fn new(source: &'s str) -> Lexer<'s> {
+        let ascii = source.is_ascii();
+        Lexer {
+            chars: if ascii {
+                source.bytes().map(char::from).collect()
+            } else {
+                source.chars().collect()
+            },
+            source,
+            ascii,
+            pos: 0,
+            out: Lexed::default(),
+            pending_heredocs: Vec::new(),
+        }
+    }
+
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
     }
@@ -326,6 +341,13 @@ impl Lexer {
     }
 
     fn slice(&self, from: usize, to: usize) -> String {
+        if self.ascii {
+            return self
+                .source
+                .get(from..to.min(self.source.len()))
+                .unwrap_or_default()
+                .to_string();
+        }
         self.chars
             .get(from..to.min(self.chars.len()))
             .map(|s| s.iter().collect())
@@ -446,12 +468,7 @@ impl Lexer {
     /// Finds `$(…)` and backtick substitutions in text that is expanded but not split into words
     /// (here-document bodies, arithmetic).
     fn scan_nested_substitutions(&mut self, text: &str, word: &mut Word) {
-        let mut inner = Lexer {
-            chars: text.chars().collect(),
-            pos: 0,
-            out: Lexed::default(),
-            pending_heredocs: Vec::new(),
-        };
+        let mut inner = Lexer::new(text);
         while let Some(c) = inner.peek() {
             match c {
                 '\\' => inner.pos += 2,
