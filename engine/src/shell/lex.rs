@@ -550,17 +550,17 @@ impl<'s> Lexer<'s> {
                 }
                 '\'' => {
                     word.quoted = true;
-                    self.pos += 1;
-                    let mut closed = false;
-                    while let Some(c) = self.peek() {
-                        self.pos += 1;
-                        if c == '\'' {
-                            closed = true;
-                            break;
-                        }
-                        word.text.push(c);
-                    }
-                    if !closed {
+                    let open = self.pos + 1;
+                    let close = self
+                        .chars
+                        .get(open..)
+                        .and_then(|rest| rest.iter().position(|c| *c == '\''))
+                        .map(|at| open + at);
+                    let end = close.unwrap_or(self.chars.len().max(open));
+                    self.push_run(&mut word.text, open, end);
+                    self.pos = end + 1;
+                    if close.is_none() {
+                        self.pos = end;
                         self.problem("unterminated single quote");
                     }
                 }
@@ -608,13 +608,38 @@ impl<'s> Lexer<'s> {
                     self.pos += 1;
                 }
                 _ => {
-                    word.text.push(c);
-                    self.pos += 1;
+                    // This character and the ordinary ones after it (each would come back to
+                    // this arm: the word is no longer empty, so `~` is ordinary too) go in at
+                    // once.
+                    let end = self.ordinary_run_end(self.pos + 1);
+                    self.push_run(&mut word.text, self.pos, end);
+                    self.pos = end;
                 }
             }
         }
         word.raw = self.slice(start, self.pos);
         word
+    }
+
+    /// The first position from `from` whose character [`read_word`](Self::read_word) treats
+    /// as anything but a plain part of the word.
+    fn ordinary_run_end(&self, from: usize) -> usize {
+        let ordinary = |c: char| {
+            !is_meta(c) && !matches!(c, '\\' | '\'' | '"' | '$' | '`' | '*' | '?' | '[' | '{')
+        };
+        self.chars
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|c| !ordinary(*c)))
+            .map_or(self.chars.len().max(from), |at| from + at)
+    }
+
+    /// Appends the characters from `from` to `to` (as one copy when the source is ASCII).
+    fn push_run(&self, text: &mut String, from: usize, to: usize) {
+        if self.ascii {
+            text.push_str(self.source.get(from..to).unwrap_or_default());
+        } else {
+            text.extend(self.chars.get(from..to).unwrap_or(&[]).iter());
+        }
     }
 
     fn read_double_quoted(&mut self, word: &mut Word) {
