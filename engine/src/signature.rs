@@ -390,7 +390,13 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
         .or_else(|| value.strip_prefix("bearer "))
         .unwrap_or(value);
     let long_enough = value.len() >= 16;
-    if long_enough && PREFIXES.iter().any(|p| value.starts_with(p)) {
+    // The first byte is compared before the whole prefix: most values start like no token.
+    let first = value.as_bytes().first();
+    if long_enough
+        && PREFIXES
+            .iter()
+            .any(|p| p.as_bytes().first() == first && value.starts_with(p))
+    {
         return Some("«redacted:token»");
     }
     let header = text.len() > 14
