@@ -34,37 +34,36 @@ pub fn push_quoted(out: &mut String, text: &str, literal: bool) {
     }
 }
 
-/// The ASCII bytes that need no quoting in a rule's text, as a bit mask.
-const PLAIN_ASCII: u128 = {
-    let mut mask = 0u128;
+/// Which bytes need no quoting in a rule's text: ASCII letters, digits and `-_./=:@%+,^~`
+/// (bytes of other characters are 0: those are asked of the character).
+#[allow(clippy::indexing_slicing)] // compile time only
+static PLAIN_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
     let mut b = 0u8;
     while b < 128 {
-        if b.is_ascii_alphanumeric()
+        table[b as usize] = b.is_ascii_alphanumeric()
             || matches!(
                 b,
                 b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b'@' | b'%' | b'+' | b',' | b'^' | b'~'
-            )
-        {
-            mask |= 1 << b;
-        }
+            );
         b += 1;
     }
-    mask
+    table
 };
 
 /// Needs no quoting for a rule's text: letters and digits (any script) and `-_./=:@%+,^~`.
-/// Asked of the bytes first (every word of every command is asked).
+/// Asked of the bytes first, by table (every word of every command is asked, three times).
 fn is_plain(text: &str) -> bool {
-    let plain_ascii = |b: u8| b < 128 && (PLAIN_ASCII >> b) & 1 == 1;
+    let plain_byte = |b: u8| PLAIN_BYTES.get(usize::from(b)).copied().unwrap_or(false);
     if text.is_empty() {
         return false;
     }
     if text.is_ascii() {
-        return text.bytes().all(plain_ascii);
+        return text.bytes().all(plain_byte);
     }
     text.chars().all(|c| {
         if c.is_ascii() {
-            plain_ascii(c as u8)
+            plain_byte(c as u8)
         } else {
             c.is_alphanumeric()
         }
