@@ -640,6 +640,40 @@ fn group_slots(group: usize) -> &'static [NeedleSlot] {
         .unwrap_or(&[])
 }
 
+/// A bit per (length, first byte, last byte) of a segment, folded into 4,096 bits.
+const fn filter_index(len: usize, first: u8, last: u8) -> usize {
+    ((len & 31) << 7) | (((first ^ last.rotate_left(3)) & 127) as usize)
+}
+
+/// The bits of every group's first segment, set at compile time: a path segment whose bit is
+/// clear is no needle's first segment, and is not hashed (most of a path's segments).
+#[allow(clippy::indexing_slicing)] // compile time only
+static FIRST_SEGMENT_FILTER: [u64; 64] = {
+    let mut bits = [0u64; 64];
+    let mut g = 0;
+    while g < GROUPS.0 {
+        let key = GROUPS.1[g].as_bytes();
+        if !key.is_empty() {
+            let at = filter_index(key.len(), key[0], key[key.len() - 1]);
+            bits[at / 64] |= 1 << (at % 64);
+        }
+        g += 1;
+    }
+    bits
+};
+
+/// `segment` (not empty) may be some group's first segment.
+fn may_start_needle(segment: &str) -> bool {
+    let bytes = segment.as_bytes();
+    let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+        return false;
+    };
+    let at = filter_index(bytes.len(), first, last);
+    FIRST_SEGMENT_FILTER
+        .get(at / 64)
+        .is_some_and(|word| word & (1 << (at % 64)) != 0)
+}
+
 /// Groups of needles by first segment, hashed at compile time (`static_index`): placing a path
 /// costs a hash per segment instead of a substring search per list entry, and nothing is built
 /// when a process starts.
@@ -709,6 +743,9 @@ fn list_hits(lower: &str) -> ListHits {
     };
     let mut hits = ListHits::default();
     for (i, segment) in segments.iter().enumerate() {
+        if !may_start_needle(segment) {
+            continue;
+        }
         let candidates = BY_FIRST_SEGMENT
             .positions(segment, |g| {
                 group_slots(g).first().and_then(first_segment_at)
@@ -1048,4 +1085,36 @@ pub fn percent_decode(text: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every needle is found from its first segment: through the filter, by the index of
+    /// groups, at the list and entry it came from (a needle missed here would never place).
+    #[test]
+    fn every_needle_is_found_from_its_first_segment() {
+        let mut found = 0;
+        for (l, (list, _)) in SEGMENT_LISTS.iter().enumerate() {
+            for (e, needle) in list.iter().enumerate() {
+                let first = needle.split('/').next().unwrap_or("");
+                assert!(may_start_needle(first), "{needle}");
+                let slots: Vec<NeedleSlot> = BY_FIRST_SEGMENT
+                    .positions(first, |g| group_slots(g).first().and_then(first_segment_at))
+                    .flat_map(group_slots)
+                    .copied()
+                    .collect();
+                assert!(
+                    slots
+                        .iter()
+                        .any(|s| usize::from(s.0) == l && usize::from(s.1) == e),
+                    "{needle}"
+                );
+                found += 1;
+            }
+        }
+        assert_eq!(found, NEEDLE_COUNT);
+        assert!(!may_start_needle("getspecstory"));
+    }
 }
