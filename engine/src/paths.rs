@@ -264,20 +264,20 @@ pub fn normalize(path: &str) -> String {
     if is_normal(path) {
         return path.to_string();
     }
-    let mut parts: Vec<&str> = Vec::new();
+    // Each kept segment is `/` and its text; `..` cuts the last one off again.
+    let mut out = String::with_capacity(path.len());
     for segment in segments(path) {
         match segment {
             "" | "." => {}
             ".." => {
-                parts.pop();
+                let last = out.bytes().rposition(|b| b == b'/').unwrap_or(0);
+                out.truncate(last);
             }
-            other => parts.push(other),
+            other => {
+                out.push('/');
+                out.push_str(other);
+            }
         }
-    }
-    let mut out = String::with_capacity(path.len());
-    for part in &parts {
-        out.push('/');
-        out.push_str(part);
     }
     if out.is_empty() {
         out.push('/');

@@ -379,12 +379,16 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
         "shpat_",
         "eyJ",
     ];
-    let has_assignment = text.contains('=');
+    // The last `=`, found once: whether there is one, and the value after it.
+    let last_equals = text.bytes().rposition(|b| b == b'=');
+    let has_assignment = last_equals.is_some();
     // Too short for a token prefix (16), a header (15) or a random string (32), and no `=`.
     if text.len() < 15 && !has_assignment {
         return None;
     }
-    let value = text.rsplit_once('=').map(|(_, v)| v).unwrap_or(text);
+    let value = last_equals
+        .and_then(|at| text.get(at + 1..))
+        .unwrap_or(text);
     let value = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
