@@ -372,7 +372,7 @@ pub fn in_workspace(path: &str, roots: &Roots) -> bool {
     }
     // `zone_of`'s first test: within the project and not a credential tree.
     is_within(path, &roots.project)
-        && !is_credential_tree(&path.to_ascii_lowercase(), &roots.home)
+        && !is_credential_tree(path, &roots.home)
 }
 
 /// Where `resolved` (absolute and normalised) leads through symbolic links, when the roots see
@@ -463,8 +463,9 @@ fn zone_of(path: &str, lower: &str, roots: &Roots, credential_tree: bool) -> Zon
 /// The home directory is compared lower-cased, as the lower-cased paths it is compared with are: macOS and
 /// Windows file systems ignore case (`/Users/Dev/.SSH` is `~/.ssh`), and elsewhere a case-only
 /// twin of home is rare enough to be judged as home.
-/// `lower` (a lower-cased path) with the home directory taken off its front, the home compared
-/// lower-cased without being copied (this runs for every placed path).
+/// `lower` (a lower-cased path, or one compared without case) with the home directory taken off
+/// its front, the home compared lower-cased without being copied (this runs for every placed
+/// path).
 fn strip_home<'p>(lower: &'p str, home: &str) -> Option<&'p str> {
     let head = lower.get(..home.len())?;
     if head.eq_ignore_ascii_case(home) {
@@ -476,9 +477,10 @@ fn strip_home<'p>(lower: &'p str, home: &str) -> Option<&'p str> {
 
 /// Directories that hold credential stores somewhere below them: a recursive read of one sweeps
 /// secrets.
-/// `lower` is a directory whose recursive read sweeps credentials; `home` is the roots' home
-/// as given (compared by [`strip_home`]).
-fn is_credential_tree(lower: &str, home: &str) -> bool {
+/// `path` is a directory whose recursive read sweeps credentials, compared without case (as
+/// its lower-cased form would be, without making one); `home` is the roots' home as given
+/// (compared by [`strip_home`]).
+fn is_credential_tree(path: &str, home: &str) -> bool {
     let exact = [
         "/",
         "/home",
@@ -490,8 +492,12 @@ fn is_credential_tree(lower: &str, home: &str) -> bool {
         "c:/",
         "c:/users",
     ];
-    exact.contains(&lower)
-        || strip_home(lower, home).is_some_and(|rest| matches!(rest, "" | "/" | "/.config" | "/.local" | "/.local/share"))
+    exact.iter().any(|e| path.eq_ignore_ascii_case(e))
+        || strip_home(path, home).is_some_and(|rest| {
+            ["", "/", "/.config", "/.local", "/.local/share"]
+                .iter()
+                .any(|r| rest.eq_ignore_ascii_case(r))
+        })
 }
 
 name_set! {
