@@ -794,15 +794,20 @@ fn is_secret(name: &str, hits: &ListHits) -> bool {
     if hits.secret {
         return true;
     }
-    if TEMPLATE_SUFFIXES.iter().any(|s| name.ends_with(s)) {
-        return false;
-    }
-    if name.ends_with(".pub") {
+    // Every template suffix and secret extension is one `.` and a word: `name` ends with one
+    // exactly when its extension (from its last `.`) is that one, so the extension is taken
+    // once and compared, not every suffix searched for.
+    let extension = name
+        .bytes()
+        .rposition(|b| b == b'.')
+        .and_then(|at| name.get(at..))
+        .unwrap_or("");
+    if TEMPLATE_SUFFIXES.contains(&extension) || extension == ".pub" {
         return false;
     }
     if SECRET_FILE_NAMES.contains(name)
         || secrets::pattern_holding(name).is_some()
-        || SECRET_EXTENSIONS.iter().any(|e| name.ends_with(e))
+        || SECRET_EXTENSIONS.contains(&extension)
     {
         return true;
     }
@@ -1096,6 +1101,15 @@ pub fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `is_secret` compares extensions: each suffix must be one `.` followed by no other.
+    #[test]
+    fn template_suffixes_and_secret_extensions_are_single_extensions() {
+        for suffix in TEMPLATE_SUFFIXES.iter().chain(SECRET_EXTENSIONS) {
+            assert!(suffix.starts_with('.') && suffix.len() > 1, "{suffix}");
+            assert_eq!(suffix.matches('.').count(), 1, "{suffix}");
+        }
+    }
 
     /// Every needle is found from its first segment: through the filter, by the index of
     /// groups, at the list and entry it came from (a needle missed here would never place).

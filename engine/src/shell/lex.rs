@@ -164,7 +164,22 @@ fn push_extglob(text: &mut String, kind: char, body: &str) {
     }
 }
 
-fn is_meta(c: char) -> bool {
+/// The ASCII characters a word takes as they are (not meta, no quoting, expansion or glob):
+/// the runs [`Lexer::ordinary_run_end`] finds. Every other character is ordinary.
+#[allow(clippy::indexing_slicing)] // compile time only
+static ORDINARY_ASCII: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut b = 0u8;
+    while b < 128 {
+        let c = b as char;
+        table[b as usize] = !is_meta(c)
+            && !matches!(c, '\\' | '\'' | '"' | '$' | '`' | '*' | '?' | '[' | '{');
+        b += 1;
+    }
+    table
+};
+
+const fn is_meta(c: char) -> bool {
     matches!(
         c,
         ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
@@ -625,7 +640,10 @@ impl<'s> Lexer<'s> {
     /// as anything but a plain part of the word.
     fn ordinary_run_end(&self, from: usize) -> usize {
         let ordinary = |c: char| {
-            !is_meta(c) && !matches!(c, '\\' | '\'' | '"' | '$' | '`' | '*' | '?' | '[' | '{')
+            ORDINARY_ASCII
+                .get(c as usize)
+                .copied()
+                .unwrap_or(true)
         };
         self.chars
             .get(from..)
