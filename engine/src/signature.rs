@@ -394,9 +394,24 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
         .or_else(|| value.strip_prefix("bearer "))
         .unwrap_or(value);
     let long_enough = value.len() >= 16;
-    // The first byte is compared before the whole prefix: most values start like no token.
+    // The first byte is asked of a set before any prefix is compared: most values start like
+    // no token (a path's `/`, a flag's `-`).
+    #[allow(clippy::indexing_slicing)] // compile time only
+    const FIRST_BYTES: u128 = {
+        let mut set = 0u128;
+        let mut i = 0;
+        while i < PREFIXES.len() {
+            let b = PREFIXES[i].as_bytes()[0];
+            assert!(b < 128, "token prefixes start with an ASCII byte");
+            set |= 1 << b;
+            i += 1;
+        }
+        set
+    };
     let first = value.as_bytes().first();
+    let may_start_token = first.is_some_and(|&b| b < 128 && (FIRST_BYTES >> b) & 1 == 1);
     if long_enough
+        && may_start_token
         && PREFIXES
             .iter()
             .any(|p| p.as_bytes().first() == first && value.starts_with(p))
