@@ -371,8 +371,7 @@ pub fn in_workspace(path: &str, roots: &Roots) -> bool {
         return place(Some(path), roots).zone == Zone::Workspace;
     }
     // `zone_of`'s first test: within the project and not a credential tree.
-    is_within(path, &roots.project)
-        && !is_credential_tree(path, &roots.home)
+    is_within(path, &roots.project) && !is_credential_tree(path, &roots.home)
 }
 
 /// Where `resolved` (absolute and normalised) leads through symbolic links, when the roots see
@@ -579,17 +578,21 @@ const FIRST_SEGMENTS: ([&str; NEEDLE_COUNT], [NeedleSlot; NEEDLE_COUNT]) = {
     (firsts, slots)
 };
 
+/// (how many groups, each group's first segment, every needle's slot in group order, each
+/// group's span in that order).
+type Groups = (
+    usize,
+    [&'static str; NEEDLE_COUNT],
+    [NeedleSlot; NEEDLE_COUNT],
+    [(u16, u16); NEEDLE_COUNT],
+);
+
 /// The needles grouped by first segment: (how many distinct first segments, each group's first
 /// segment, every needle's slot in group order, each group's span in that order). Many needles
 /// share a first segment (`.config/…`, `etc/…`, `.github/…`); indexed one entry per needle, they
 /// made probe chains tens of slots long that every path segment walked.
 #[allow(clippy::indexing_slicing)] // compile time only
-const GROUPS: (
-    usize,
-    [&str; NEEDLE_COUNT],
-    [NeedleSlot; NEEDLE_COUNT],
-    [(u16, u16); NEEDLE_COUNT],
-) = {
+const GROUPS: Groups = {
     let (firsts, slots) = FIRST_SEGMENTS;
     let mut keys = [""; NEEDLE_COUNT];
     let mut ordered = [(0u8, 0u16, 0u8); NEEDLE_COUNT];
@@ -1025,7 +1028,9 @@ pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
         };
         if literal {
             BY_FIRST_SEGMENT
-                .positions(segment, |g| group_slots(g).first().and_then(first_segment_at))
+                .positions(segment, |g| {
+                    group_slots(g).first().and_then(first_segment_at)
+                })
                 .for_each(&mut check_group);
         } else if segment != "*" {
             (0..GROUPS.0)

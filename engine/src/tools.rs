@@ -53,7 +53,9 @@ fn canonical_of(tool: &str) -> Option<&'static str> {
             len += 1;
         }
     }
-    let key = buffer.get(..len).and_then(|k| std::str::from_utf8(k).ok())?;
+    let key = buffer
+        .get(..len)
+        .and_then(|k| std::str::from_utf8(k).ok())?;
     canonical_name(key)
 }
 

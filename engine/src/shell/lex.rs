@@ -172,8 +172,8 @@ static ORDINARY_ASCII: [bool; 128] = {
     let mut b = 0u8;
     while b < 128 {
         let c = b as char;
-        table[b as usize] = !is_meta(c)
-            && !matches!(c, '\\' | '\'' | '"' | '$' | '`' | '*' | '?' | '[' | '{');
+        table[b as usize] =
+            !is_meta(c) && !matches!(c, '\\' | '\'' | '"' | '$' | '`' | '*' | '?' | '[' | '{');
         b += 1;
     }
     table
@@ -639,12 +639,7 @@ impl<'s> Lexer<'s> {
     /// The first position from `from` whose character [`read_word`](Self::read_word) treats
     /// as anything but a plain part of the word.
     fn ordinary_run_end(&self, from: usize) -> usize {
-        let ordinary = |c: char| {
-            ORDINARY_ASCII
-                .get(c as usize)
-                .copied()
-                .unwrap_or(true)
-        };
+        let ordinary = |c: char| ORDINARY_ASCII.get(c as usize).copied().unwrap_or(true);
         self.chars
             .get(from..)
             .and_then(|rest| rest.iter().position(|c| !ordinary(*c)))

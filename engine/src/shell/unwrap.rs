@@ -555,8 +555,13 @@ fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
     redirects.extend(command.redirects);
     let written = if template.written.is_empty() {
         // Sized for the words and their separators (quotes, if any, may grow it once).
-        let mut out =
-            String::with_capacity(command.words.iter().map(|w| w.text.len() + 1).sum::<usize>());
+        let mut out = String::with_capacity(
+            command
+                .words
+                .iter()
+                .map(|w| w.text.len() + 1)
+                .sum::<usize>(),
+        );
         for (i, word) in command.words.iter().enumerate() {
             if i > 0 {
                 out.push(' ');
