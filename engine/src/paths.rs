@@ -1107,6 +1107,97 @@ pub fn percent_decode(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Glob reach as first written: every needle of every list against every run of
+    /// segments, every file name against the last segment.
+    fn glob_may_reach_by_scan(glob: &str) -> (bool, bool, bool) {
+        let segments: Vec<(&str, bool)> = glob
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| (s, !crate::glob::is_glob(s)))
+            .collect();
+        let aligns = |needle: &[u8]| {
+            (0..segments.len()).any(|start| {
+                needle.split(|b| *b == b'/').enumerate().all(|(k, part)| {
+                    segments
+                        .get(start + k)
+                        .is_some_and(|&(seg, literal)| segment_matches(seg, literal, part))
+                })
+            })
+        };
+        fn names_any<'n>(segment: &str, mut names: impl Iterator<Item = &'n [u8]>) -> bool {
+            if crate::glob::is_glob(segment) {
+                names.any(|name| crate::glob::segment_matches_bytes(segment, name))
+            } else {
+                names.any(|name| segment.as_bytes() == name)
+            }
+        }
+        let last = segments.last().map_or("", |&(seg, _)| seg);
+        let names_file = last != "*";
+        let env = [".env", ".env.local", ".env.production"].map(str::as_bytes);
+        let secret = SECRET_DIR_NEEDLES.iter_bytes().any(aligns)
+            || names_file && names_any(last, SECRET_FILE_NAMES.iter_bytes())
+            || names_file && names_any(last, env.into_iter());
+        let persistence = PERSISTENCE_DIR_NEEDLES.iter_bytes().any(aligns)
+            || names_file && names_any(last, PERSISTENCE_FILE_NAMES.iter_bytes());
+        let control = CONTROL_NEEDLES.iter_bytes().any(aligns);
+        (secret, persistence, control)
+    }
+
+    /// Glob reach by groups of needles answers what a scan of every needle does, for every
+    /// needle written plainly, below a directory, with each segment or its tail wild, and for
+    /// globs over file names.
+    #[test]
+    fn glob_reach_by_groups_agrees_with_a_scan_of_every_needle() {
+        let mut globs: Vec<String> = [
+            "/p/*",
+            "/p/*.pem",
+            "/p/.env*",
+            "/p/**/id_*",
+            "/p/src/*.rs",
+            "/etc/cron.*/x",
+            "/p/.git*/hooks/*",
+            "/h/.ssh/*",
+            "/h/.*/credentials",
+            "/h/.config/*/hosts.yml",
+            "/p/[.]npmrc",
+            "/p/?bashrc",
+            "/p/{a,b}/x",
+            "/*",
+            "/",
+        ]
+        .map(String::from)
+        .to_vec();
+        for (list, _) in SEGMENT_LISTS {
+            for needle in list {
+                globs.push(format!("/home/u/{needle}"));
+                globs.push(format!("/home/u/{needle}/*"));
+                let parts: Vec<&str> = needle.split('/').collect();
+                for k in 0..parts.len() {
+                    for wild in ["*".to_string(), format!("{}*", &parts[k][..1])] {
+                        let mut p = parts.clone();
+                        p[k] = &wild;
+                        globs.push(format!("/x/{}", p.join("/")));
+                    }
+                }
+            }
+        }
+        for name in SECRET_FILE_NAMES
+            .iter()
+            .chain(PERSISTENCE_FILE_NAMES.iter())
+        {
+            globs.push(format!("/p/{name}"));
+            globs.push(format!("/p/{}*", &name[..1]));
+        }
+        for glob in &globs {
+            let lower = glob.to_ascii_lowercase();
+            assert_eq!(
+                glob_may_reach(&lower),
+                glob_may_reach_by_scan(&lower),
+                "{glob}"
+            );
+        }
+    }
+
     /// `is_secret` compares extensions: each suffix must be one `.` followed by no other.
     #[test]
     fn template_suffixes_and_secret_extensions_are_single_extensions() {
