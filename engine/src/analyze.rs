@@ -187,17 +187,16 @@ fn classify_effective(
     };
     let cwd = local_cwd.as_deref();
     let mut judgement = if let Some(why) = &effective.opaque {
-        let base = if effective.program.is_empty()
-            || effective.program.contains(crate::shell::UNRESOLVED)
-        {
-            None
-        } else {
-            knowledge::classify(&Invocation {
-                program: &effective.program,
-                args: &effective.args,
-                config_keys: &effective.config_keys,
-            })
-        };
+        let base =
+            if effective.program.is_empty() || crate::shell::holds_unresolved(&effective.program) {
+                None
+            } else {
+                knowledge::classify(&Invocation {
+                    program: &effective.program,
+                    args: &effective.args,
+                    config_keys: &effective.config_keys,
+                })
+            };
         let shell = is_shell(&effective.program);
         let mut j = Classification::opaque(
             if shell {

@@ -9,12 +9,10 @@
 //! (an unknown variable, another user's `~`) is unresolved, which makes the action not
 //! understood. The lists below are a floor: callers may add to them.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::model::{Placement, Resolver, Zone};
-use crate::shell::UNRESOLVED;
-use crate::static_index::{NameIndex, name_set, packed_names, slots_for};
+use crate::static_index::{NameIndex, NameSet, name_set, packed_names, slots_for};
 
 mod control;
 mod secrets;
@@ -179,7 +177,7 @@ impl Roots {
 /// Resolves `raw` (as the shell would see it after quoting) against `cwd` and normalises it
 /// lexically. `None` when it cannot be resolved.
 pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
-    if raw.contains(UNRESOLVED) || raw.is_empty() {
+    if raw.is_empty() || crate::shell::holds_unresolved(raw) {
         return None;
     }
     if is_windows_path(raw) {
@@ -231,13 +229,34 @@ fn is_windows_path(raw: &str) -> bool {
             && matches!(bytes.get(2), Some(b'\\') | Some(b'/')))
 }
 
+/// `text.split('/')`, found byte by byte: path segments are short, and a search per segment
+/// costs more than the bytes it skips.
+fn segments(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match current.bytes().position(|b| b == b'/') {
+            Some(at) => {
+                rest = current.get(at + 1..);
+                current.get(..at)
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
+}
+
 /// Joins a relative path onto a directory.
 pub fn join(dir: &str, rest: &str) -> String {
-    if dir.ends_with('/') {
-        format!("{dir}{rest}")
-    } else {
-        format!("{dir}/{rest}")
+    let mut joined = String::with_capacity(dir.len() + 1 + rest.len());
+    joined.push_str(dir);
+    if !dir.ends_with('/') {
+        joined.push('/');
     }
+    joined.push_str(rest);
+    joined
 }
 
 /// Lexical normalisation: collapses `//`, `.` and `..` (never above `/`).
@@ -245,20 +264,20 @@ pub fn normalize(path: &str) -> String {
     if is_normal(path) {
         return path.to_string();
     }
-    let mut parts: Vec<&str> = Vec::new();
-    for segment in path.split('/') {
+    // Each kept segment is `/` and its text; `..` cuts the last one off again.
+    let mut out = String::with_capacity(path.len());
+    for segment in segments(path) {
         match segment {
             "" | "." => {}
             ".." => {
-                parts.pop();
+                let last = out.bytes().rposition(|b| b == b'/').unwrap_or(0);
+                out.truncate(last);
             }
-            other => parts.push(other),
+            other => {
+                out.push('/');
+                out.push_str(other);
+            }
         }
-    }
-    let mut out = String::with_capacity(path.len());
-    for part in &parts {
-        out.push('/');
-        out.push_str(part);
     }
     if out.is_empty() {
         out.push('/');
@@ -267,20 +286,18 @@ pub fn normalize(path: &str) -> String {
 }
 
 /// Already what [`normalize`] would make of it.
+/// (Absolute, and no empty, `.` or `..` segment: one pass over the bytes, as this runs for every
+/// resolved path.)
 fn is_normal(path: &str) -> bool {
-    path.starts_with('/')
-        && (path.len() == 1 || !path.ends_with('/'))
-        && !path.contains("//")
-        && !has_dot_segment(path)
-}
-
-/// A `.` or `..` segment in a path that starts with `/` (each segment follows a `/`).
-fn has_dot_segment(path: &str) -> bool {
-    path.match_indices("/.").any(|(at, _)| {
-        let rest = path.get(at + 2..).unwrap_or("");
-        let rest = rest.strip_prefix('.').unwrap_or(rest);
-        rest.is_empty() || rest.starts_with('/')
-    })
+    let bytes = path.as_bytes();
+    match bytes {
+        [] => false,
+        [b'/'] => true,
+        [b'/', rest @ ..] => rest
+            .split(|b| *b == b'/')
+            .all(|segment| !matches!(segment, b"" | b"." | b"..")),
+        _ => false,
+    }
 }
 
 /// `path` equals `dir` or lies below it.
@@ -354,8 +371,7 @@ pub fn in_workspace(path: &str, roots: &Roots) -> bool {
         return place(Some(path), roots).zone == Zone::Workspace;
     }
     // `zone_of`'s first test: within the project and not a credential tree.
-    is_within(path, &roots.project)
-        && !is_credential_tree(&path.to_ascii_lowercase(), &home_key(roots))
+    is_within(path, &roots.project) && !is_credential_tree(path, &roots.home)
 }
 
 /// Where `resolved` (absolute and normalised) leads through symbolic links, when the roots see
@@ -376,14 +392,16 @@ pub fn sweeps_secrets(resolved: &str, roots: &Roots) -> bool {
 /// Places a path by its text.
 fn place_text(path: &str, roots: &Roots) -> Placement {
     let lower = path.to_ascii_lowercase();
-    let home = home_key(roots);
     let own_state = roots.holds_own_state(path);
-    let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &home));
+    let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &roots.home));
     let hits = list_hits(&lower);
-    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let name = lower
+        .bytes()
+        .rposition(|b| b == b'/')
+        .and_then(|at| lower.get(at + 1..))
+        .unwrap_or(&lower);
     // `~/bin` is on many users' PATH: what lands there runs in place of a familiar command.
-    let home_bin = lower
-        .strip_prefix(home.as_ref())
+    let home_bin = strip_home(&lower, &roots.home)
         .and_then(|rest| rest.strip_prefix("/bin"))
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     Placement {
@@ -409,7 +427,7 @@ fn zone_of(path: &str, lower: &str, roots: &Roots, credential_tree: bool) -> Zon
     if ["/tmp", "/var/tmp", "/private/tmp"]
         .iter()
         .any(|t| is_within(lower, t))
-        || lower.split('/').any(|s| s == "tmp" || s == "temp")
+        || segments(lower).any(|s| s == "tmp" || s == "temp")
     {
         return Zone::Temp;
     }
@@ -441,21 +459,27 @@ fn zone_of(path: &str, lower: &str, roots: &Roots, credential_tree: bool) -> Zon
     Zone::Other
 }
 
-/// The home directory lower-cased, as the lower-cased paths it is compared with are: macOS and
+/// The home directory is compared lower-cased, as the lower-cased paths it is compared with are: macOS and
 /// Windows file systems ignore case (`/Users/Dev/.SSH` is `~/.ssh`), and elsewhere a case-only
 /// twin of home is rare enough to be judged as home.
-fn home_key(roots: &Roots) -> Cow<'_, str> {
-    if roots.home.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(roots.home.to_ascii_lowercase())
+/// `lower` (a lower-cased path, or one compared without case) with the home directory taken off
+/// its front, the home compared lower-cased without being copied (this runs for every placed
+/// path).
+fn strip_home<'p>(lower: &'p str, home: &str) -> Option<&'p str> {
+    let head = lower.get(..home.len())?;
+    if head.eq_ignore_ascii_case(home) {
+        lower.get(home.len()..)
     } else {
-        Cow::Borrowed(&roots.home)
+        None
     }
 }
 
 /// Directories that hold credential stores somewhere below them: a recursive read of one sweeps
 /// secrets.
-/// `lower` is a directory whose recursive read sweeps credentials; `home` is [`home_key`].
-fn is_credential_tree(lower: &str, home: &str) -> bool {
+/// `path` is a directory whose recursive read sweeps credentials, compared without case (as
+/// its lower-cased form would be, without making one); `home` is the roots' home as given
+/// (compared by [`strip_home`]).
+fn is_credential_tree(path: &str, home: &str) -> bool {
     let exact = [
         "/",
         "/home",
@@ -467,10 +491,12 @@ fn is_credential_tree(lower: &str, home: &str) -> bool {
         "c:/",
         "c:/users",
     ];
-    exact.contains(&lower)
-        || lower
-            .strip_prefix(home)
-            .is_some_and(|rest| matches!(rest, "" | "/" | "/.config" | "/.local" | "/.local/share"))
+    exact.iter().any(|e| path.eq_ignore_ascii_case(e))
+        || strip_home(path, home).is_some_and(|rest| {
+            ["", "/", "/.config", "/.local", "/.local/share"]
+                .iter()
+                .any(|r| rest.eq_ignore_ascii_case(r))
+        })
 }
 
 name_set! {
@@ -552,13 +578,116 @@ const FIRST_SEGMENTS: ([&str; NEEDLE_COUNT], [NeedleSlot; NEEDLE_COUNT]) = {
     (firsts, slots)
 };
 
-/// Every needle's slot, in list order.
-static NEEDLE_SLOTS: [NeedleSlot; NEEDLE_COUNT] = FIRST_SEGMENTS.1;
+/// (how many groups, each group's first segment, every needle's slot in group order, each
+/// group's span in that order).
+type Groups = (
+    usize,
+    [&'static str; NEEDLE_COUNT],
+    [NeedleSlot; NEEDLE_COUNT],
+    [(u16, u16); NEEDLE_COUNT],
+);
 
-/// Needles by first segment, hashed at compile time (`static_index`): placing a path costs a
-/// hash per segment instead of a substring search per list entry, and nothing is built when a
-/// process starts.
-static BY_FIRST_SEGMENT: NameIndex<{ slots_for(NEEDLE_COUNT) }> = NameIndex::of(&FIRST_SEGMENTS.0);
+/// The needles grouped by first segment: (how many distinct first segments, each group's first
+/// segment, every needle's slot in group order, each group's span in that order). Many needles
+/// share a first segment (`.config/…`, `etc/…`, `.github/…`); indexed one entry per needle, they
+/// made probe chains tens of slots long that every path segment walked.
+#[allow(clippy::indexing_slicing)] // compile time only
+const GROUPS: Groups = {
+    let (firsts, slots) = FIRST_SEGMENTS;
+    let mut keys = [""; NEEDLE_COUNT];
+    let mut ordered = [(0u8, 0u16, 0u8); NEEDLE_COUNT];
+    let mut spans = [(0u16, 0u16); NEEDLE_COUNT];
+    let mut placed = [false; NEEDLE_COUNT];
+    let (mut groups, mut at, mut i) = (0, 0, 0);
+    while i < NEEDLE_COUNT {
+        if !placed[i] {
+            keys[groups] = firsts[i];
+            let start = at;
+            let mut j = i;
+            while j < NEEDLE_COUNT {
+                if !placed[j] && bytes_equal(firsts[j].as_bytes(), firsts[i].as_bytes()) {
+                    ordered[at] = slots[j];
+                    placed[j] = true;
+                    at += 1;
+                }
+                j += 1;
+            }
+            spans[groups] = (start as u16, at as u16);
+            groups += 1;
+        }
+        i += 1;
+    }
+    (groups, keys, ordered, spans)
+};
+
+#[allow(clippy::indexing_slicing)] // compile time only
+const fn bytes_equal(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Every needle's slot, grouped by first segment.
+static GROUPED_SLOTS: [NeedleSlot; NEEDLE_COUNT] = GROUPS.2;
+
+/// Each group's span in [`GROUPED_SLOTS`].
+static GROUP_SPANS: [(u16, u16); NEEDLE_COUNT] = GROUPS.3;
+
+/// The needles of group `group`.
+fn group_slots(group: usize) -> &'static [NeedleSlot] {
+    GROUP_SPANS
+        .get(group)
+        .and_then(|&(start, end)| GROUPED_SLOTS.get(usize::from(start)..usize::from(end)))
+        .unwrap_or(&[])
+}
+
+/// A bit per (length, first byte, last byte) of a segment, folded into 4,096 bits.
+const fn filter_index(len: usize, first: u8, last: u8) -> usize {
+    ((len & 31) << 7) | (((first ^ last.rotate_left(3)) & 127) as usize)
+}
+
+/// The bits of every group's first segment, set at compile time: a path segment whose bit is
+/// clear is no needle's first segment, and is not hashed (most of a path's segments).
+#[allow(clippy::indexing_slicing)] // compile time only
+static FIRST_SEGMENT_FILTER: [u64; 64] = {
+    let mut bits = [0u64; 64];
+    let mut g = 0;
+    while g < GROUPS.0 {
+        let key = GROUPS.1[g].as_bytes();
+        if !key.is_empty() {
+            let at = filter_index(key.len(), key[0], key[key.len() - 1]);
+            bits[at / 64] |= 1 << (at % 64);
+        }
+        g += 1;
+    }
+    bits
+};
+
+/// `segment` (not empty) may be some group's first segment.
+fn may_start_needle(segment: &str) -> bool {
+    let bytes = segment.as_bytes();
+    let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+        return false;
+    };
+    let at = filter_index(bytes.len(), first, last);
+    FIRST_SEGMENT_FILTER
+        .get(at / 64)
+        .is_some_and(|word| word & (1 << (at % 64)) != 0)
+}
+
+/// Groups of needles by first segment, hashed at compile time (`static_index`): placing a path
+/// costs a hash per segment instead of a substring search per list entry, and nothing is built
+/// when a process starts.
+static BY_FIRST_SEGMENT: NameIndex<{ slots_for(NEEDLE_COUNT) }> =
+    NameIndex::of_first(&GROUPS.1, GROUPS.0);
 
 packed_names! {
     /// The lists of [`SEGMENT_LISTS`] as the run time reads them (packed: see `static_index`).
@@ -602,7 +731,7 @@ fn list_hits(lower: &str) -> ListHits {
     let mut stack: [&str; 24] = [""; 24];
     let mut count = 0;
     let mut heap: Vec<&str> = Vec::new();
-    for segment in lower.split('/').filter(|s| !s.is_empty()) {
+    for segment in segments(lower).filter(|s| !s.is_empty()) {
         match stack.get_mut(count) {
             Some(slot) if heap.is_empty() => {
                 *slot = segment;
@@ -623,9 +752,15 @@ fn list_hits(lower: &str) -> ListHits {
     };
     let mut hits = ListHits::default();
     for (i, segment) in segments.iter().enumerate() {
+        if !may_start_needle(segment) {
+            continue;
+        }
         let candidates = BY_FIRST_SEGMENT
-            .positions(segment, |p| NEEDLE_SLOTS.get(p).and_then(first_segment_at))
-            .filter_map(|p| NEEDLE_SLOTS.get(p).and_then(needle_at));
+            .positions(segment, |g| {
+                group_slots(g).first().and_then(first_segment_at)
+            })
+            .flat_map(group_slots)
+            .filter_map(needle_at);
         for (needle, kind) in candidates {
             let mut rest = segments.get(i..).unwrap_or(&[]).iter();
             let matches = needle
@@ -662,15 +797,20 @@ fn is_secret(name: &str, hits: &ListHits) -> bool {
     if hits.secret {
         return true;
     }
-    if TEMPLATE_SUFFIXES.iter().any(|s| name.ends_with(s)) {
-        return false;
-    }
-    if name.ends_with(".pub") {
+    // Every template suffix and secret extension is one `.` and a word: `name` ends with one
+    // exactly when its extension (from its last `.`) is that one, so the extension is taken
+    // once and compared, not every suffix searched for.
+    let extension = name
+        .bytes()
+        .rposition(|b| b == b'.')
+        .and_then(|at| name.get(at..))
+        .unwrap_or("");
+    if TEMPLATE_SUFFIXES.contains(&extension) || extension == ".pub" {
         return false;
     }
     if SECRET_FILE_NAMES.contains(name)
         || secrets::pattern_holding(name).is_some()
-        || SECRET_EXTENSIONS.iter().any(|e| name.ends_with(e))
+        || SECRET_EXTENSIONS.contains(&extension)
     {
         return true;
     }
@@ -682,12 +822,13 @@ fn is_secret(name: &str, hits: &ListHits) -> bool {
 /// Placement of a credential tree, for the readers that sweep directories recursively.
 pub fn is_sweep_of_secrets(resolved: &str, roots: &Roots) -> bool {
     let lower = resolved.to_ascii_lowercase();
-    is_credential_tree(&lower, &home_key(roots))
-        || [
-            ".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure",
-        ]
-        .iter()
-        .any(|d| has_segment_path(&lower, d) && !is_within(resolved, &roots.project))
+    is_credential_tree(&lower, &roots.home)
+        || !is_within(resolved, &roots.project)
+            && [
+                ".ssh", ".aws", ".gnupg", ".kube", ".config", ".docker", ".azure",
+            ]
+            .iter()
+            .any(|d| has_segment_path(&lower, d))
 }
 
 name_set! {
@@ -827,7 +968,7 @@ fn is_control(lower: &str, name: &str, hits: &ListHits) -> bool {
     }
     // A dot-file or dot-directory whose name ends in `rules`, or a vendor dot-directory
     // followed by an instruction directory (`.windsurf/rules`, `.roo/commands`).
-    let mut segments = lower.split('/').peekable();
+    let mut segments = segments(lower).peekable();
     while let Some(s) = segments.next() {
         let dotted = s.starts_with('.') && s.len() > 1;
         if dotted && s.ends_with("rules") {
@@ -862,31 +1003,58 @@ pub fn glob_may_reach(glob: &str) -> (bool, bool, bool) {
         .filter(|s| !s.is_empty())
         .map(|s| (s, !crate::glob::is_glob(s)))
         .collect();
-    let aligns = |needle: &[u8]| {
-        (0..segments.len()).any(|start| {
-            needle.split(|b| *b == b'/').enumerate().all(|(k, part)| {
-                segments
-                    .get(start + k)
-                    .is_some_and(|&(seg, literal)| segment_matches(seg, literal, part))
-            })
+    let aligns_at = |needle: &[u8], start: usize| {
+        needle.split(|b| *b == b'/').enumerate().all(|(k, part)| {
+            segments
+                .get(start + k)
+                .is_some_and(|&(seg, literal)| segment_matches(seg, literal, part))
         })
     };
+    // Which lists some needle of aligns with a run of segments. A needle's first segment is
+    // asked of each group of needles once: a literal segment finds its group by hash, a glob
+    // segment is matched against each group's first segment, not against every needle's.
+    let mut hits = ListHits::default();
+    for (start, &(segment, literal)) in segments.iter().enumerate() {
+        let mut check_group = |group: usize| {
+            for (needle, kind) in group_slots(group).iter().filter_map(needle_at) {
+                if aligns_at(needle, start) {
+                    match kind {
+                        ListKind::Secret => hits.secret = true,
+                        ListKind::Persistence => hits.persistence = true,
+                        ListKind::Control => hits.control = true,
+                    }
+                }
+            }
+        };
+        if literal {
+            BY_FIRST_SEGMENT
+                .positions(segment, |g| {
+                    group_slots(g).first().and_then(first_segment_at)
+                })
+                .for_each(&mut check_group);
+        } else if segment != "*" {
+            (0..GROUPS.0)
+                .filter(|&g| {
+                    group_slots(g)
+                        .first()
+                        .and_then(first_segment_at)
+                        .is_some_and(|first| segment_matches(segment, false, first))
+                })
+                .for_each(&mut check_group);
+        }
+    }
     let last = segments.last().map_or("", |&(seg, _)| seg);
     // A last segment that is only `*` is not taken to name a file.
     let names_file = last != "*";
-    let secret = SECRET_DIR_NEEDLES.iter_bytes().any(aligns)
-        || names_file && glob_names_any(last, SECRET_FILE_NAMES.iter_bytes())
+    let secret = hits.secret
+        || names_file && glob_names_any(last, &SECRET_FILE_NAMES)
         || names_file
-            && glob_names_any(
-                last,
-                [".env", ".env.local", ".env.production"]
-                    .map(str::as_bytes)
-                    .into_iter(),
-            );
-    let persistence = PERSISTENCE_DIR_NEEDLES.iter_bytes().any(aligns)
-        || names_file && glob_names_any(last, PERSISTENCE_FILE_NAMES.iter_bytes());
-    let control = CONTROL_NEEDLES.iter_bytes().any(aligns);
-    (secret, persistence, control)
+            && [".env", ".env.local", ".env.production"]
+                .iter()
+                .any(|name| segment_matches(last, !crate::glob::is_glob(last), name.as_bytes()));
+    let persistence =
+        hits.persistence || names_file && glob_names_any(last, &PERSISTENCE_FILE_NAMES);
+    (secret, persistence, hits.control)
 }
 
 /// A glob segment that is not only `*` matches `name` (byte equality when it is `literal`).
@@ -898,12 +1066,17 @@ fn segment_matches(segment: &str, literal: bool, name: &[u8]) -> bool {
     }
 }
 
-/// A glob segment matches one of `names`.
-fn glob_names_any<'n>(segment: &str, mut names: impl Iterator<Item = &'n [u8]>) -> bool {
+/// A glob segment matches one of `names` (a literal one is looked up by hash).
+fn glob_names_any<const B: usize, const N: usize, const S: usize>(
+    segment: &str,
+    names: &NameSet<B, N, S>,
+) -> bool {
     if !crate::glob::is_glob(segment) {
-        return names.any(|name| segment.as_bytes() == name);
+        return names.contains(segment);
     }
-    names.any(|name| crate::glob::segment_matches_bytes(segment, name))
+    names
+        .iter_bytes()
+        .any(|name| crate::glob::segment_matches_bytes(segment, name))
 }
 
 /// Decodes `%XX` escapes (URL hosts, VS Code `uri.path` values); anything else is kept.
@@ -928,4 +1101,136 @@ pub fn percent_decode(text: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Glob reach as first written: every needle of every list against every run of
+    /// segments, every file name against the last segment.
+    fn glob_may_reach_by_scan(glob: &str) -> (bool, bool, bool) {
+        let segments: Vec<(&str, bool)> = glob
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| (s, !crate::glob::is_glob(s)))
+            .collect();
+        let aligns = |needle: &[u8]| {
+            (0..segments.len()).any(|start| {
+                needle.split(|b| *b == b'/').enumerate().all(|(k, part)| {
+                    segments
+                        .get(start + k)
+                        .is_some_and(|&(seg, literal)| segment_matches(seg, literal, part))
+                })
+            })
+        };
+        fn names_any<'n>(segment: &str, mut names: impl Iterator<Item = &'n [u8]>) -> bool {
+            if crate::glob::is_glob(segment) {
+                names.any(|name| crate::glob::segment_matches_bytes(segment, name))
+            } else {
+                names.any(|name| segment.as_bytes() == name)
+            }
+        }
+        let last = segments.last().map_or("", |&(seg, _)| seg);
+        let names_file = last != "*";
+        let env = [".env", ".env.local", ".env.production"].map(str::as_bytes);
+        let secret = SECRET_DIR_NEEDLES.iter_bytes().any(aligns)
+            || names_file && names_any(last, SECRET_FILE_NAMES.iter_bytes())
+            || names_file && names_any(last, env.into_iter());
+        let persistence = PERSISTENCE_DIR_NEEDLES.iter_bytes().any(aligns)
+            || names_file && names_any(last, PERSISTENCE_FILE_NAMES.iter_bytes());
+        let control = CONTROL_NEEDLES.iter_bytes().any(aligns);
+        (secret, persistence, control)
+    }
+
+    /// Glob reach by groups of needles answers what a scan of every needle does, for every
+    /// needle written plainly, below a directory, with each segment or its tail wild, and for
+    /// globs over file names.
+    #[test]
+    fn glob_reach_by_groups_agrees_with_a_scan_of_every_needle() {
+        let mut globs: Vec<String> = [
+            "/p/*",
+            "/p/*.pem",
+            "/p/.env*",
+            "/p/**/id_*",
+            "/p/src/*.rs",
+            "/etc/cron.*/x",
+            "/p/.git*/hooks/*",
+            "/h/.ssh/*",
+            "/h/.*/credentials",
+            "/h/.config/*/hosts.yml",
+            "/p/[.]npmrc",
+            "/p/?bashrc",
+            "/p/{a,b}/x",
+            "/*",
+            "/",
+        ]
+        .map(String::from)
+        .to_vec();
+        for (list, _) in SEGMENT_LISTS {
+            for needle in list {
+                globs.push(format!("/home/u/{needle}"));
+                globs.push(format!("/home/u/{needle}/*"));
+                let parts: Vec<&str> = needle.split('/').collect();
+                for k in 0..parts.len() {
+                    for wild in ["*".to_string(), format!("{}*", &parts[k][..1])] {
+                        let mut p = parts.clone();
+                        p[k] = &wild;
+                        globs.push(format!("/x/{}", p.join("/")));
+                    }
+                }
+            }
+        }
+        for name in SECRET_FILE_NAMES
+            .iter()
+            .chain(PERSISTENCE_FILE_NAMES.iter())
+        {
+            globs.push(format!("/p/{name}"));
+            globs.push(format!("/p/{}*", &name[..1]));
+        }
+        for glob in &globs {
+            let lower = glob.to_ascii_lowercase();
+            assert_eq!(
+                glob_may_reach(&lower),
+                glob_may_reach_by_scan(&lower),
+                "{glob}"
+            );
+        }
+    }
+
+    /// `is_secret` compares extensions: each suffix must be one `.` followed by no other.
+    #[test]
+    fn template_suffixes_and_secret_extensions_are_single_extensions() {
+        for suffix in TEMPLATE_SUFFIXES.iter().chain(SECRET_EXTENSIONS) {
+            assert!(suffix.starts_with('.') && suffix.len() > 1, "{suffix}");
+            assert_eq!(suffix.matches('.').count(), 1, "{suffix}");
+        }
+    }
+
+    /// Every needle is found from its first segment: through the filter, by the index of
+    /// groups, at the list and entry it came from (a needle missed here would never place).
+    #[test]
+    fn every_needle_is_found_from_its_first_segment() {
+        let mut found = 0;
+        for (l, (list, _)) in SEGMENT_LISTS.iter().enumerate() {
+            for (e, needle) in list.iter().enumerate() {
+                let first = needle.split('/').next().unwrap_or("");
+                assert!(may_start_needle(first), "{needle}");
+                let slots: Vec<NeedleSlot> = BY_FIRST_SEGMENT
+                    .positions(first, |g| group_slots(g).first().and_then(first_segment_at))
+                    .flat_map(group_slots)
+                    .copied()
+                    .collect();
+                assert!(
+                    slots
+                        .iter()
+                        .any(|s| usize::from(s.0) == l && usize::from(s.1) == e),
+                    "{needle}"
+                );
+                found += 1;
+            }
+        }
+        assert_eq!(found, NEEDLE_COUNT);
+        assert!(!may_start_needle("getspecstory"));
+    }
 }

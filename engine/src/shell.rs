@@ -14,5 +14,12 @@ pub(crate) mod unwrap;
 /// A private-use character, so it cannot collide with real text.
 pub const UNRESOLVED: char = '\u{E000}';
 
+/// `text` holds [`UNRESOLVED`]: `text.contains(UNRESOLVED)`, asked first of the bytes. Every
+/// word is asked this many times, and a search for a character outside ASCII goes through the
+/// substring searcher; `0xEE` (the lead byte of U+E000 to U+EFFF) is in no ASCII text.
+pub(crate) fn holds_unresolved(text: &str) -> bool {
+    text.bytes().any(|b| b == 0xEE) && text.contains(UNRESOLVED)
+}
+
 /// How deep substitutions and nested shells may go before the analysis gives up.
 pub const MAX_DEPTH: usize = 8;

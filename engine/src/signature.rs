@@ -33,6 +33,10 @@ fn is_hex(s: &str) -> bool {
 }
 
 fn is_uuid(s: &str) -> bool {
+    // 8-4-4-4-12: 36 bytes, asked before splitting (every argument is asked).
+    if s.len() != 36 {
+        return false;
+    }
     let parts: Vec<&str> = s.split('-').collect();
     parts.len() == 5
         && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
@@ -206,7 +210,9 @@ impl<'a> Normalizer<'a> {
     /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
     /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
     fn arg_at(&mut self, text: &str, depth: u8) -> String {
-        if let Some(at) = text.find(UNRESOLVED) {
+        if crate::shell::holds_unresolved(text)
+            && let Some(at) = text.find(UNRESOLVED)
+        {
             // `http://169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI`: judged by its
             // literal start, which names the host (stricter, whatever run time appends).
             if text
@@ -373,18 +379,43 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
         "shpat_",
         "eyJ",
     ];
-    let has_assignment = text.contains('=');
+    // The last `=`, found once: whether there is one, and the value after it.
+    let last_equals = text.bytes().rposition(|b| b == b'=');
+    let has_assignment = last_equals.is_some();
     // Too short for a token prefix (16), a header (15) or a random string (32), and no `=`.
     if text.len() < 15 && !has_assignment {
         return None;
     }
-    let value = text.rsplit_once('=').map(|(_, v)| v).unwrap_or(text);
+    let value = last_equals
+        .and_then(|at| text.get(at + 1..))
+        .unwrap_or(text);
     let value = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
         .unwrap_or(value);
     let long_enough = value.len() >= 16;
-    if long_enough && PREFIXES.iter().any(|p| value.starts_with(p)) {
+    // The first byte is asked of a set before any prefix is compared: most values start like
+    // no token (a path's `/`, a flag's `-`).
+    #[allow(clippy::indexing_slicing)] // compile time only
+    const FIRST_BYTES: u128 = {
+        let mut set = 0u128;
+        let mut i = 0;
+        while i < PREFIXES.len() {
+            let b = PREFIXES[i].as_bytes()[0];
+            assert!(b < 128, "token prefixes start with an ASCII byte");
+            set |= 1 << b;
+            i += 1;
+        }
+        set
+    };
+    let first = value.as_bytes().first();
+    let may_start_token = first.is_some_and(|&b| b < 128 && (FIRST_BYTES >> b) & 1 == 1);
+    if long_enough
+        && may_start_token
+        && PREFIXES
+            .iter()
+            .any(|p| p.as_bytes().first() == first && value.starts_with(p))
+    {
         return Some("«redacted:token»");
     }
     let header = text.len() > 14
@@ -426,13 +457,35 @@ fn long_random(value: &str) -> Option<&'static str> {
     (digit && upper && lower).then_some("«redacted:token»")
 }
 
+/// Some space-separated token of `text` is one [`redact_token`] replaces. One pass over the
+/// bytes: a token shorter than 15 bytes without `=` is never one (`redact_token`'s own first
+/// test), so only the others are asked.
+fn any_token_redacts(text: &str) -> bool {
+    let mut start = 0;
+    let mut assignment = false;
+    for (at, byte) in text.bytes().enumerate() {
+        match byte {
+            b' ' => {
+                if (at - start >= 15 || assignment)
+                    && text.get(start..at).and_then(redact_token).is_some()
+                {
+                    return true;
+                }
+                start = at + 1;
+                assignment = false;
+            }
+            b'=' => assignment = true,
+            _ => {}
+        }
+    }
+    (text.len() - start >= 15 || assignment) && text.get(start..).and_then(redact_token).is_some()
+}
+
 /// Redacts credential-shaped tokens in text meant for people.
 pub fn redact_text(owned: impl AsRef<str> + Into<String>) -> String {
     let text = owned.as_ref();
-    // Nothing long enough to be a token and no `=`/`:`: nothing to redact (and an owned text
-    // is handed back without a copy).
-    let could_hold_secret = text.contains(['=', ':']) || text.split(' ').any(|t| t.len() >= 16);
-    if !could_hold_secret || text.split(' ').all(|token| redact_token(token).is_none()) {
+    // Nothing to redact: an owned text is handed back without a copy.
+    if !any_token_redacts(text) {
         return owned.into();
     }
     text.split(' ')

@@ -27,7 +27,13 @@ pub(crate) fn spell(
     };
     let mut flags: Vec<&str> = Vec::new();
     // Both spellings share the positionals: built once, appended to each.
-    let mut positionals = String::new();
+    let mut positionals = String::with_capacity(
+        effective
+            .args
+            .iter()
+            .map(|w| w.text.len() + 1)
+            .sum::<usize>(),
+    );
     for word in &effective.args {
         let text = word.text.as_str();
         if text.starts_with('-') && text.len() > 1 && word.is_literal() {
@@ -53,7 +59,10 @@ pub(crate) fn spell(
     let mut without = String::with_capacity(program.len() + positionals.len());
     without.push_str(program);
     without.push_str(&positionals);
-    let mut with = program.clone();
+    let mut with = String::with_capacity(
+        program.len() + flags.iter().map(|f| f.len() + 1).sum::<usize>() + positionals.len(),
+    );
+    with.push_str(program);
     for flag in flags {
         with.push(' ');
         with.push_str(flag);
@@ -88,7 +97,19 @@ pub(crate) fn effective_text(effective: &Effective) -> String {
         }
         text.push_str(part);
     }
-    let mut text = String::new();
+    let mut text = String::with_capacity(
+        effective.written.len()
+            + effective
+                .assignments
+                .iter()
+                .map(|(name, value)| name.len() + value.raw.len() + 2)
+                .sum::<usize>()
+            + effective
+                .redirects
+                .iter()
+                .map(|r| r.op.len() + r.target.raw.len() + 1)
+                .sum::<usize>(),
+    );
     for (name, value) in &effective.assignments {
         word(name, &mut text);
         text.push('=');
@@ -171,7 +192,7 @@ pub(crate) fn shell_signature<'e>(
         parts.push(format!("[via:{runner}]"));
     }
     let program = effective.program.as_str();
-    if program.contains(crate::shell::UNRESOLVED) {
+    if crate::shell::holds_unresolved(program) {
         parts.push("<dynamic>".to_string());
     } else if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path)
     {
@@ -274,7 +295,7 @@ pub(crate) fn shell_signature<'e>(
                 }
                 None => flags.push(Cow::Borrowed(match crate::signature::redact_token(text) {
                     Some(marker) => marker,
-                    None if text.contains(crate::shell::UNRESOLVED) => "<dynamic>",
+                    None if crate::shell::holds_unresolved(text) => "<dynamic>",
                     None => text,
                 })),
             }

@@ -37,9 +37,13 @@ pub(crate) struct NameIndex<const S: usize> {
 
 impl<const S: usize> NameIndex<S> {
     /// Every key's position, inserted in order: equal keys share a probe chain, earlier first.
-    #[allow(clippy::indexing_slicing)] // compile time only: an out-of-range index fails the build
     pub(crate) const fn of(keys: &[&str]) -> NameIndex<S> {
-        let n = keys.len();
+        NameIndex::of_first(keys, keys.len())
+    }
+
+    /// [`NameIndex::of`] the first `n` of `keys`.
+    #[allow(clippy::indexing_slicing)] // compile time only: an out-of-range index fails the build
+    pub(crate) const fn of_first(keys: &[&str], n: usize) -> NameIndex<S> {
         assert!(
             n < u16::MAX as usize,
             "a static index holds fewer than 65,535 names"

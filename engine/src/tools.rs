@@ -7,6 +7,8 @@
 //! lands on one kind. An unknown tool, or a known tool without the path it needs, is not
 //! understood.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::knowledge::Classification;
@@ -21,9 +23,9 @@ use crate::static_index::name_set;
 use crate::targets::{path_signature, place_targets};
 
 /// A shell command carried by a tool call.
-pub struct ShellCall {
-    /// The command text.
-    pub command: String,
+pub struct ShellCall<'a> {
+    /// The command text (borrowed from the call when it is one string).
+    pub command: Cow<'a, str>,
     /// The agent was told to run it outside its sandbox.
     pub unsandboxed: bool,
     /// It runs in the background.
@@ -37,6 +39,26 @@ fn key(tool: &str) -> String {
         .collect()
 }
 
+/// `canonical_name(&key(tool))`, for a short ASCII name without building the key (this runs
+/// twice for every call a replay classifies).
+fn canonical_of(tool: &str) -> Option<&'static str> {
+    let mut buffer = [0u8; 40];
+    if !tool.is_ascii() || tool.len() > buffer.len() {
+        return canonical_name(&key(tool));
+    }
+    let mut len = 0;
+    for b in tool.bytes().filter(|b| *b != b'_' && *b != b'-') {
+        if let Some(slot) = buffer.get_mut(len) {
+            *slot = b.to_ascii_lowercase();
+            len += 1;
+        }
+    }
+    let key = buffer
+        .get(..len)
+        .and_then(|k| std::str::from_utf8(k).ok())?;
+    canonical_name(key)
+}
+
 fn text_field<'a>(input: &'a Value, names: &[&str]) -> Option<&'a str> {
     names
         .iter()
@@ -44,13 +66,13 @@ fn text_field<'a>(input: &'a Value, names: &[&str]) -> Option<&'a str> {
 }
 
 /// The shell command, when the tool is a shell.
-pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
-    if canonical_name(&key(&call.tool)) != Some("Bash") {
+pub fn shell_command(call: &ToolCall) -> Option<ShellCall<'_>> {
+    if canonical_of(&call.tool) != Some("Bash") {
         return None;
     }
     // One pass over the input: this runs for every shell call a replay classifies.
     let mut shell = ShellCall {
-        command: String::new(),
+        command: Cow::Borrowed(""),
         unsandboxed: false,
         background: false,
     };
@@ -60,14 +82,16 @@ pub fn shell_command(call: &ToolCall) -> Option<ShellCall> {
             // Codex's `exec_command` names it `cmd`.
             "command" | "cmd" => {
                 shell.command = match value {
-                    Value::String(s) => s.clone(),
+                    Value::String(s) => Cow::Borrowed(s.as_str()),
                     // Codex sends argv arrays; they are already split, so quote each word.
-                    Value::Array(words) => words
-                        .iter()
-                        .map(|w| quote_word(w.as_str().unwrap_or("\u{E000}")))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    _ => String::new(),
+                    Value::Array(words) => Cow::Owned(
+                        words
+                            .iter()
+                            .map(|w| quote_word(w.as_str().unwrap_or("\u{E000}")))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    ),
+                    _ => Cow::Borrowed(""),
                 }
             }
             "dangerouslyDisableSandbox" | "with_escalated_permissions" => shell.unsandboxed |= set,
@@ -255,7 +279,7 @@ pub fn structured(call: &ToolCall, cwd: &str, roots: &Roots) -> Action {
 
 /// Claude Code's spelling of a tool, so one rule file covers every agent.
 pub fn canonical_tool(tool: &str) -> String {
-    match canonical_name(&key(tool)) {
+    match canonical_of(tool) {
         Some(name) => name.to_string(),
         None => tool.to_string(),
     }
@@ -618,12 +642,13 @@ const PROSE_FIELDS: &[&str] = &["description", "explanation", "timeout"];
 /// call, the prose Claude Code adds (`description`, `timeout`) is not part of the call.
 pub fn canonical_args(tool: &str, args: &Value) -> Value {
     match args {
-        Value::Object(map) if tool == "Bash" => Value::Object(
-            map.iter()
-                .filter(|(k, _)| !PROSE_FIELDS.contains(&k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
+        Value::Object(map) if tool == "Bash" => {
+            // A copy of the map, then the prose taken out: cheaper than rebuilding it entry by
+            // entry, and the same map.
+            let mut kept = map.clone();
+            kept.retain(|k, _| !PROSE_FIELDS.contains(&k.as_str()));
+            Value::Object(kept)
+        }
         other => other.clone(),
     }
 }

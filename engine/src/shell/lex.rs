@@ -34,7 +34,7 @@ pub struct Word {
 impl Word {
     /// The value is fully known.
     pub fn is_literal(&self) -> bool {
-        !self.text.contains(UNRESOLVED)
+        !super::holds_unresolved(&self.text)
     }
 
     /// A word that stands for itself: `Word::plain("git")`.
@@ -105,12 +105,7 @@ pub struct Lexed {
 
 /// Tokenizes `source`.
 pub fn lex(source: &str) -> Lexed {
-    let mut lexer = Lexer {
-        chars: source.chars().collect(),
-        pos: 0,
-        out: Lexed::default(),
-        pending_heredocs: Vec::new(),
-    };
+    let mut lexer = Lexer::new(source);
     lexer.run();
     lexer.out
 }
@@ -122,8 +117,12 @@ struct PendingHeredoc {
     expand: bool,
 }
 
-struct Lexer {
+struct Lexer<'s> {
     chars: Vec<char>,
+    /// The text `chars` holds, and whether it is all ASCII (then a char position is a byte
+    /// position, and a word's written form is copied as bytes, not collected char by char).
+    source: &'s str,
+    ascii: bool,
     pos: usize,
     out: Lexed,
     pending_heredocs: Vec<PendingHeredoc>,
@@ -165,14 +164,45 @@ fn push_extglob(text: &mut String, kind: char, body: &str) {
     }
 }
 
-fn is_meta(c: char) -> bool {
+/// The ASCII characters a word takes as they are (not meta, no quoting, expansion or glob):
+/// the runs [`Lexer::ordinary_run_end`] finds. Every other character is ordinary.
+#[allow(clippy::indexing_slicing)] // compile time only
+static ORDINARY_ASCII: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut b = 0u8;
+    while b < 128 {
+        let c = b as char;
+        table[b as usize] =
+            !is_meta(c) && !matches!(c, '\\' | '\'' | '"' | '$' | '`' | '*' | '?' | '[' | '{');
+        b += 1;
+    }
+    table
+};
+
+const fn is_meta(c: char) -> bool {
     matches!(
         c,
         ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
     )
 }
 
-impl Lexer {
+impl<'s> Lexer<'s> {
+    fn new(source: &'s str) -> Lexer<'s> {
+        let ascii = source.is_ascii();
+        Lexer {
+            chars: if ascii {
+                source.bytes().map(char::from).collect()
+            } else {
+                source.chars().collect()
+            },
+            source,
+            ascii,
+            pos: 0,
+            out: Lexed::default(),
+            pending_heredocs: Vec::new(),
+        }
+    }
+
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
     }
@@ -326,6 +356,13 @@ impl Lexer {
     }
 
     fn slice(&self, from: usize, to: usize) -> String {
+        if self.ascii {
+            return self
+                .source
+                .get(from..to.min(self.source.len()))
+                .unwrap_or_default()
+                .to_string();
+        }
         self.chars
             .get(from..to.min(self.chars.len()))
             .map(|s| s.iter().collect())
@@ -446,12 +483,7 @@ impl Lexer {
     /// Finds `$(…)` and backtick substitutions in text that is expanded but not split into words
     /// (here-document bodies, arithmetic).
     fn scan_nested_substitutions(&mut self, text: &str, word: &mut Word) {
-        let mut inner = Lexer {
-            chars: text.chars().collect(),
-            pos: 0,
-            out: Lexed::default(),
-            pending_heredocs: Vec::new(),
-        };
+        let mut inner = Lexer::new(text);
         while let Some(c) = inner.peek() {
             match c {
                 '\\' => inner.pos += 2,
@@ -533,17 +565,17 @@ impl Lexer {
                 }
                 '\'' => {
                     word.quoted = true;
-                    self.pos += 1;
-                    let mut closed = false;
-                    while let Some(c) = self.peek() {
-                        self.pos += 1;
-                        if c == '\'' {
-                            closed = true;
-                            break;
-                        }
-                        word.text.push(c);
-                    }
-                    if !closed {
+                    let open = self.pos + 1;
+                    let close = self
+                        .chars
+                        .get(open..)
+                        .and_then(|rest| rest.iter().position(|c| *c == '\''))
+                        .map(|at| open + at);
+                    let end = close.unwrap_or(self.chars.len().max(open));
+                    self.push_run(&mut word.text, open, end);
+                    self.pos = end + 1;
+                    if close.is_none() {
+                        self.pos = end;
                         self.problem("unterminated single quote");
                     }
                 }
@@ -591,13 +623,36 @@ impl Lexer {
                     self.pos += 1;
                 }
                 _ => {
-                    word.text.push(c);
-                    self.pos += 1;
+                    // This character and the ordinary ones after it (each would come back to
+                    // this arm: the word is no longer empty, so `~` is ordinary too) go in at
+                    // once.
+                    let end = self.ordinary_run_end(self.pos + 1);
+                    self.push_run(&mut word.text, self.pos, end);
+                    self.pos = end;
                 }
             }
         }
         word.raw = self.slice(start, self.pos);
         word
+    }
+
+    /// The first position from `from` whose character [`read_word`](Self::read_word) treats
+    /// as anything but a plain part of the word.
+    fn ordinary_run_end(&self, from: usize) -> usize {
+        let ordinary = |c: char| ORDINARY_ASCII.get(c as usize).copied().unwrap_or(true);
+        self.chars
+            .get(from..)
+            .and_then(|rest| rest.iter().position(|c| !ordinary(*c)))
+            .map_or(self.chars.len().max(from), |at| from + at)
+    }
+
+    /// Appends the characters from `from` to `to` (as one copy when the source is ASCII).
+    fn push_run(&self, text: &mut String, from: usize, to: usize) {
+        if self.ascii {
+            text.push_str(self.source.get(from..to).unwrap_or_default());
+        } else {
+            text.extend(self.chars.get(from..to).unwrap_or(&[]).iter());
+        }
     }
 
     fn read_double_quoted(&mut self, word: &mut Word) {

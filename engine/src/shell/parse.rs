@@ -458,8 +458,14 @@ impl Parser {
             match token {
                 Token::Word(word) => {
                     self.substitutions_of(&word);
-                    match is_assignment(&word) {
-                        Some(assignment) if command.words.is_empty() => {
+                    // Only a word before the program can be an assignment.
+                    let assignment = if command.words.is_empty() {
+                        is_assignment(&word)
+                    } else {
+                        None
+                    };
+                    match assignment {
+                        Some(assignment) => {
                             let array = assignment.1.raw.is_empty()
                                 && matches!(self.tokens.get(self.pos), Some(Token::Op(Op::LParen)));
                             if array {
@@ -467,7 +473,7 @@ impl Parser {
                             }
                             command.assignments.push(assignment);
                         }
-                        _ => command.words.push(word),
+                        None => command.words.push(word),
                     }
                 }
                 Token::Redirect(redirect) => {

@@ -20,23 +20,54 @@ pub fn push_word(out: &mut String, word: &Word) {
 /// Appends a literal word, quoted if it holds spaces or shell syntax, so `git 'status; rm -rf x'`
 /// never reads as `git status; rm -rf x` to a rule. Unknown words keep their written form.
 pub fn push_quoted(out: &mut String, text: &str, literal: bool) {
-    let plain = || {
-        !text.is_empty()
-            && text.chars().all(|c| {
-                c.is_alphanumeric()
-                    || matches!(
-                        c,
-                        '-' | '_' | '.' | '/' | '=' | ':' | '@' | '%' | '+' | ',' | '^' | '~'
-                    )
-            })
-    };
-    if !literal || plain() {
+    if !literal || is_plain(text) {
         out.push_str(text);
     } else {
         out.push('\'');
-        out.push_str(&text.replace('\'', "'\\''"));
+        for (i, piece) in text.split('\'').enumerate() {
+            if i > 0 {
+                out.push_str("'\\''");
+            }
+            out.push_str(piece);
+        }
         out.push('\'');
     }
+}
+
+/// Which bytes need no quoting in a rule's text: ASCII letters, digits and `-_./=:@%+,^~`
+/// (bytes of other characters are 0: those are asked of the character).
+#[allow(clippy::indexing_slicing)] // compile time only
+static PLAIN_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0u8;
+    while b < 128 {
+        table[b as usize] = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b'@' | b'%' | b'+' | b',' | b'^' | b'~'
+            );
+        b += 1;
+    }
+    table
+};
+
+/// Needs no quoting for a rule's text: letters and digits (any script) and `-_./=:@%+,^~`.
+/// Asked of the bytes first, by table (every word of every command is asked, three times).
+fn is_plain(text: &str) -> bool {
+    let plain_byte = |b: u8| PLAIN_BYTES.get(usize::from(b)).copied().unwrap_or(false);
+    if text.is_empty() {
+        return false;
+    }
+    if text.is_ascii() {
+        return text.bytes().all(plain_byte);
+    }
+    text.chars().all(|c| {
+        if c.is_ascii() {
+            plain_byte(c as u8)
+        } else {
+            c.is_alphanumeric()
+        }
+    })
 }
 
 /// `word` as a shell must be given it to read it back as that one word: bare when it is only

@@ -554,7 +554,14 @@ fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
     let mut redirects = template.redirects.clone();
     redirects.extend(command.redirects);
     let written = if template.written.is_empty() {
-        let mut out = String::new();
+        // Sized for the words and their separators (quotes, if any, may grow it once).
+        let mut out = String::with_capacity(
+            command
+                .words
+                .iter()
+                .map(|w| w.text.len() + 1)
+                .sum::<usize>(),
+        );
         for (i, word) in command.words.iter().enumerate() {
             if i > 0 {
                 out.push(' ');
