@@ -312,6 +312,8 @@ struct Entry<'a> {
 #[derive(Debug, Clone)]
 pub struct CompiledRules {
     bytes: Vec<u8>,
+    /// The string region, checked as UTF-8 once.
+    strings: String,
     key: SourceKey,
     flags: u32,
     count: usize,
@@ -365,8 +367,15 @@ impl CompiledRules {
         if flags & !(FLAG_DENY_DEFAULT | FLAG_REJECTED) != 0 {
             return Err(bad("unknown flags"));
         }
+        let strings_at = HEADER_LEN.saturating_add(count.saturating_mul(ENTRY_LEN + 4));
+        let strings = match bytes.get(strings_at..) {
+            Some(region) if flags & FLAG_REJECTED == 0 => String::from_utf8(region.to_vec())
+                .map_err(|_| bad("strings that are not UTF-8"))?,
+            _ => String::new(),
+        };
         let table = CompiledRules {
             bytes,
+            strings,
             key,
             flags,
             count,
@@ -462,10 +471,8 @@ impl CompiledRules {
     }
 
     fn string(&self, off: u32, len: u32) -> Option<&str> {
-        let base = self.count * (ENTRY_LEN + 4);
-        let start = base.checked_add(off as usize)?;
-        let bytes = self.body().get(start..start.checked_add(len as usize)?)?;
-        std::str::from_utf8(bytes).ok()
+        let start = off as usize;
+        self.strings.get(start..start.checked_add(len as usize)?)
     }
 
     fn entry(&self, id: u32) -> Option<Entry<'_>> {
