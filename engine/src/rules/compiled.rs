@@ -10,10 +10,11 @@
 //! resolves them as the whole policy would: resolution depends only on the rules that match,
 //! and the candidates are a superset of them, in the policy's order.
 //!
-//! Reading is bounds-checked throughout and checks everything once, when the bytes are opened
-//! (magic, version, lengths, a checksum over every byte, every offset, UTF-8, the search order
-//! sorted and a permutation), so answering cannot fail on a damaged table; a file that fails is
-//! refused whole and the caller parses the rules file again. The checksum guards against
+//! Reading is bounds-checked throughout. Opening checks the magic, version, lengths, a checksum
+//! over every byte, the strings' UTF-8, and the search order (every rule once, sorted, its key in
+//! bounds), so a lookup finds every rule of its key; a file that fails is refused whole and the
+//! caller parses the rules file again. A candidate's other fields are read when it is one, and
+//! one that does not decode (which the checksum makes all but impossible) makes the call ask. The checksum guards against
 //! accidental damage, not a forger: the table lives where the rules file it was made from
 //! lives, in a directory only its owner can write. Layout: docs/formats.md, "Compiled rules".
 
@@ -312,8 +313,8 @@ struct Entry<'a> {
 #[derive(Debug, Clone)]
 pub struct CompiledRules {
     bytes: Vec<u8>,
-    /// The string region, checked as UTF-8 once.
-    strings: String,
+    /// Where the string region starts (checked as UTF-8 when the table is opened).
+    strings_at: usize,
     key: SourceKey,
     flags: u32,
     count: usize,
@@ -368,14 +369,14 @@ impl CompiledRules {
             return Err(bad("unknown flags"));
         }
         let strings_at = HEADER_LEN.saturating_add(count.saturating_mul(ENTRY_LEN + 4));
-        let strings = match bytes.get(strings_at..) {
-            Some(region) if flags & FLAG_REJECTED == 0 => String::from_utf8(region.to_vec())
-                .map_err(|_| bad("strings that are not UTF-8"))?,
-            _ => String::new(),
-        };
+        if flags & FLAG_REJECTED == 0
+            && std::str::from_utf8(bytes.get(strings_at..).unwrap_or(&[])).is_err()
+        {
+            return Err(bad("strings that are not UTF-8"));
+        }
         let table = CompiledRules {
             bytes,
-            strings,
+            strings_at,
             key,
             flags,
             count,
@@ -392,28 +393,45 @@ impl CompiledRules {
         {
             return Err(bad("more rules than it holds bytes"));
         }
-        // Every entry readable, every id once in the search order, and that order sorted.
-        let mut previous: Option<(Group, &str, u32)> = None;
-        let mut seen = vec![false; count];
-        for rank in 0..count {
-            let id = table
-                .order_id(rank)
-                .ok_or(bad("a search order out of bounds"))?;
-            let entry = table.entry(id).ok_or(bad("a rule out of bounds"))?;
-            let slot = seen
-                .get_mut(id as usize)
-                .ok_or(bad("a search order naming no rule"))?;
-            if *slot {
-                return Err(bad("a rule listed twice"));
+        // Every id once in the search order, and that order sorted by (group, key, id); the
+        // other fields of a rule are read when it is a candidate (`entry`, which refuses what
+        // does not decode, and the call then asks).
+        let body = table.body();
+        let entries = body
+            .get(..count * ENTRY_LEN)
+            .ok_or(bad("more rules than it holds bytes"))?;
+        let order = body
+            .get(count * ENTRY_LEN..count * (ENTRY_LEN + 4))
+            .ok_or(bad("more rules than it holds bytes"))?;
+        let strings = table.bytes.get(strings_at..).unwrap_or(&[]);
+        // Strictly increasing (group, key, id) with every id below the count: each rule once
+        // (a rule has one group and key, so a second listing would repeat its triple).
+        let mut previous: Option<(u8, &[u8], u32)> = None;
+        for word in order.chunks_exact(4) {
+            let id = u32_at(word, 0).ok_or(bad("a search order out of bounds"))?;
+            if id as usize >= count {
+                return Err(bad("a search order naming no rule"));
             }
-            *slot = true;
-            let here = (entry.group, entry.key, id);
-            if let Some((g, k, i)) = previous
-                && (g, k.as_bytes(), i) >= (here.0, here.1.as_bytes(), here.2)
+            let at = id as usize * ENTRY_LEN;
+            let raw = entries
+                .get(at..at + ENTRY_LEN)
+                .ok_or(bad("a rule out of bounds"))?;
+            let group = *raw.get(17).ok_or(bad("a rule out of bounds"))?;
+            Group::from_byte(group).ok_or(bad("a rule of no group"))?;
+            let (off, len) = (
+                u32_at(raw, 8).unwrap_or(u32::MAX) as usize,
+                u32_at(raw, 12).unwrap_or(u32::MAX) as usize,
+            );
+            let key = off
+                .checked_add(len)
+                .and_then(|end| strings.get(off..end))
+                .ok_or(bad("a key out of bounds"))?;
+            if let Some(before) = previous
+                && before >= (group, key, id)
             {
                 return Err(bad("a search order not sorted"));
             }
-            previous = Some(here);
+            previous = Some((group, key, id));
         }
         Ok(table)
     }
@@ -471,8 +489,9 @@ impl CompiledRules {
     }
 
     fn string(&self, off: u32, len: u32) -> Option<&str> {
-        let start = off as usize;
-        self.strings.get(start..start.checked_add(len as usize)?)
+        let start = self.strings_at.checked_add(off as usize)?;
+        let bytes = self.bytes.get(start..start.checked_add(len as usize)?)?;
+        std::str::from_utf8(bytes).ok()
     }
 
     fn entry(&self, id: u32) -> Option<Entry<'_>> {
@@ -575,6 +594,8 @@ impl CompiledRules {
                     continue;
                 };
                 let Some(entry) = self.entry(id) else {
+                    // Unreadable: a candidate, which the call then refuses to read (and asks).
+                    ids.push(id);
                     continue;
                 };
                 let root = anchor_root(entry.anchor, roots);
@@ -635,6 +656,7 @@ impl CompiledPolicy {
         for (table, tighten_only) in &self.layers {
             for id in table.candidates(action, &self.roots) {
                 let Some(entry) = table.entry(id) else {
+                    failed.get_or_insert_with(|| format!("rule {id} of a compiled rules table"));
                     continue;
                 };
                 if *tighten_only && entry.decision == Decision::Allow {

@@ -249,3 +249,29 @@ fn a_thousand_rules_decide_as_their_candidates_do() {
         assert!(reason.contains("Read(~/secret150/**)"), "{reason}");
     }
 }
+
+/// The project's own rules file has a table of its own, and may still only tighten: its allows
+/// are dropped, its denies carve nothing out of the user's.
+#[test]
+fn a_project_rules_files_table_only_tightens() {
+    let (home, project) = home(
+        "project",
+        r#"{"allow": ["Bash(git push:*)", "Bash(ls)"], "defaultMode": "ask"}"#,
+    );
+    std::fs::create_dir_all(project.join(".leastgrant")).unwrap();
+    std::fs::write(
+        project.join(".leastgrant/rules.json"),
+        r#"{"allow": ["Bash(rm:*)"], "deny": ["Bash(git push:*)"], "defaultMode": "ask"}"#,
+    )
+    .unwrap();
+    for state in ["made", "kept"] {
+        assert_eq!(decide(&home, &project, "git push").0, "deny", "{state}");
+        assert_eq!(decide(&home, &project, "rm x").0, "ask", "{state}");
+        assert_eq!(decide(&home, &project, "ls").0, "allow", "{state}");
+    }
+    let table = leastgrant_hook::layout::rules_cache_path(
+        &home.join("state"),
+        &project.join(".leastgrant/rules.json"),
+    );
+    assert!(table.exists(), "{}", table.display());
+}
