@@ -14,7 +14,6 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::model::{Action, Answer, AnswerSource, Answers, Decision};
-use crate::rules::Policy;
 use crate::tools::canonical_args;
 
 /// Allow or deny; both persist alike.
@@ -287,8 +286,8 @@ pub trait GrantStore {
 /// grant beats everything; then the policy's resolution (its denies beat allow grants); then an
 /// allow grant, which is more specific than any rule.
 pub struct RulesAndGrants<'a> {
-    /// Rules in force.
-    pub policy: &'a Policy,
+    /// Rules in force: a [`Policy`](crate::rules::Policy), or the hook's compiled tables.
+    pub policy: &'a dyn Answers,
     /// Grants in force.
     pub grants: &'a [Grant],
 }
@@ -307,7 +306,7 @@ impl Answers for RulesAndGrants<'_> {
                 source: AnswerSource::Grant,
             });
         }
-        let from_policy = self.policy.resolve(action);
+        let from_policy = self.policy.answer(action);
         if from_policy
             .as_ref()
             .is_some_and(|hit| hit.decision == Decision::Deny)

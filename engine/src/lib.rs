@@ -80,6 +80,10 @@ pub use grants::{
     Grant, GrantScope, GrantStore, GrantStoreError, GrantVerdict, RulesAndGrants,
     descriptor_digest, digest16, scope_from_json, scope_json,
 };
+pub use rules::compiled::{
+    COMPILED_VERSION, CompiledError, CompiledPolicy, CompiledRules, SourceKey, compile_rules,
+    compile_rules_refusal,
+};
 pub use rules::lint::{Finding, lint};
 pub use rules::pattern::{GlobKind, Pattern};
 pub use rules::{DefaultMode, Policy, PolicyError, Rule};

@@ -7,6 +7,7 @@
 //! reads or writes), resolving the matches, and linting a policy. Reading policy files is the
 //! CLI's job; this module takes their JSON.
 
+pub(crate) mod compiled;
 pub(crate) mod lint;
 pub(crate) mod pattern;
 
@@ -868,28 +869,49 @@ fn base_name_form(command: &str) -> Option<String> {
     })
 }
 
-/// A path specifier as an absolute pattern: `//abs` and `/abs` are absolute, `~/` is home,
-/// `./x` and `x/y` are under the project, and a bare name (`.env`, `*.pem`) matches at any depth
-/// of the project, as in gitignore.
-fn path_pattern(spec: &str, roots: &Roots) -> String {
-    // The roots are literal text: a directory named `w*` must not become a glob.
-    let project = pattern::escape(roots.project.trim_end_matches('/'));
-    let home = pattern::escape(roots.home.trim_end_matches('/'));
+/// Where a path rule's pattern starts: at the file system's root, the home, or the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Anchor {
+    Absolute,
+    Home,
+    Project,
+}
+
+/// A path specifier as an anchor and what follows it: `//abs` and `/abs` are absolute, `~/` is
+/// home, `./x` and `x/y` are under the project, and a bare name (`.env`, `*.pem`) matches at
+/// any depth of the project, as in gitignore.
+pub(crate) fn path_anchor(spec: &str) -> (Anchor, String) {
     if let Some(rest) = spec.strip_prefix("//") {
-        format!("/{rest}")
+        (Anchor::Absolute, format!("/{rest}"))
     } else if spec.starts_with('/') {
-        spec.to_string()
+        (Anchor::Absolute, spec.to_string())
     } else if spec == "~" {
-        home
+        (Anchor::Home, String::new())
     } else if let Some(rest) = spec.strip_prefix("~/") {
-        format!("{home}/{rest}")
+        (Anchor::Home, format!("/{rest}"))
     } else if let Some(rest) = spec.strip_prefix("./") {
-        format!("{project}/{rest}")
+        (Anchor::Project, format!("/{rest}"))
     } else if spec.contains('/') {
-        format!("{project}/{spec}")
+        (Anchor::Project, format!("/{spec}"))
     } else {
-        format!("{project}/**/{spec}")
+        (Anchor::Project, format!("/**/{spec}"))
     }
+}
+
+/// The directory an anchor stands for, as literal text (no trailing `/`).
+pub(crate) fn anchor_root(anchor: Anchor, roots: &Roots) -> &str {
+    match anchor {
+        Anchor::Absolute => "",
+        Anchor::Home => roots.home.trim_end_matches('/'),
+        Anchor::Project => roots.project.trim_end_matches('/'),
+    }
+}
+
+/// A path specifier as an absolute pattern ([`path_anchor`]). The roots are literal text: a
+/// directory named `w*` must not become a glob.
+fn path_pattern(spec: &str, roots: &Roots) -> String {
+    let (anchor, rest) = path_anchor(spec);
+    format!("{}{rest}", pattern::escape(anchor_root(anchor, roots)))
 }
 
 /// The host a fetch client would connect to, lower-cased: the scheme dropped, backslashes read

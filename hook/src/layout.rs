@@ -1,6 +1,6 @@
 //! Where leastgrant's things are, for the CLI and the hook alike: the home directory, the state
 //! directory (`$LEASTGRANT_HOME`, else `~/.leastgrant`) and the files in it (frozen envelope,
-//! ledger, rules, grants, sessions, the events table, the replay's results), the project root
+//! ledger, rules and their compiled tables, grants, sessions, the events table, the replay's results), the project root
 //! of a directory, and the identity a project's grants are kept under. Nothing else spells
 //! these names or reads these variables.
 //!
@@ -64,6 +64,19 @@ pub fn rules_path(state_dir: &Path) -> PathBuf {
 /// A project's own rules file (`<project>/.leastgrant/rules.json`).
 pub fn project_rules_path(project: &Path) -> PathBuf {
     project.join(STATE_DIR_NAME).join(RULES)
+}
+
+/// Where a rules file's compiled table is kept (`<state>/cache/rules/<name>.lgrules`, the name
+/// the first 32 hex digits of the SHA-256 of the rules file's path as given): one slot per rules
+/// file, replaced when the file changes.
+pub fn rules_cache_path(state_dir: &Path, rules_file: &Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(rules_file.as_os_str().as_encoded_bytes());
+    let name: String = leastgrant_engine::hex(&digest).chars().take(32).collect();
+    state_dir
+        .join("cache")
+        .join("rules")
+        .join(format!("{name}.lgrules"))
 }
 
 /// Where every project's grants are (`<state>/grants`).

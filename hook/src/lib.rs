@@ -24,6 +24,7 @@ pub mod ledger;
 pub mod links;
 pub mod payload;
 pub mod policy;
+pub mod rules_cache;
 pub mod session;
 pub mod state;
 
@@ -215,11 +216,11 @@ fn decide_request(
     let mut placing = roots.clone();
     placing.see_links(std::sync::Arc::new(links::FileSystemLinks::default()));
 
-    let policy = match policy::load_policy(&policy::default_rule_files(&roots), &roots, false) {
+    let policy = match policy::load_compiled(&policy::default_rule_files(&roots), &roots, notes) {
         Ok(policy) => policy,
         Err(e) => {
             cautions.push(caution("hook.rules-unreadable", e));
-            leastgrant_engine::Policy::empty()
+            leastgrant_engine::CompiledPolicy::new(Vec::new(), roots.clone())
         }
     };
     let grants = match policy::grant_store(&roots).load() {

@@ -5,11 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use leastgrant_engine::{Policy, Roots};
+use leastgrant_engine::{CompiledPolicy, Policy, Roots};
 
 use crate::files::{self, Links, Trust};
 use crate::grants::FileGrantStore;
 use crate::layout;
+use crate::rules_cache;
 
 /// The rules files in force by default, those that exist: `<state>/rules.json`, then
 /// `<project>/.leastgrant/rules.json`.
@@ -67,6 +68,31 @@ pub fn load_policy(files: &[PathBuf], roots: &Roots, given: bool) -> Result<Poli
     } else {
         Policy::merge(layers)
     })
+}
+
+/// The hook's policy of `files`: the same layers as [`load_policy`] (never given by name), each
+/// loaded as its compiled table (`rules_cache.rs`), so a call parses only the rules it can
+/// match. What cannot be kept (the table's directory) is a note.
+pub fn load_compiled(
+    files: &[PathBuf],
+    roots: &Roots,
+    notes: &mut Vec<String>,
+) -> Result<CompiledPolicy, String> {
+    let project_file = project_rules(roots);
+    let state_dir = Path::new(&roots.state_dir);
+    let mut layers = Vec::new();
+    for file in files {
+        let trust = if file.starts_with(state_dir) {
+            files::check_dirs(state_dir, file).map_err(|e| e.to_string())?;
+            Trust::Owner
+        } else {
+            Trust::Anyone
+        };
+        if let Some(table) = rules_cache::load(file, trust, state_dir, roots, notes)? {
+            layers.push((table, *file == project_file));
+        }
+    }
+    Ok(CompiledPolicy::new(layers, roots.clone()))
 }
 
 /// Each of `files` that exists, with the SHA-256 (hex) of its bytes: what `export` records of

@@ -954,7 +954,7 @@ const CRATES: &[Rules] = &[
             &["session"],
             &["rules::pattern"],
             &["rules"],
-            &["rules::lint"],
+            &["rules::lint", "rules::compiled"],
             &["grants"],
             &["decide"],
             &["frozen::layout", "frozen::record"],
@@ -1019,7 +1019,7 @@ const CRATES: &[Rules] = &[
         layers: Some(&[
             &["files"],
             &["layout", "links", "catalogue", "payload"],
-            &["grants", "state"],
+            &["grants", "state", "rules_cache"],
             &["agent", "ledger", "policy"],
             &["session"],
             &["crate"],

@@ -2,7 +2,8 @@
 //! containment checked against brute-force enumeration.
 
 use leastgrant_engine::{
-    Context, Envelope, GlobKind, Pattern, Policy, SessionState, Settings, analyze, decide, lint,
+    Answers, CompiledPolicy, CompiledRules, Context, Envelope, GlobKind, Pattern, Policy,
+    SessionState, Settings, SourceKey, analyze, compile_rules, compile_rules_refusal, decide, lint,
 };
 use proptest::prelude::*;
 use serde::Deserialize;
@@ -379,4 +380,203 @@ fn glob_matches(pattern: &str, kind: GlobKind, text: &str) -> bool {
         }
     }
     go(&p, &t, kind, true, false)
+}
+
+/// A policy compiled to its table ([`compile_rules`]), reopened and answered through the
+/// candidates its index finds.
+fn compiled(value: &serde_json::Value) -> CompiledPolicy {
+    let bytes = compile_rules(value, &roots(), &SourceKey::default()).unwrap();
+    let table = CompiledRules::open(bytes).unwrap();
+    CompiledPolicy::new(vec![(table, false)], roots())
+}
+
+fn answers_of(
+    answers: &dyn Answers,
+    analysis: &leastgrant_engine::Analysis,
+) -> Vec<Option<(String, String)>> {
+    analysis
+        .actions
+        .iter()
+        .map(|a| {
+            answers
+                .answer(a)
+                .map(|r| (r.decision.as_str().to_string(), r.rule))
+        })
+        .collect()
+}
+
+/// Every worked example of the seed answers the same through the compiled table as through
+/// the whole policy, action by action.
+#[test]
+fn compiled_tables_answer_every_seed_case_as_the_policy_does() {
+    let seed: Seed = load("rules/seed.toml");
+    let mut total = 0;
+    for group in &seed.policy {
+        let value: serde_json::Value = serde_json::from_str(&group.json).unwrap();
+        let whole = policy(&group.json);
+        let table = compiled(&value);
+        for case in &group.cases {
+            let call = call(
+                &case.command,
+                case.tool.as_deref(),
+                case.input.as_deref(),
+                None,
+            );
+            let analysis = analyze(&call, &roots());
+            total += analysis.actions.len();
+            assert_eq!(
+                answers_of(&table, &analysis),
+                answers_of(&whole, &analysis),
+                "{}: {}{}",
+                group.name,
+                case.command,
+                case.input.as_deref().unwrap_or("")
+            );
+        }
+    }
+    assert!(total > 50, "{total} actions");
+}
+
+/// A table with any byte changed, or cut short, or grown, does not open.
+#[test]
+fn a_damaged_compiled_table_does_not_open() {
+    let value = serde_json::json!({"allow": ["Bash(git status:*)", "Read(./src/**)"],
+        "deny": ["Read(~/.ssh/**)", "Bash(git push:*)"], "defaultMode": "ask"});
+    let bytes = compile_rules(&value, &roots(), &SourceKey::default()).unwrap();
+    assert!(CompiledRules::open(bytes.clone()).is_ok());
+    for at in 0..bytes.len() {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0x20;
+        assert!(
+            CompiledRules::open(flipped).is_err(),
+            "byte {at} flipped still opens"
+        );
+    }
+    for len in 0..bytes.len() {
+        assert!(
+            CompiledRules::open(bytes[..len].to_vec()).is_err(),
+            "cut to {len}"
+        );
+    }
+    let mut grown = bytes.clone();
+    grown.push(0);
+    assert!(CompiledRules::open(grown).is_err());
+}
+
+/// A rules file that is refused is recorded as refused, with its error.
+#[test]
+fn a_refused_rules_file_compiles_to_its_refusal() {
+    let value = serde_json::json!({"deny": [format!("Read(/**a{})", "?".repeat(16))], "defaultMode": "ask"});
+    let error = compile_rules(&value, &roots(), &SourceKey::default()).unwrap_err();
+    assert!(error.to_string().contains("too complex"), "{error}");
+    let refusal = compile_rules_refusal(&error.to_string(), &SourceKey::default());
+    let table = CompiledRules::open(refusal).unwrap();
+    assert_eq!(table.rejected(), Some(error.to_string().as_str()));
+}
+
+fn rule_text() -> impl Strategy<Value = String> {
+    let word = prop::sample::select(vec!["git", "gi", "rm", "cat", "npm", "ls", "sudo"]);
+    let arg = prop::sample::select(vec![
+        "", " status", " push", " *", " -rf *", "*", " .env", " x *",
+    ]);
+    let path = prop::sample::select(vec![
+        "//**/.env*",
+        "~/.ssh/**",
+        "./src/**",
+        "src/*.rs",
+        ".env",
+        "*.pem",
+        "/etc/**",
+        "~",
+        "/home/dev/proj/SECRET*",
+        "/home/dev/Proj/**",
+        "/tmp/?x",
+        "*",
+    ]);
+    let tool = prop::sample::select(vec!["Read", "Edit", "Write", "Grep"]);
+    prop_oneof![
+        (word.clone(), arg.clone()).prop_map(|(w, a)| format!("Bash({w}{a})")),
+        (word, arg).prop_map(|(w, a)| format!("Bash({w}{}:*)", a.trim_end_matches(['*', ' ']))),
+        (tool, path).prop_map(|(t, p)| format!("{t}({p})")),
+        prop::sample::select(vec![
+            "Bash",
+            "Read",
+            "Edit",
+            "WebFetch(domain:example.com)",
+            "WebFetch",
+            "mcp__s",
+            "mcp__s__t",
+            "Bash(*)",
+            "Read(*)",
+        ])
+        .prop_map(str::to_string),
+    ]
+}
+
+fn call_text() -> impl Strategy<Value = (String, Option<String>, Option<String>)> {
+    let command = prop::sample::select(vec![
+        "git status",
+        "git push origin",
+        "gitk",
+        "rm -rf src",
+        "/bin/rm -rf /tmp/x",
+        "cat .env",
+        "cat ~/.ssh/id_rsa",
+        "cat SRC/*.rs",
+        "ls",
+        "npm test",
+        "sudo rm x",
+        "cat .en?",
+        "$X status",
+        "git $X",
+        "cat /home/dev/proj/secret.txt",
+        "cp -r ~ /tmp/h",
+        "echo hi > /etc/passwd",
+        "cat /TMP/ax",
+        "grep -r key /home/dev/proj/src",
+    ]);
+    let tool_call = prop::sample::select(vec![
+        ("Read", r#"{"file_path": "/home/dev/proj/.env"}"#),
+        ("Read", r#"{"file_path": "/home/dev/.ssh/id_rsa"}"#),
+        (
+            "Edit",
+            r#"{"file_path": "/home/dev/proj/src/a.rs", "old_string": "a", "new_string": "b"}"#,
+        ),
+        ("Write", r#"{"file_path": "/etc/hosts", "content": "x"}"#),
+        ("Grep", r#"{"pattern": "k", "path": "/home/dev/proj/SRC"}"#),
+        ("WebFetch", r#"{"url": "https://EXAMPLE.com/x"}"#),
+        ("mcp__s__t", r#"{"q": 1}"#),
+        ("mcp__s_x__t", r#"{"q": 1}"#),
+    ]);
+    prop_oneof![
+        command.prop_map(|c| (c.to_string(), None, None)),
+        tool_call.prop_map(|(t, i)| (String::new(), Some(t.to_string()), Some(i.to_string()))),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The compiled table's candidates lose no rule that matters: every call answers as the
+    /// whole policy answers it (the deciding rule included).
+    #[test]
+    fn a_compiled_table_answers_as_the_whole_policy(
+        rules in prop::collection::vec((rule_text(), 0usize..3), 0..14),
+        calls in prop::collection::vec(call_text(), 1..6),
+        deny_default in any::<bool>(),
+    ) {
+        let mut lists = [Vec::new(), Vec::new(), Vec::new()];
+        for (rule, tier) in rules {
+            lists[tier].push(rule);
+        }
+        let value = serde_json::json!({"allow": lists[0], "ask": lists[1], "deny": lists[2],
+            "defaultMode": if deny_default { "deny" } else { "ask" }});
+        let Ok(whole) = Policy::from_json(&value, &roots()) else { return Ok(()); };
+        let table = compiled(&value);
+        for (command, tool, input) in calls {
+            let analysis = analyze(&call(&command, tool.as_deref(), input.as_deref(), None), &roots());
+            prop_assert_eq!(answers_of(&table, &analysis), answers_of(&whole, &analysis),
+                "{} {:?} under {}", command, input, value);
+        }
+    }
 }

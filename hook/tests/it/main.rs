@@ -1,6 +1,7 @@
 //! The hook's integration tests: the agents' catalogue against the binary, the file grant store, the wire-format conformance cases of
 //! `tests/data/conformance.toml` through the real binary, the ledger under concurrency, and
-//! decisions with a real frozen envelope, and the build marker `--version` prints.
+//! decisions with a real frozen envelope, compiled rules tables in every state, and the build
+//! marker `--version` prints.
 
 mod catalogue;
 mod conformance;
@@ -8,5 +9,6 @@ mod envelope;
 mod fuzz;
 mod grants;
 mod ledger;
+mod rules_cache;
 mod untrusted;
 mod version;
