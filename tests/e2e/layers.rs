@@ -994,6 +994,7 @@ const CRATES: &[Rules] = &[
             &["error"],
             &["settings"],
             &["events"],
+            &["shared"],
             &["replay"],
             &["summary", "synthetic"],
             &["shard"],
