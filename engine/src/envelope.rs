@@ -696,10 +696,11 @@ pub fn can_promote(
         return Promotion::Granted;
     }
     let required = thresholds.required_confidence(tier);
-    let needed = thresholds.approvals_needed(required);
-    let have = fam.confirmed.round() as u32;
     let more_days = thresholds.min_days.saturating_sub(fam.approval_days);
     let human_gap = if fam.confirmed <= 0.0 || fam.approval_bound < required {
+        // Counted only here: the replay asks this millions of times, mostly of promoted calls.
+        let needed = thresholds.approvals_needed(required);
+        let have = fam.confirmed.round() as u32;
         Promotion::NeedsApprovals {
             more: needed.saturating_sub(have).max(1),
             more_days,
