@@ -24,8 +24,9 @@ use leastgrant_engine::{
 enum Stats {
     /// The shared statistics: its evidence has been the shared evidence so far.
     Shared,
-    /// Its own, from the first event its evidence differed (`None`: no evidence yet).
-    Own(Option<SignatureStats>),
+    /// Its own, from the first event its evidence differed (`None`: no evidence yet); boxed,
+    /// as most signatures of most settings never need one.
+    Own(Option<Box<SignatureStats>>),
 }
 
 /// The statistics shared by the learning settings of one half-life, per interned signature.
@@ -120,7 +121,8 @@ impl SettingEnvelope {
                 if let Some(slot) = self.own.get_mut(*signature as usize)
                     && matches!(slot, Stats::Shared)
                 {
-                    *slot = Stats::Own(shared.stats.get(*signature as usize).cloned().flatten());
+                    let copy = shared.stats.get(*signature as usize).cloned().flatten();
+                    *slot = Stats::Own(copy.map(Box::new));
                 }
             }
         }
@@ -134,7 +136,7 @@ impl SettingEnvelope {
             folded += 1;
             if let Some(Stats::Own(stats)) = own.get_mut(signature as usize) {
                 stats
-                    .get_or_insert_default()
+                    .get_or_insert_with(Box::default)
                     .learn(tier, evidence, now_us, session_hash, Some(h));
             }
         });
@@ -219,7 +221,7 @@ impl Learned for View<'_> {
             return Familiarity::NOVEL;
         };
         if let Some(Stats::Own(stats)) = self.setting.and_then(|s| s.own.get(id as usize)) {
-            return familiarity(stats.as_ref(), &self.shared.table, tier, now_us, thresholds);
+            return familiarity(stats.as_deref(), &self.shared.table, tier, now_us, thresholds);
         }
         let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
             && actions.get(at).is_some_and(|a| a.tier() == tier);
