@@ -135,9 +135,13 @@ impl SettingEnvelope {
         for_each_learned(analysis, signatures, evidence, |signature, tier| {
             folded += 1;
             if let Some(Stats::Own(stats)) = own.get_mut(signature as usize) {
-                stats
-                    .get_or_insert_with(Box::default)
-                    .learn(tier, evidence, now_us, session_hash, Some(h));
+                stats.get_or_insert_with(Box::default).learn(
+                    tier,
+                    evidence,
+                    now_us,
+                    session_hash,
+                    Some(h),
+                );
             }
         });
         self.events += folded;
@@ -221,7 +225,13 @@ impl Learned for View<'_> {
             return Familiarity::NOVEL;
         };
         if let Some(Stats::Own(stats)) = self.setting.and_then(|s| s.own.get(id as usize)) {
-            return familiarity(stats.as_deref(), &self.shared.table, tier, now_us, thresholds);
+            return familiarity(
+                stats.as_deref(),
+                &self.shared.table,
+                tier,
+                now_us,
+                thresholds,
+            );
         }
         let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
             && actions.get(at).is_some_and(|a| a.tier() == tier);
