@@ -195,6 +195,125 @@ pub struct SignatureStats {
     pub sums: SumsCache,
 }
 
+impl SignatureStats {
+    /// Folds one sighting in: the one fold behind [`Envelope::learn_signature`], for callers
+    /// that keep a signature's statistics themselves (the replay shares them between
+    /// settings until a setting's evidence differs). `session_hash` is [`stable_hash`] of the
+    /// session id; `tracking` the half-life whose decayed sums are kept current, if any.
+    pub fn learn(
+        &mut self,
+        tier: u8,
+        evidence: Evidence,
+        at_us: i64,
+        session_hash: u64,
+        tracking: Option<f64>,
+    ) {
+        let stats = self;
+        let day = day_of(at_us);
+        if stats.total_seen == 0 {
+            stats.first_seen_us = at_us;
+            stats.last_seen_us = at_us;
+        }
+        stats.total_seen += 1;
+        stats.first_seen_us = stats.first_seen_us.min(at_us);
+        stats.last_seen_us = stats.last_seen_us.max(at_us);
+        stats.worst_tier = stats.worst_tier.max(tier);
+        stats.seen_sessions.insert(session_hash);
+        // Prune by the newest sighting of any kind, so the stored state is the same whatever the
+        // order: exactly the counts within the horizon of the final newest day.
+        let newest_day = day_of(stats.last_seen_us);
+        let oldest_kept = newest_day - HORIZON_DAYS;
+        let mut rebuild = false;
+        if stats
+            .by_day_tier
+            .first_key_value()
+            .is_some_and(|((d, _), _)| *d < oldest_kept)
+        {
+            stats.by_day_tier.retain(|(d, _), _| *d >= oldest_kept);
+            // The anchor moved: the sums start again from the first kept day.
+            rebuild = true;
+        }
+        match evidence {
+            Evidence::Denied => stats.denied = stats.denied.saturating_add(1),
+            Evidence::Granted => {
+                stats.granted_tier = Some(stats.granted_tier.map_or(tier, |t| t.max(tier)));
+            }
+            Evidence::Confirmed | Evidence::Observed => {
+                if evidence == Evidence::Confirmed {
+                    stats.approval_sessions.insert(session_hash);
+                }
+                if day >= oldest_kept {
+                    let counts = stats.by_day_tier.entry((day, tier)).or_default();
+                    let added = if evidence == Evidence::Confirmed {
+                        counts.confirmed = counts.confirmed.saturating_add(1);
+                        DayCounts {
+                            confirmed: 1,
+                            observed: 0,
+                        }
+                    } else {
+                        counts.observed = counts.observed.saturating_add(1);
+                        DayCounts {
+                            confirmed: 0,
+                            observed: 1,
+                        }
+                    };
+                    if let Some(h) = tracking {
+                        match &mut stats.sums.0 {
+                            // In time order: fold forward, the same operations a
+                            // recomputation from the buckets performs.
+                            Some(sums)
+                                if !rebuild && sums.half_life_days == h && day >= sums.open_day =>
+                            {
+                                sums.advance(day);
+                                sums.add(tier, added);
+                            }
+                            _ => rebuild = true,
+                        }
+                    }
+                }
+            }
+        }
+        if rebuild && let Some(h) = tracking {
+            stats.sums = SumsCache(DecayedSums::rebuild(h, &stats.by_day_tier));
+        }
+    }
+
+    /// What these statistics say for a decision at `tier` at `now_us`, with the weights from
+    /// `weights`: the kept sums when they are for this half-life, else from the buckets.
+    pub fn familiarity(
+        &self,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+        weights: &dyn Weights,
+    ) -> Familiarity {
+        let stats = self;
+        let facts = StoredFacts {
+            denied: stats.denied,
+            granted_tier: stats.granted_tier,
+            approval_sessions: stats.approval_sessions.count(),
+            sessions: stats.seen_sessions.count(),
+        };
+        let kept = stats
+            .sums
+            .0
+            .as_ref()
+            .filter(|sums| sums.half_life_days == thresholds.half_life_days)
+            .and_then(|sums| sums.at(tier, day_of(now_us), weights));
+        if let Some((confirmed, seen, days)) = kept {
+            return Familiarity::known(confirmed, seen, days, &facts, tier, thresholds);
+        }
+        if stats.by_day_tier.is_empty() {
+            return Familiarity::known(0.0, 0.0, 0, &facts, tier, thresholds);
+        }
+        let buckets = stats
+            .by_day_tier
+            .iter()
+            .map(|((day, bucket_tier), counts)| (*day, *bucket_tier, *counts));
+        Familiarity::of(buckets, &facts, tier, now_us, thresholds, weights)
+    }
+}
+
 /// What the envelope knows about a signature at a tier and a time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Familiarity {
@@ -498,74 +617,8 @@ impl Envelope {
         let Some(stats) = self.signatures.get_mut(signature) else {
             return;
         };
-        let day = day_of(at_us);
-        let session_hash = stable_hash(session);
-        if stats.total_seen == 0 {
-            stats.first_seen_us = at_us;
-            stats.last_seen_us = at_us;
-        }
-        stats.total_seen += 1;
-        stats.first_seen_us = stats.first_seen_us.min(at_us);
-        stats.last_seen_us = stats.last_seen_us.max(at_us);
-        stats.worst_tier = stats.worst_tier.max(tier);
-        stats.seen_sessions.insert(session_hash);
-        // Prune by the newest sighting of any kind, so the stored state is the same whatever the
-        // order: exactly the counts within the horizon of the final newest day.
-        let newest_day = day_of(stats.last_seen_us);
-        let oldest_kept = newest_day - HORIZON_DAYS;
-        let mut rebuild = false;
-        if stats
-            .by_day_tier
-            .first_key_value()
-            .is_some_and(|((d, _), _)| *d < oldest_kept)
-        {
-            stats.by_day_tier.retain(|(d, _), _| *d >= oldest_kept);
-            // The anchor moved: the sums start again from the first kept day.
-            rebuild = true;
-        }
-        match evidence {
-            Evidence::Denied => stats.denied = stats.denied.saturating_add(1),
-            Evidence::Granted => {
-                stats.granted_tier = Some(stats.granted_tier.map_or(tier, |t| t.max(tier)));
-            }
-            Evidence::Confirmed | Evidence::Observed => {
-                if evidence == Evidence::Confirmed {
-                    stats.approval_sessions.insert(session_hash);
-                }
-                if day >= oldest_kept {
-                    let counts = stats.by_day_tier.entry((day, tier)).or_default();
-                    let added = if evidence == Evidence::Confirmed {
-                        counts.confirmed = counts.confirmed.saturating_add(1);
-                        DayCounts {
-                            confirmed: 1,
-                            observed: 0,
-                        }
-                    } else {
-                        counts.observed = counts.observed.saturating_add(1);
-                        DayCounts {
-                            confirmed: 0,
-                            observed: 1,
-                        }
-                    };
-                    if let Some(h) = self.tracking.as_ref().map(|t| t.half_life_days()) {
-                        match &mut stats.sums.0 {
-                            // In time order: fold forward, the same operations a
-                            // recomputation from the buckets performs.
-                            Some(sums)
-                                if !rebuild && sums.half_life_days == h && day >= sums.open_day =>
-                            {
-                                sums.advance(day);
-                                sums.add(tier, added);
-                            }
-                            _ => rebuild = true,
-                        }
-                    }
-                }
-            }
-        }
-        if rebuild && let Some(h) = self.tracking.as_ref().map(|t| t.half_life_days()) {
-            stats.sums = SumsCache(DecayedSums::rebuild(h, &stats.by_day_tier));
-        }
+        let tracking = self.tracking.as_ref().map(|t| t.half_life_days());
+        stats.learn(tier, evidence, at_us, stable_hash(session), tracking);
     }
 
     /// What is known about `signature` for a decision at `tier` at `now_us`.
@@ -602,32 +655,10 @@ impl Envelope {
         thresholds: &Thresholds,
         weights: &dyn Weights,
     ) -> Familiarity {
-        let Some(stats) = self.signatures.get(signature) else {
-            return Familiarity::NOVEL;
-        };
-        let facts = StoredFacts {
-            denied: stats.denied,
-            granted_tier: stats.granted_tier,
-            approval_sessions: stats.approval_sessions.count(),
-            sessions: stats.seen_sessions.count(),
-        };
-        let kept = stats
-            .sums
-            .0
-            .as_ref()
-            .filter(|sums| sums.half_life_days == thresholds.half_life_days)
-            .and_then(|sums| sums.at(tier, day_of(now_us), weights));
-        if let Some((confirmed, seen, days)) = kept {
-            return Familiarity::known(confirmed, seen, days, &facts, tier, thresholds);
+        match self.signatures.get(signature) {
+            Some(stats) => stats.familiarity(tier, now_us, thresholds, weights),
+            None => Familiarity::NOVEL,
         }
-        if stats.by_day_tier.is_empty() {
-            return Familiarity::known(0.0, 0.0, 0, &facts, tier, thresholds);
-        }
-        let buckets = stats
-            .by_day_tier
-            .iter()
-            .map(|((day, bucket_tier), counts)| (*day, *bucket_tier, *counts));
-        Familiarity::of(buckets, &facts, tier, now_us, thresholds, weights)
     }
 
     /// Signatures seen exactly once, for the Good-Turing novelty rate.
@@ -665,10 +696,11 @@ pub fn can_promote(
         return Promotion::Granted;
     }
     let required = thresholds.required_confidence(tier);
-    let needed = thresholds.approvals_needed(required);
-    let have = fam.confirmed.round() as u32;
     let more_days = thresholds.min_days.saturating_sub(fam.approval_days);
     let human_gap = if fam.confirmed <= 0.0 || fam.approval_bound < required {
+        // Counted only here: the replay asks this millions of times, mostly of promoted calls.
+        let needed = thresholds.approvals_needed(required);
+        let have = fam.confirmed.round() as u32;
         Promotion::NeedsApprovals {
             more: needed.saturating_sub(have).max(1),
             more_days,

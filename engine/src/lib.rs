@@ -63,10 +63,10 @@ pub use model::{Answer, AnswerSource, Answers, Decision, NoAnswers};
 pub use session::SessionState;
 
 // Learning.
-pub use decay::DecayTable;
+pub use decay::{DecayTable, Exact, Weights};
 pub use envelope::{
-    DAY_US, Envelope, Evidence, Familiarity, Learned, Promotion, Thresholds, can_promote,
-    wilson_lower_bound,
+    DAY_US, Envelope, Evidence, Familiarity, Learned, Promotion, SignatureStats, Thresholds,
+    can_promote, riskiest, stable_hash, wilson_lower_bound,
 };
 
 // The frozen envelope the hook reads.

@@ -17,6 +17,7 @@ pub mod replay;
 mod run;
 pub mod settings;
 pub mod shard;
+mod shared;
 pub mod summary;
 pub mod synthetic;
 

@@ -11,14 +11,16 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    ActionFlags, Analysis, Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Grant,
-    Judgement, NoAnswers, Policy, PreparedAction, Roots, Rule, RulesAndGrants, SessionState,
-    Situation, Stage, ToolCall, analyze, decide_prepared, judge, prepare,
+    ActionFlags, Analysis, Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity,
+    Grant, Judgement, Learned, NoAnswers, Policy, Posture, PreparedAction, Roots, Rule,
+    RulesAndGrants, SessionState, Settings, Situation, Stage, Thresholds, ToolCall, analyze,
+    decide_prepared, judge, prepare, stable_hash,
 };
 use leastgrant_ingest::schema::Outcome;
 
 use crate::events::{Decider, ReplayEvent};
 use crate::settings::{Method, Setting};
+use crate::shared::{SettingEnvelope, SharedEnvelope, View};
 
 /// What the history says the person wanted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,7 +231,8 @@ impl LabelCounts {
 enum Standing {
     /// `granted` evidence, at the row's time, for these signatures (and their tiers) of the
     /// project's calls: every action the rule matches as an allow rule.
-    Grants(Vec<(String, u8)>),
+    /// Each signature as text, interned, and its tier.
+    Grants(Vec<(String, u32, u8)>),
     /// Too broad to stand for a signature: no evidence.
     TooBroad,
     /// Not a rule the engine reads, or no time: no evidence.
@@ -275,11 +278,11 @@ fn standing_of(event: &ReplayEvent, roots: &Roots, calls: &[Call]) -> Standing {
     if rule.is_unbounded() && (NARROWED_TOOLS.contains(&tool) || whole_server) {
         return Standing::TooBroad;
     }
-    let mut signatures: Vec<(String, u8)> = calls
+    let mut signatures: Vec<(String, u32, u8)> = calls
         .iter()
-        .flat_map(|call| &call.analysis.actions)
-        .filter(|action| rule.matches(action))
-        .map(|action| (action.signature.clone(), action.tier()))
+        .flat_map(|call| call.analysis.actions.iter().zip(&call.action_signatures))
+        .filter(|(action, _)| rule.matches(action))
+        .map(|(action, id)| (action.signature.clone(), *id, action.tier()))
         .collect();
     signatures.sort();
     signatures.dedup();
@@ -688,11 +691,24 @@ struct Call {
 
 /// Per setting, the state the simulated system has reached.
 struct State {
-    envelope: Envelope,
+    learned: Learning,
     sessions: Vec<SessionState>,
     approved_once: HashSet<u32>,
-    promoted: HashSet<u32>,
+    /// Per interned signature: learning has allowed it.
+    promoted: Vec<bool>,
     run: SettingRun,
+}
+
+/// What a setting has learned.
+enum Learning {
+    /// An envelope of its own.
+    Own(Envelope),
+    /// The shared envelope except where its evidence differed, and which shared familiarity it
+    /// reads (its half-life and z).
+    Shared {
+        envelope: SettingEnvelope,
+        class: usize,
+    },
 }
 
 /// One project's events, each distinct call classified once: the part of a replay that does
@@ -709,7 +725,8 @@ pub struct ClassifiedProject {
     /// Each event's label and where it came from.
     labels: Vec<(Label, LabelSource)>,
     sessions: Vec<usize>,
-    session_count: usize,
+    /// Per session, the hash learning keeps of its id.
+    session_hashes: Vec<u64>,
     signature_count: usize,
     /// The standing approvals, by event index.
     standing: HashMap<usize, Standing>,
@@ -881,7 +898,12 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
             *session_ids.entry(e.session_id.as_str()).or_insert(next)
         })
         .collect();
-    let session_count = session_ids.len();
+    let mut session_hashes = vec![0; session_ids.len()];
+    for (id, at) in &session_ids {
+        if let Some(slot) = session_hashes.get_mut(*at) {
+            *slot = stable_hash(id);
+        }
+    }
     ClassifiedProject {
         project_key,
         project_root,
@@ -890,7 +912,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         event_call,
         labels,
         sessions,
-        session_count,
+        session_hashes,
         signature_count,
         standing,
         understood,
@@ -967,25 +989,65 @@ fn replay_classified(
         event_call,
         labels,
         sessions,
-        session_count,
+        session_hashes,
         signature_count,
         standing,
         ..
     } = project;
-    let session_count = *session_count;
-    let mut states: Vec<State> = tables
+    let session_count = session_hashes.len();
+    let signature_count = *signature_count;
+    // The learning settings share one envelope per half-life (crate::shared); observe, whose
+    // words on a miss ask about transitions, and every setting of an export keep their own.
+    let mut shared: Vec<SharedEnvelope> = Vec::new();
+    // Per (shared envelope, z): the thresholds of the first setting of that class.
+    let mut classes: Vec<(usize, Thresholds)> = Vec::new();
+    let mut states: Vec<State> = settings
         .iter()
-        .map(|decay| State {
-            envelope: match decay {
-                Some(table) => Envelope::tracking(Arc::clone(table)),
-                None => Envelope::default(),
-            },
-            sessions: vec![SessionState::default(); session_count],
-            approved_once: HashSet::new(),
-            promoted: HashSet::new(),
-            run: SettingRun::default(),
+        .zip(tables)
+        .map(|(setting, decay)| {
+            let learned = match (&setting.method, decay) {
+                (Method::Engine(s), Some(table))
+                    if s.posture != Posture::Observe && !options.keep_envelopes =>
+                {
+                    let h = s.thresholds.half_life_days;
+                    let at = shared
+                        .iter()
+                        .position(|e| e.half_life_days() == h)
+                        .unwrap_or_else(|| {
+                            shared.push(SharedEnvelope::new(Arc::clone(table), signature_count));
+                            shared.len() - 1
+                        });
+                    let class = classes
+                        .iter()
+                        .position(|(e, t)| *e == at && t.z == s.thresholds.z)
+                        .unwrap_or_else(|| {
+                            classes.push((at, s.thresholds));
+                            classes.len() - 1
+                        });
+                    Learning::Shared {
+                        envelope: SettingEnvelope::new(at, signature_count),
+                        class,
+                    }
+                }
+                (_, Some(table)) => Learning::Own(Envelope::tracking(Arc::clone(table))),
+                (_, None) => Learning::Own(Envelope::default()),
+            };
+            State {
+                learned,
+                sessions: vec![SessionState::default(); session_count],
+                approved_once: HashSet::new(),
+                promoted: vec![false; signature_count],
+                run: SettingRun::default(),
+            }
         })
         .collect();
+    // The shared evidence is what strict learns: learning never allows under it.
+    let strict = Settings {
+        posture: Posture::Strict,
+        thresholds: Thresholds::default(),
+    };
+    let mut shared_sessions = vec![SessionState::default(); session_count];
+    let mut computed: Vec<Vec<Familiarity>> = vec![Vec::new(); classes.len()];
 
     let first_ts = events
         .iter()
@@ -993,30 +1055,53 @@ fn replay_classified(
         .filter_map(|e| e.ts_us)
         .min()
         .unwrap_or(0);
-    let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; *signature_count];
+    let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_count];
     let mut judgements: Vec<Judgement> = Vec::new();
     for (index, event) in events.iter().enumerate() {
         let Some(call) = event_call.get(index).and_then(|c| calls.get(*c)) else {
             // A standing approval: `granted` evidence for every engine setting, from its time.
             if let (Some(Standing::Grants(grants)), Some(at)) = (standing.get(&index), event.ts_us)
             {
+                let session_hash = stable_hash(&event.session_id);
                 for (setting, state) in settings.iter().zip(states.iter_mut()) {
-                    if matches!(setting.method, Method::Engine(_)) {
-                        for (signature, tier) in grants {
-                            state.envelope.learn_signature(
+                    if !matches!(setting.method, Method::Engine(_)) {
+                        continue;
+                    }
+                    for (signature, id, tier) in grants {
+                        match &mut state.learned {
+                            Learning::Own(envelope) => envelope.learn_signature(
                                 signature,
                                 *tier,
                                 Evidence::Granted,
                                 at,
                                 &event.session_id,
-                            );
+                            ),
+                            Learning::Shared { envelope, .. } => {
+                                if let Some(shared) = shared.get(envelope.shared) {
+                                    envelope.learn_signature(
+                                        shared,
+                                        *id,
+                                        *tier,
+                                        Evidence::Granted,
+                                        at,
+                                        session_hash,
+                                    );
+                                }
+                            }
                         }
+                    }
+                }
+                // What strict learns, so every sharing setting's shared statistics.
+                for envelope in &mut shared {
+                    for (_, id, tier) in grants {
+                        envelope.learn_signature(*id, *tier, Evidence::Granted, at, session_hash);
                     }
                 }
             }
             continue;
         };
         let session = sessions.get(index).copied().unwrap_or(0);
+        let session_hash = session_hashes.get(session).copied().unwrap_or(0);
         let now = event.ts_us.unwrap_or(first_ts);
         let (label, source) = labels
             .get(index)
@@ -1025,17 +1110,70 @@ fn replay_classified(
         let period = usize::from(options.split_at_us.is_some_and(|split| now >= split));
         let window = u32::try_from(index).unwrap_or(u32::MAX) / options.window.max(1);
         let day = u32::try_from((now - first_ts).max(0) / DAY_US).unwrap_or(u32::MAX);
+        let analysis = &call.analysis;
+        let signatures = &call.action_signatures;
+        // Once per event, for every sharing setting: the shared familiarity of each action,
+        // and the shared evidence.
+        let mut shared_learns = (None, false);
+        if let Some(first) = shared.first() {
+            for ((at, thresholds), out) in classes.iter().zip(computed.iter_mut()) {
+                out.clear();
+                if let Some(envelope) = shared.get(*at) {
+                    out.extend(
+                        analysis
+                            .actions
+                            .iter()
+                            .zip(signatures)
+                            .map(|(a, id)| envelope.familiarity(*id, a.tier(), now, thresholds)),
+                    );
+                }
+            }
+            let session_state = shared_sessions.get(session).copied().unwrap_or_default();
+            let view = View {
+                setting: None,
+                shared: first,
+                analysis,
+                signatures,
+                computed: &[],
+                computed_for: (f64::NAN, f64::NAN),
+            };
+            let situation = Situation {
+                learned: &view,
+                session: &session_state,
+                settings: &strict,
+                now_us: now,
+            };
+            let decision = judge(analysis, &call.prepared, &situation, &mut judgements).0;
+            shared_learns = counterfactual(decision, label, options.unattended);
+        }
+        let (shared_evidence, shared_ran) = shared_learns;
         for (setting, state) in settings.iter().zip(states.iter_mut()) {
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
+            let view;
+            let learned: &dyn Learned = match &state.learned {
+                Learning::Own(envelope) => envelope,
+                Learning::Shared { envelope, class } => {
+                    let (at, thresholds) = classes.get(*class).copied().unwrap_or_default();
+                    view = View {
+                        setting: Some(envelope),
+                        shared: &shared[at],
+                        analysis,
+                        signatures,
+                        computed: computed.get(*class).map_or(&[], Vec::as_slice),
+                        computed_for: (thresholds.half_life_days, thresholds.z),
+                    };
+                    &view
+                }
+            };
             let decision = match &setting.method {
                 Method::Engine(engine_settings) => {
                     let situation = Situation {
-                        learned: &state.envelope,
+                        learned,
                         session: &session_state,
                         settings: engine_settings,
                         now_us: now,
                     };
-                    judge(&call.analysis, &call.prepared, &situation, &mut judgements).0
+                    judge(analysis, &call.prepared, &situation, &mut judgements).0
                 }
                 Method::AlwaysAsk => Decision::Ask,
                 Method::AgentDefaults => {
@@ -1082,28 +1220,30 @@ fn replay_classified(
                     index,
                     setting,
                     call,
-                    &state.envelope,
+                    learned,
                     &session_state,
                     now,
                     &judgements,
                 ));
             }
             if engine {
-                for ((judgement, signature), action) in judgements
-                    .iter()
-                    .zip(&call.action_signatures)
-                    .zip(&call.analysis.actions)
+                for ((judgement, signature), action) in
+                    judgements.iter().zip(signatures).zip(&analysis.actions)
                 {
+                    let Some(promoted) = state.promoted.get_mut(*signature as usize) else {
+                        continue;
+                    };
                     if judgement.decision == Decision::Allow
                         && judgement.stage == Stage::Learned
-                        && state.promoted.insert(*signature)
+                        && !*promoted
                     {
+                        *promoted = true;
                         let (first, sightings) = first_seen
                             .get(*signature as usize)
                             .copied()
                             .flatten()
                             .unwrap_or((now, 0));
-                        state.run.promotions.push(PromotionRecord {
+                        run.promotions.push(PromotionRecord {
                             signature: action.signature.clone(),
                             first_seen_us: first,
                             promoted_us: now,
@@ -1114,11 +1254,11 @@ fn replay_classified(
                 }
             }
             let (evidence, ran) = counterfactual(decision, label, options.unattended);
-            match &setting.method {
-                Method::Engine(_) => {
+            match (&setting.method, &mut state.learned) {
+                (Method::Engine(_), Learning::Own(envelope)) => {
                     if let Some(evidence) = evidence {
-                        state.envelope.learn_event(
-                            &call.analysis,
+                        envelope.learn_event(
+                            analysis,
                             evidence,
                             now,
                             &event.session_id,
@@ -1126,16 +1266,37 @@ fn replay_classified(
                         );
                     }
                 }
-                Method::FirstApproval if evidence == Some(Evidence::Confirmed) => {
+                (Method::Engine(_), Learning::Shared { envelope, .. }) => {
+                    if let Some(shared) = shared.get(envelope.shared) {
+                        envelope.learn(
+                            shared,
+                            analysis,
+                            signatures,
+                            evidence,
+                            shared_evidence,
+                            now,
+                            session_hash,
+                        );
+                    }
+                }
+                (Method::FirstApproval, _) if evidence == Some(Evidence::Confirmed) => {
                     state.approved_once.insert(call.joint);
                 }
                 _ => {}
             }
             if ran && let Some(s) = state.sessions.get_mut(session) {
-                s.record(&call.analysis);
+                s.record(analysis);
             }
         }
-        for signature in &call.action_signatures {
+        if let Some(evidence) = shared_evidence {
+            for envelope in &mut shared {
+                envelope.learn(analysis, signatures, evidence, now, session_hash);
+            }
+        }
+        if shared_ran && let Some(s) = shared_sessions.get_mut(session) {
+            s.record(analysis);
+        }
+        for signature in signatures {
             if let Some(slot) = first_seen.get_mut(*signature as usize) {
                 let entry = slot.get_or_insert((now, 0));
                 entry.1 = entry.1.saturating_add(1);
@@ -1145,8 +1306,10 @@ fn replay_classified(
     states
         .into_iter()
         .map(|mut state| {
-            if options.keep_envelopes {
-                state.run.envelope = Some(state.envelope);
+            if options.keep_envelopes
+                && let Learning::Own(envelope) = state.learned
+            {
+                state.run.envelope = Some(envelope);
             }
             state.run
         })
@@ -1159,7 +1322,7 @@ fn miss_record(
     index: usize,
     setting: &Setting,
     call: &Call,
-    envelope: &Envelope,
+    envelope: &dyn Learned,
     session: &SessionState,
     now: i64,
     judgements: &[Judgement],

@@ -1000,6 +1000,7 @@ const CRATES: &[Rules] = &[
             &["error"],
             &["settings"],
             &["events"],
+            &["shared"],
             &["replay"],
             &["summary", "synthetic"],
             &["shard"],

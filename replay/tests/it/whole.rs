@@ -10,7 +10,7 @@ use leastgrant_engine::{
 use leastgrant_ingest::schema::Outcome;
 use leastgrant_replay::export::freeze;
 use leastgrant_replay::output::Outputs;
-use leastgrant_replay::replay::{Options, home_of, replay_project};
+use leastgrant_replay::replay::{Options, Unattended, home_of, replay_project};
 use leastgrant_replay::settings::{Grid, Method, Setting, baselines};
 
 use crate::support::{DAY_US, as_replay, event, synthetic, write_table};
@@ -453,4 +453,104 @@ fn the_rules_in_force_decide_in_the_replay_as_in_the_hook() {
 
 fn json_command(command: &str) -> serde_json::Value {
     serde_json::json!({ "command": command })
+}
+
+/// Learning settings share one envelope and keep statistics of their own only where their
+/// evidence differed (`crate::shared`); an export keeps a whole envelope per setting. Both must
+/// decide every event alike, with the same words on every miss: on histories with every kind of
+/// label (refusals, cancellations, hook denials, the classifier's decisions, unattended and auto
+/// mode), rules that allow past a floor and deny, several half-lives and z, and a project
+/// spanning five years (evidence past the horizon is pruned).
+#[test]
+fn settings_sharing_an_envelope_decide_as_settings_with_their_own() {
+    let mut settings = Grid {
+        posture: vec!["assist".into(), "autopilot".into(), "strict".into()],
+        confidence: vec![[0.5, 0.5, 0.8], [0.7, 0.7, 0.8]],
+        min_days: vec![1, 3],
+        min_sessions: vec![1, 2],
+        half_life_days: vec![2.0, 90.0],
+        ..Grid::default()
+    }
+    .expand()
+    .unwrap();
+    settings.extend(
+        Grid {
+            posture: vec!["assist".into(), "observe".into()],
+            z: vec![1.0],
+            min_observed: vec![2.0],
+            max_tier: vec![1],
+            ..Grid::default()
+        }
+        .expand()
+        .unwrap(),
+    );
+    settings.extend(baselines());
+    let mut projects: Vec<Vec<leastgrant_replay::events::ReplayEvent>> =
+        synthetic(2, 900, 5).chunks(900).map(as_replay).collect();
+    // Five years, one call every two to three days.
+    let mut long = as_replay(&synthetic(1, 800, 9));
+    for (i, e) in long.iter_mut().enumerate() {
+        e.ts_us = Some(crate::support::T0 + i as i64 * (DAY_US * 5 / 2));
+    }
+    projects.push(long);
+    for events in &mut projects {
+        for (i, e) in events.iter_mut().enumerate() {
+            match i % 17 {
+                3 => e.outcome = Outcome::Cancelled,
+                5 => e.outcome = Outcome::Interrupted,
+                7 => e.decided_by = Some(leastgrant_replay::events::Decider::Hook),
+                9 => e.auto_mode = true,
+                11 => e.attended = None,
+                13 => {
+                    e.outcome = Outcome::Denied;
+                    e.decided_by = Some(leastgrant_replay::events::Decider::Classifier);
+                }
+                15 => e.decided_by = Some(leastgrant_replay::events::Decider::User),
+                _ => {}
+            }
+        }
+    }
+    let rules = std::sync::Arc::new(FixedAnswers(serde_json::json!({
+        "allow": ["Bash(cat ~/.aws/credentials)"], "deny": ["Bash(docker compose up -d)"]
+    })));
+    for unattended in [Unattended::Approve, Unattended::Observe, Unattended::Skip] {
+        for answers in [None, Some(rules.clone())] {
+            let shared = Options {
+                keep_verdicts: true,
+                unattended,
+                answers: answers
+                    .clone()
+                    .map(|a| a as std::sync::Arc<dyn leastgrant_replay::ProjectAnswers>),
+                ..Options::default()
+            };
+            let own = Options {
+                keep_envelopes: true,
+                ..shared.clone()
+            };
+            let mut misses = 0;
+            let mut promotions = 0;
+            for events in &projects {
+                let a = replay_project(events.clone(), &settings, &shared);
+                let b = replay_project(events.clone(), &settings, &own);
+                for (i, setting) in settings.iter().enumerate() {
+                    let (s, o) = (&a.settings[i], &b.settings[i]);
+                    let what = format!("{} ({unattended:?})", setting.id);
+                    assert!(s.envelope.is_none());
+                    assert_eq!(s.verdicts, o.verdicts, "{what}");
+                    assert_eq!(s.periods, o.periods, "{what}");
+                    assert_eq!(s.windows, o.windows, "{what}");
+                    assert_eq!(s.days, o.days, "{what}");
+                    assert_eq!(s.promotions, o.promotions, "{what}");
+                    assert_eq!(s.friction_reasons, o.friction_reasons, "{what}");
+                    assert_eq!(s.misses, o.misses, "{what}");
+                    misses += s.misses.len();
+                    promotions += s.promotions.len();
+                }
+            }
+            // The comparison covers misses (their words), and promotions where learning
+            // decides (a policy answers every call: its default mode asks).
+            assert!(misses > 0, "{unattended:?}");
+            assert_eq!(promotions > 0, answers.is_none(), "{unattended:?}");
+        }
+    }
 }
