@@ -16,6 +16,7 @@ use leastgrant_engine::{
 use leastgrant_ingest::schema::Outcome;
 
 use crate::events::{Decider, ReplayEvent};
+use crate::native::{self, NativeProject};
 use crate::settings::{Method, Setting};
 
 /// What the history says the person wanted.
@@ -624,6 +625,9 @@ pub struct ClassifiedProject {
     capabilities: BTreeMap<&'static str, u64>,
     notes: Vec<String>,
     label_counts: BTreeMap<String, LabelCounts>,
+    /// The project's roots, and its rules when they were read (native rules decide with them).
+    roots: Roots,
+    policy: Option<Policy>,
 }
 
 impl ClassifiedProject {
@@ -770,6 +774,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         })
         .collect();
     let session_count = session_ids.len();
+    let policy = answers.map(|(policy, _)| policy);
     ClassifiedProject {
         project_key,
         project_root,
@@ -784,6 +789,8 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         capabilities,
         notes,
         label_counts,
+        roots,
+        policy,
     }
 }
 
@@ -802,7 +809,7 @@ impl<'a> Plan<'a> {
             tables: settings
                 .iter()
                 .map(|setting| match &setting.method {
-                    Method::Engine(s) => {
+                    Method::Engine(s) | Method::Native(s) => {
                         Some(Arc::new(DecayTable::new(s.thresholds.half_life_days)))
                     }
                     _ => None,
@@ -856,9 +863,16 @@ fn replay_classified(
         sessions,
         session_count,
         signature_count,
+        roots,
+        policy,
         ..
     } = project;
     let session_count = *session_count;
+    // Shared by the native-rules settings, built only when there is one.
+    let mut native = settings
+        .iter()
+        .any(|s| matches!(s.method, Method::Native(_)))
+        .then(|| NativeProject::new(events, event_call, roots, policy.as_ref()));
     let mut states: Vec<State> = tables
         .iter()
         .map(|decay| State {
@@ -891,6 +905,7 @@ fn replay_classified(
         let day = u32::try_from((now - first_ts).max(0) / DAY_US).unwrap_or(u32::MAX);
         for (setting, state) in settings.iter().zip(states.iter_mut()) {
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
+            let mut native_code = "";
             let decision = match &setting.method {
                 Method::Engine(engine_settings) => {
                     let situation = Situation {
@@ -916,6 +931,15 @@ fn replay_classified(
                         Decision::Ask
                     }
                 }
+                Method::Native(engine_settings) => {
+                    let (decision, code) = native
+                        .as_mut()
+                        .map_or((Decision::Ask, native::INEXPRESSIBLE), |n| {
+                            n.decide(index, &state.envelope, engine_settings, now)
+                        });
+                    native_code = code;
+                    decision
+                }
             };
             let class = Class::of(decision, label, options.unattended);
             let run = &mut state.run;
@@ -936,13 +960,15 @@ fn replay_classified(
                         .iter()
                         .find(|j| j.decision == Decision::Ask)
                         .map_or("engine.empty", Judgement::code)
+                } else if !native_code.is_empty() {
+                    native_code
                 } else {
                     "baseline"
                 };
                 *run.friction_reasons.entry(code).or_insert(0) += 1;
             }
             if class == Class::Miss {
-                run.misses.push(miss_record(
+                let mut record = miss_record(
                     index,
                     setting,
                     call,
@@ -950,7 +976,15 @@ fn replay_classified(
                     &session_state,
                     now,
                     &judgements,
-                ));
+                );
+                if let (Method::Native(_), Some(n)) = (&setting.method, &native) {
+                    record.codes = vec![native::MATCHED.to_string()];
+                    record.reasons = format!(
+                        "exported native rules match every piece: {}",
+                        n.pieces_text(index)
+                    );
+                }
+                run.misses.push(record);
             }
             if engine {
                 for ((judgement, signature), action) in judgements
@@ -979,7 +1013,7 @@ fn replay_classified(
             }
             let (evidence, ran) = counterfactual(decision, label, options.unattended);
             match &setting.method {
-                Method::Engine(_) => {
+                Method::Engine(_) | Method::Native(_) => {
                     if let Some(evidence) = evidence {
                         state.envelope.learn_event(
                             &call.analysis,
@@ -998,6 +1032,9 @@ fn replay_classified(
             if ran && let Some(s) = state.sessions.get_mut(session) {
                 s.record(&call.analysis);
             }
+        }
+        if let Some(n) = &mut native {
+            n.recorded(index);
         }
         for signature in &call.action_signatures {
             if let Some(slot) = first_seen.get_mut(*signature as usize) {
