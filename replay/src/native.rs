@@ -25,11 +25,14 @@ use leastgrant_ingest::schema::agent;
 
 use crate::events::ReplayEvent;
 
-/// The reason code of a call the exported rules let through.
+/// The reason code of a call the exported rules let through (a miss's code).
 pub const MATCHED: &str = "native.rule";
-/// No exact rule of the event's agent can match it: not a shell call, an agent with no exact
-/// rules (Codex, Copilot, or one `export` does not write for), or a piece with operators,
-/// wildcards or substitutions.
+/// Not a shell call: `export` writes shell rules only (what an agent runs of its own accord,
+/// such as Claude Code's read-only tools, is `baseline.agent-defaults`).
+pub const NOT_SHELL: &str = "native.not-shell";
+/// No exact rule of the event's agent can match it: an agent with no exact rules (Codex,
+/// Copilot, or one `export` does not write for), or a piece with operators, wildcards or
+/// substitutions.
 pub const INEXPRESSIBLE: &str = "native.inexpressible";
 /// A piece was never recorded as a command of its own before, so no rule was exported for it.
 pub const UNRECORDED: &str = "native.unrecorded";
@@ -38,6 +41,8 @@ pub const NOT_ALLOWED: &str = "native.not-allowed";
 
 /// Marks "none" in the per-event id lists.
 const NONE: u32 = u32::MAX;
+/// Marks a call of another tool than the shell in the per-event piece lists.
+const NOT_SHELL_LIST: u32 = u32::MAX - 1;
 
 /// The agent whose exported rules an event's agent reads, as the events table names agents.
 fn native_agent(name: &str) -> Option<NativeAgent> {
@@ -67,7 +72,8 @@ pub(crate) struct NativeProject<'p> {
     recorded: Vec<bool>,
     /// Per command id, its classification once asked about.
     candidates: Vec<Option<Candidate>>,
-    /// Per event, the piece list its agent's matcher checks (`NONE`: no rule can match it).
+    /// Per event, the piece list its agent's matcher checks (`NONE`: no rule can match it;
+    /// `NOT_SHELL_LIST`: not a shell call).
     event_pieces: Vec<u32>,
     /// Per event, the id of the plain command it records (`NONE`: none).
     event_command: Vec<u32>,
@@ -91,7 +97,7 @@ impl<'p> NativeProject<'p> {
             if let Some(id) = ids.get(text) {
                 return *id;
             }
-            let id = u32::try_from(commands.len()).unwrap_or(NONE - 1);
+            let id = u32::try_from(commands.len()).unwrap_or(NOT_SHELL_LIST - 1);
             ids.insert(text.to_string(), id);
             commands.push(text.to_string());
             id
@@ -114,6 +120,9 @@ impl<'p> NativeProject<'p> {
             });
             let agent = native_agent(&event.agent);
             let list = *lists_of.entry((*call, agent)).or_insert_with(|| {
+                if command.is_none() {
+                    return NOT_SHELL_LIST;
+                }
                 let pieces = agent.zip(command.as_deref()).and_then(|(agent, text)| {
                     let pieces = agent.pieces(text)?;
                     let exact =
@@ -123,7 +132,9 @@ impl<'p> NativeProject<'p> {
                 match pieces {
                     Some(list) => {
                         piece_lists.push(list);
-                        u32::try_from(piece_lists.len() - 1).unwrap_or(NONE)
+                        u32::try_from(piece_lists.len() - 1)
+                            .unwrap_or(NONE)
+                            .min(NOT_SHELL_LIST - 1)
                     }
                     None => NONE,
                 }
@@ -155,7 +166,12 @@ impl<'p> NativeProject<'p> {
     ) -> (Decision, &'static str) {
         let list = self.event_pieces.get(index).copied().unwrap_or(NONE);
         let Some(pieces) = self.piece_lists.get(list as usize) else {
-            return (Decision::Ask, INEXPRESSIBLE);
+            let code = if list == NOT_SHELL_LIST {
+                NOT_SHELL
+            } else {
+                INEXPRESSIBLE
+            };
+            return (Decision::Ask, code);
         };
         if !pieces
             .iter()
