@@ -43,6 +43,20 @@ pub const NOT_ALLOWED: &str = "native.not-allowed";
 const NONE: u32 = u32::MAX;
 /// Marks a call of another tool than the shell in the per-event piece lists.
 const NOT_SHELL_LIST: u32 = u32::MAX - 1;
+/// A piece list not worked out yet.
+const UNSET: u32 = u32::MAX - 2;
+/// One slot per agent with native rules, and one for every other agent.
+const AGENT_SLOTS: usize = NativeAgent::ALL.len() + 1;
+
+/// What the events of one distinct call share.
+struct CallInfo {
+    /// The shell command it records, if it is a shell call.
+    command: Option<String>,
+    /// That command's id when it is plain (`NONE`: not plain or not a shell call).
+    recorded: u32,
+    /// Per agent slot, its piece list (`UNSET` until an event of that agent needs it).
+    lists: [u32; AGENT_SLOTS],
+}
 
 /// The agent whose exported rules an event's agent reads, as the events table names agents.
 fn native_agent(name: &str) -> Option<NativeAgent> {
@@ -97,49 +111,66 @@ impl<'p> NativeProject<'p> {
             if let Some(id) = ids.get(text) {
                 return *id;
             }
-            let id = u32::try_from(commands.len()).unwrap_or(NOT_SHELL_LIST - 1);
+            let id = u32::try_from(commands.len()).unwrap_or(UNSET - 1);
             ids.insert(text.to_string(), id);
             commands.push(text.to_string());
             id
         };
-        // Per distinct call: its recorded command; per (call, agent): its piece list.
-        let mut call_command: HashMap<usize, Option<String>> = HashMap::new();
-        let mut lists_of: HashMap<(usize, Option<NativeAgent>), u32> = HashMap::new();
+        // Per distinct call (indexed, no hashing): its recorded command, that command's id,
+        // and per agent slot its piece list, each worked out once.
+        let calls = event_call.iter().max().map_or(0, |m| m + 1);
+        let mut per_call: Vec<Option<CallInfo>> = (0..calls).map(|_| None).collect();
         let mut piece_lists: Vec<Vec<u32>> = Vec::new();
         let mut event_pieces = Vec::with_capacity(events.len());
         let mut event_command = Vec::with_capacity(events.len());
         for (event, call) in events.iter().zip(event_call) {
-            let command = call_command.entry(*call).or_insert_with(|| {
+            let Some(info) = per_call.get_mut(*call) else {
+                event_pieces.push(NONE);
+                event_command.push(NONE);
+                continue;
+            };
+            let info = info.get_or_insert_with(|| {
                 let input =
                     serde_json::from_str(&event.tool_input).unwrap_or(serde_json::Value::Null);
-                recorded_command(&event.tool_name, &input).map(str::to_string)
+                let command = recorded_command(&event.tool_name, &input).map(str::to_string);
+                let recorded = match command.as_deref() {
+                    Some(text) if is_plain_command(text) => intern(text),
+                    _ => NONE,
+                };
+                CallInfo {
+                    command,
+                    recorded,
+                    lists: [UNSET; AGENT_SLOTS],
+                }
             });
-            event_command.push(match command.as_deref() {
-                Some(text) if is_plain_command(text) => intern(text),
-                _ => NONE,
-            });
+            event_command.push(info.recorded);
             let agent = native_agent(&event.agent);
-            let list = *lists_of.entry((*call, agent)).or_insert_with(|| {
-                if command.is_none() {
-                    return NOT_SHELL_LIST;
-                }
-                let pieces = agent.zip(command.as_deref()).and_then(|(agent, text)| {
-                    let pieces = agent.pieces(text)?;
-                    let exact =
-                        !pieces.is_empty() && pieces.iter().all(|p| agent.exact_rule(p).is_some());
-                    exact.then(|| pieces.into_iter().map(&mut intern).collect::<Vec<u32>>())
-                });
-                match pieces {
-                    Some(list) => {
-                        piece_lists.push(list);
-                        u32::try_from(piece_lists.len() - 1)
-                            .unwrap_or(NONE)
-                            .min(NOT_SHELL_LIST - 1)
-                    }
-                    None => NONE,
-                }
-            });
-            event_pieces.push(list);
+            let slot = agent
+                .and_then(|a| NativeAgent::ALL.iter().position(|b| *b == a))
+                .unwrap_or(AGENT_SLOTS - 1);
+            let Some(list) = info.lists.get_mut(slot) else {
+                event_pieces.push(NONE);
+                continue;
+            };
+            if *list == UNSET {
+                *list = match (&info.command, agent) {
+                    (None, _) => NOT_SHELL_LIST,
+                    (Some(text), Some(agent)) => match agent.pieces(text) {
+                        Some(pieces)
+                            if !pieces.is_empty()
+                                && pieces.iter().all(|p| agent.exact_rule(p).is_some()) =>
+                        {
+                            piece_lists.push(pieces.into_iter().map(&mut intern).collect());
+                            u32::try_from(piece_lists.len() - 1)
+                                .unwrap_or(NONE)
+                                .min(UNSET - 1)
+                        }
+                        _ => NONE,
+                    },
+                    (Some(_), None) => NONE,
+                };
+            }
+            event_pieces.push(*list);
         }
         let count = commands.len();
         NativeProject {
