@@ -8,7 +8,6 @@
 
 mod formats;
 mod judge;
-mod rule;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -16,12 +15,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
-use leastgrant_engine::{Frozen, canonical_tool};
+use leastgrant_engine::{Frozen, NativeAgent, NativeRule, recorded_command};
 use serde_json::Value;
 
-use formats::Agent;
+use formats::{RuleFile as _, agent_named, agent_of_file};
 use judge::{Containment, Judge};
-use rule::NativeRule;
 
 use crate::shared::time::{now_us, parse_time};
 use crate::workspace::Workspace;
@@ -83,23 +81,23 @@ pub fn run(
     let judge = Judge::new(&frozen, workspace.policy(&[])?, roots, now)?;
     if let Some(file) = &args.check {
         let agent = match &args.to {
-            Some(name) => Agent::parse(name)?,
-            None => Agent::of_file(file),
+            Some(name) => agent_named(name)?,
+            None => agent_of_file(file),
         };
         return check(&judge, agent, file);
     }
     if let [old, new] = args.diff.as_slice() {
         let agent = match &args.to {
-            Some(name) => Agent::parse(name)?,
-            None => Agent::of_file(new),
+            Some(name) => agent_named(name)?,
+            None => agent_of_file(new),
         };
         return diff(&judge, agent, old, new);
     }
-    let agent = Agent::parse(args.to.as_deref().unwrap_or(""))?;
+    let agent = agent_named(args.to.as_deref().unwrap_or(""))?;
     export(&judge, agent, table, out, &workspace)
 }
 
-fn read_rules(agent: Agent, file: &Path) -> Result<Vec<NativeRule>> {
+fn read_rules(agent: NativeAgent, file: &Path) -> Result<Vec<NativeRule>> {
     let text = std::fs::read_to_string(file)
         .with_context(|| format!("cannot read `{}`", file.display()))?;
     agent.read(&text).with_context(|| {
@@ -111,7 +109,7 @@ fn read_rules(agent: Agent, file: &Path) -> Result<Vec<NativeRule>> {
     })
 }
 
-fn check(judge: &Judge<'_>, agent: Agent, file: &Path) -> Result<ExitCode> {
+fn check(judge: &Judge<'_>, agent: NativeAgent, file: &Path) -> Result<ExitCode> {
     let rules = match read_rules(agent, file) {
         Ok(rules) => rules,
         Err(error) => {
@@ -149,7 +147,7 @@ fn check(judge: &Judge<'_>, agent: Agent, file: &Path) -> Result<ExitCode> {
     }))
 }
 
-fn diff(judge: &Judge<'_>, agent: Agent, old: &Path, new: &Path) -> Result<ExitCode> {
+fn diff(judge: &Judge<'_>, agent: NativeAgent, old: &Path, new: &Path) -> Result<ExitCode> {
     let (old_rules, new_rules) = match (read_rules(agent, old), read_rules(agent, new)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {
@@ -157,8 +155,12 @@ fn diff(judge: &Judge<'_>, agent: Agent, old: &Path, new: &Path) -> Result<ExitC
             return Ok(ExitCode::from(2));
         }
     };
-    let covered =
-        |rules: &[NativeRule], example: &str| rules.iter().any(|r| r.shape.matches(example));
+    // Covered: the agent's own matcher runs the example under these rules.
+    let covered = |rules: &[NativeRule], example: &str| {
+        agent.admits(example, |piece| {
+            rules.iter().any(|r| r.shape.matches(piece))
+        })
+    };
     let mut widened = 0;
     for rule in new_rules.iter().filter(|r| !old_rules.contains(r)) {
         let example = rule.shape.example();
@@ -196,11 +198,8 @@ fn recorded_commands(table: &Path, project: &str) -> Result<BTreeSet<String>> {
         let keys: Vec<&str> = index.projects().collect();
         for events in read_projects(&index, &keys)? {
             for event in events.iter().filter(|e| e.project_root == project) {
-                if canonical_tool(&event.tool_name) != "Bash" {
-                    continue;
-                }
                 let input: Value = serde_json::from_str(&event.tool_input).unwrap_or(Value::Null);
-                if let Some(command) = input.get("command").and_then(Value::as_str) {
+                if let Some(command) = recorded_command(&event.tool_name, &input) {
                     out.insert(command.to_string());
                 }
             }
@@ -209,13 +208,15 @@ fn recorded_commands(table: &Path, project: &str) -> Result<BTreeSet<String>> {
     Ok(out)
 }
 
-fn default_file(agent: Agent, workspace: &Workspace) -> PathBuf {
+fn default_file(agent: NativeAgent, workspace: &Workspace) -> PathBuf {
     let root = Path::new(&workspace.roots.project);
     match agent {
-        Agent::Claude => root.join(".claude/settings.local.json"),
-        Agent::Codex => root.join(".codex/rules/leastgrant.rules"),
-        Agent::Gemini => root.join(".gemini/policies/leastgrant.toml"),
-        Agent::Copilot => Path::new(&workspace.roots.home).join(".copilot/permissions-config.json"),
+        NativeAgent::Claude => root.join(".claude/settings.local.json"),
+        NativeAgent::Codex => root.join(".codex/rules/leastgrant.rules"),
+        NativeAgent::Gemini => root.join(".gemini/policies/leastgrant.toml"),
+        NativeAgent::Copilot => {
+            Path::new(&workspace.roots.home).join(".copilot/permissions-config.json")
+        }
     }
 }
 
@@ -234,7 +235,7 @@ fn backup_path(file: &Path) -> PathBuf {
 
 fn export(
     judge: &Judge<'_>,
-    agent: Agent,
+    agent: NativeAgent,
     table: &Path,
     out: Option<&Path>,
     workspace: &Workspace,
@@ -245,13 +246,13 @@ fn export(
     let commands = recorded_commands(table, &workspace.roots.project)?;
     let (mut ours, mut rendered, mut refused, mut inexpressible) = (Vec::new(), Vec::new(), 0, 0);
     for command in &commands {
-        if !agent.can_render_exact(command) {
+        let Some(shape) = agent.exact_rule(command) else {
             inexpressible += 1;
             continue;
-        }
+        };
         let rule = NativeRule {
             text: command.clone(),
-            shape: rule::Shape::Exact(command.clone()),
+            shape,
         };
         match judge.contain(&rule, agent.extensions())? {
             Containment::Within => {
@@ -295,7 +296,7 @@ fn export(
     for rule in agent.read(&merged)? {
         let mine = rendered
             .iter()
-            .any(|c| rule.shape == rule::Shape::Exact(c.clone()));
+            .any(|c| agent.exact_rule(c).as_ref() == Some(&rule.shape));
         if mine && judge.contain(&rule, agent.extensions())? != Containment::Within {
             bail!(
                 "refusing to write `{}`: it does not check within the envelope",
@@ -306,7 +307,7 @@ fn export(
     if existing.as_deref() != Some(merged.as_str()) && !(existing.is_none() && ours.is_empty()) {
         write(&file, &merged, existing.is_some())?;
     }
-    if matches!(agent, Agent::Claude | Agent::Copilot) {
+    if matches!(agent, NativeAgent::Claude | NativeAgent::Copilot) {
         let text = serde_json::to_string_pretty(
             &serde_json::json!({"agent": agent.name(), "rules": ours}),
         )?;

@@ -12,7 +12,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use leastgrant_engine::{Frozen, Grant, GrantStore, Policy, Roots};
 use leastgrant_replay::output::Outputs;
-use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
+use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines, native_twins};
 use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary};
 use leastgrant_replay::{
     MissBudgetOn, Options, ProjectAnswers, Shard, Unattended, export, run, run_shard,
@@ -54,6 +54,10 @@ pub struct GridArgs {
     /// The highest tier learning may promote.
     #[arg(long, value_delimiter = ',')]
     max_tier: Vec<u8>,
+    /// Also replay each setting's "native rules only" twin: its envelope exported as the
+    /// agents' exact allow rules, no hook (the standard comparison has the default's).
+    #[arg(long)]
+    native: bool,
 }
 
 impl GridArgs {
@@ -92,6 +96,7 @@ impl GridArgs {
                 half_life_days: self.half_life.clone(),
                 min_observed: self.min_observed.clone(),
                 max_tier: self.max_tier.clone(),
+                native: false,
             };
             for setting in grid.expand()? {
                 if !settings.iter().any(|s| s.id == setting.id) {
@@ -101,6 +106,13 @@ impl GridArgs {
         }
         if settings.is_empty() {
             settings = Grid::standard();
+        }
+        if self.native {
+            for twin in native_twins(&settings) {
+                if !settings.iter().any(|s| s.id == twin.id) {
+                    settings.push(twin);
+                }
+            }
         }
         settings.extend(baselines());
         Ok(settings)

@@ -31,6 +31,7 @@ mod grants;
 mod hex;
 mod knowledge;
 mod model;
+mod native;
 mod net;
 mod paths;
 mod rules;
@@ -87,6 +88,13 @@ pub use rules::compiled::{
 pub use rules::lint::{Finding, lint};
 pub use rules::pattern::{GlobKind, Pattern};
 pub use rules::{DefaultMode, Policy, PolicyError, Rule};
+
+// Native allow rules as each agent's matcher reads them (`export --to`, the replay's
+// native-rules setting).
+pub use native::{
+    NativeAgent, NativeExtensions, NativeRule, NativeShape, claude_shape, is_plain_command,
+    native_witnesses, recorded_command, rule_words,
+};
 
 // Shared with the hook.
 pub use hex::hex;

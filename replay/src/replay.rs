@@ -19,6 +19,7 @@ use leastgrant_engine::{
 use leastgrant_ingest::schema::Outcome;
 
 use crate::events::{Decider, ReplayEvent};
+use crate::native::{self, NativeProject};
 use crate::settings::{Method, Setting};
 use crate::shared::{SettingEnvelope, SharedEnvelope, View};
 
@@ -734,6 +735,9 @@ pub struct ClassifiedProject {
     capabilities: BTreeMap<&'static str, u64>,
     notes: Vec<String>,
     label_counts: BTreeMap<String, LabelCounts>,
+    /// The project's roots, and its rules when they were read (native rules decide with them).
+    roots: Roots,
+    policy: Option<Policy>,
 }
 
 impl ClassifiedProject {
@@ -904,6 +908,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
             *slot = stable_hash(id);
         }
     }
+    let policy = answers.map(|(policy, _)| policy);
     ClassifiedProject {
         project_key,
         project_root,
@@ -919,6 +924,8 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         capabilities,
         notes,
         label_counts,
+        roots,
+        policy,
     }
 }
 
@@ -937,7 +944,7 @@ impl<'a> Plan<'a> {
             tables: settings
                 .iter()
                 .map(|setting| match &setting.method {
-                    Method::Engine(s) => {
+                    Method::Engine(s) | Method::Native(s) => {
                         Some(Arc::new(DecayTable::new(s.thresholds.half_life_days)))
                     }
                     _ => None,
@@ -992,10 +999,17 @@ fn replay_classified(
         session_hashes,
         signature_count,
         standing,
+        roots,
+        policy,
         ..
     } = project;
     let session_count = session_hashes.len();
     let signature_count = *signature_count;
+    // Shared by the native-rules settings, built only when there is one.
+    let mut native = settings
+        .iter()
+        .any(|s| matches!(s.method, Method::Native(_)))
+        .then(|| NativeProject::new(events, event_call, roots, policy.as_ref()));
     // The learning settings share one envelope per half-life (crate::shared); observe, whose
     // words on a miss ask about transitions, and every setting of an export keep their own.
     let mut shared: Vec<SharedEnvelope> = Vec::new();
@@ -1165,6 +1179,7 @@ fn replay_classified(
                     &view
                 }
             };
+            let mut native_code = "";
             let decision = match &setting.method {
                 Method::Engine(engine_settings) => {
                     let situation = Situation {
@@ -1190,6 +1205,21 @@ fn replay_classified(
                         Decision::Ask
                     }
                 }
+                Method::Native(engine_settings) => {
+                    // A native-rules setting learns in an envelope of its own.
+                    let own = match &state.learned {
+                        Learning::Own(envelope) => Some(envelope),
+                        Learning::Shared { .. } => None,
+                    };
+                    let (decision, code) = match (native.as_mut(), own) {
+                        (Some(n), Some(envelope)) => {
+                            n.decide(index, envelope, engine_settings, now)
+                        }
+                        _ => (Decision::Ask, native::INEXPRESSIBLE),
+                    };
+                    native_code = code;
+                    decision
+                }
             };
             let class = Class::of(decision, label, options.unattended);
             let run = &mut state.run;
@@ -1210,13 +1240,15 @@ fn replay_classified(
                         .iter()
                         .find(|j| j.decision == Decision::Ask)
                         .map_or("engine.empty", Judgement::code)
+                } else if !native_code.is_empty() {
+                    native_code
                 } else {
                     "baseline"
                 };
                 *run.friction_reasons.entry(code).or_insert(0) += 1;
             }
             if class == Class::Miss {
-                run.misses.push(miss_record(
+                let mut record = miss_record(
                     index,
                     setting,
                     call,
@@ -1224,7 +1256,15 @@ fn replay_classified(
                     &session_state,
                     now,
                     &judgements,
-                ));
+                );
+                if let (Method::Native(_), Some(n)) = (&setting.method, &native) {
+                    record.codes = vec![native::MATCHED.to_string()];
+                    record.reasons = format!(
+                        "exported native rules match every piece: {}",
+                        n.pieces_text(index)
+                    );
+                }
+                run.misses.push(record);
             }
             if engine {
                 for ((judgement, signature), action) in
@@ -1255,7 +1295,7 @@ fn replay_classified(
             }
             let (evidence, ran) = counterfactual(decision, label, options.unattended);
             match (&setting.method, &mut state.learned) {
-                (Method::Engine(_), Learning::Own(envelope)) => {
+                (Method::Engine(_) | Method::Native(_), Learning::Own(envelope)) => {
                     if let Some(evidence) = evidence {
                         envelope.learn_event(
                             analysis,
@@ -1295,6 +1335,9 @@ fn replay_classified(
         }
         if shared_ran && let Some(s) = shared_sessions.get_mut(session) {
             s.record(analysis);
+        }
+        if let Some(n) = &mut native {
+            n.recorded(index);
         }
         for signature in signatures {
             if let Some(slot) = first_seen.get_mut(*signature as usize) {

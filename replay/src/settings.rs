@@ -1,5 +1,7 @@
 //! What the replay compares: engine settings (a posture and its thresholds), grids of them from
-//! flags or a TOML file, and the baselines every run includes.
+//! flags or a TOML file, the baselines every run includes, and the "native rules only" twin of
+//! an engine setting (what exporting its envelope as the agents' own allow rules achieves
+//! without the hook).
 
 use leastgrant_engine::{Posture, Settings, Thresholds};
 use serde::Deserialize;
@@ -16,6 +18,10 @@ pub enum Method {
     AgentDefaults,
     /// Baseline: a call asks until the person approves it once, then runs forever.
     FirstApproval,
+    /// No hook: the envelope this engine setting learns, exported as each agent's exact native
+    /// allow rules at every moment (`leastgrant export --to`), and the agent's own matcher
+    /// deciding — what the rules match runs, everything else asks (`crate::native`).
+    Native(Settings),
 }
 
 /// One setting of a replay.
@@ -36,15 +42,25 @@ impl Setting {
         }
     }
 
-    /// The posture's name, or `baseline`.
+    /// The "native rules only" twin of an engine setting: `native.` and the engine setting's
+    /// id.
+    pub fn native(settings: Settings) -> Setting {
+        Setting {
+            id: format!("{NATIVE_PREFIX}{}", engine_id(&settings)),
+            method: Method::Native(settings),
+        }
+    }
+
+    /// The posture's name, `native` for native rules, or `baseline`.
     pub fn posture(&self) -> &'static str {
         match &self.method {
             Method::Engine(s) => s.posture.as_str(),
+            Method::Native(_) => "native",
             _ => "baseline",
         }
     }
 
-    /// A baseline, not something to recommend.
+    /// A baseline, not something to recommend (native rules are one: no hook).
     pub fn is_baseline(&self) -> bool {
         !matches!(self.method, Method::Engine(_))
     }
@@ -53,6 +69,12 @@ impl Setting {
     pub fn params(&self) -> Value {
         match &self.method {
             Method::Engine(s) => leastgrant_engine::thresholds_json(&s.thresholds),
+            Method::Native(s) => {
+                let mut params = leastgrant_engine::thresholds_json(&s.thresholds);
+                params["posture"] = json!(s.posture.as_str());
+                params["baseline"] = json!(NATIVE_MEANING);
+                params
+            }
             Method::AlwaysAsk => json!({"baseline": "always ask"}),
             Method::AgentDefaults => {
                 json!({"baseline": "the agent's defaults: read-only tools run, the rest asks"})
@@ -79,47 +101,18 @@ impl Setting {
                 .into_iter()
                 .find(|b| b.id == id)
                 .ok_or_else(|| format!("no baseline `{id}` in this build"))?,
-            Some(name) => {
-                let posture = leastgrant_engine::Posture::parse(name)
-                    .ok_or_else(|| format!("the setting `{id}` has an unknown posture `{name}`"))?;
+            Some("native") => {
                 let p = &value["params"];
-                let real = |field: &str| {
-                    p[field]
-                        .as_f64()
-                        .ok_or_else(|| format!("the setting `{id}` has no valid `{field}`"))
-                };
-                let whole = |field: &str| {
-                    p[field]
-                        .as_u64()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .ok_or_else(|| format!("the setting `{id}` has no valid `{field}`"))
-                };
-                let tiers: Vec<f64> = p["confidence_by_tier"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_f64).collect())
-                    .unwrap_or_default();
-                let confidence_by_tier: [f64; 3] = tiers
-                    .try_into()
-                    .map_err(|_| format!("the setting `{id}` has no valid `confidence_by_tier`"))?;
-                let thresholds = Thresholds {
-                    confidence_by_tier,
-                    z: real("z")?,
-                    min_sessions: whole("min_sessions")?,
-                    min_days: whole("min_days")?,
-                    min_approval: real("min_approval")?,
-                    min_observed: real("min_observed")?,
-                    max_tier: u8::try_from(whole("max_tier")?)
-                        .map_err(|_| format!("the setting `{id}` has no valid `max_tier`"))?,
-                    half_life_days: real("half_life_days")?,
-                };
+                let name = p["posture"].as_str().unwrap_or_default();
                 Setting {
                     id: id.to_string(),
-                    method: Method::Engine(Settings {
-                        posture,
-                        thresholds,
-                    }),
+                    method: Method::Native(engine_settings(id, name, p)?),
                 }
             }
+            Some(name) => Setting {
+                id: id.to_string(),
+                method: Method::Engine(engine_settings(id, name, &value["params"])?),
+            },
             None => return Err(format!("the setting `{id}` has no posture")),
         };
         // Read back exactly: what a merge writes must be what the shards described.
@@ -131,6 +124,64 @@ impl Setting {
             ))
         }
     }
+}
+
+/// Engine settings from a description's posture name and parameters.
+fn engine_settings(id: &str, name: &str, p: &Value) -> Result<Settings, String> {
+    let posture = leastgrant_engine::Posture::parse(name)
+        .ok_or_else(|| format!("the setting `{id}` has an unknown posture `{name}`"))?;
+    let real = |field: &str| {
+        p[field]
+            .as_f64()
+            .ok_or_else(|| format!("the setting `{id}` has no valid `{field}`"))
+    };
+    let whole = |field: &str| {
+        p[field]
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| format!("the setting `{id}` has no valid `{field}`"))
+    };
+    let tiers: Vec<f64> = p["confidence_by_tier"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default();
+    let confidence_by_tier: [f64; 3] = tiers
+        .try_into()
+        .map_err(|_| format!("the setting `{id}` has no valid `confidence_by_tier`"))?;
+    let thresholds = Thresholds {
+        confidence_by_tier,
+        z: real("z")?,
+        min_sessions: whole("min_sessions")?,
+        min_days: whole("min_days")?,
+        min_approval: real("min_approval")?,
+        min_observed: real("min_observed")?,
+        max_tier: u8::try_from(whole("max_tier")?)
+            .map_err(|_| format!("the setting `{id}` has no valid `max_tier`"))?,
+        half_life_days: real("half_life_days")?,
+    };
+    Ok(Settings {
+        posture,
+        thresholds,
+    })
+}
+
+/// The ids of native-rules settings begin with this.
+pub const NATIVE_PREFIX: &str = "native.";
+
+/// What a native-rules setting is, in the outputs' words.
+pub const NATIVE_MEANING: &str = "native rules only: the envelope this setting learns, exported \
+     as each agent's exact allow rules as it goes; what the agent's own matcher lets through runs \
+     (no hook: no floors inside compound commands, no session taint), the rest asks";
+
+/// The "native rules only" twins of the engine settings among `settings`, in order.
+pub fn native_twins(settings: &[Setting]) -> Vec<Setting> {
+    settings
+        .iter()
+        .filter_map(|s| match &s.method {
+            Method::Engine(engine) => Some(Setting::native(*engine)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The baselines every run includes, after the settings.
@@ -215,6 +266,9 @@ pub struct Grid {
     /// The highest promotable tier.
     #[serde(default)]
     pub max_tier: Vec<u8>,
+    /// Also each setting's "native rules only" twin ([`Setting::native`]).
+    #[serde(default)]
+    pub native: bool,
 }
 
 /// A grid file: `[grid]` lists, and/or `[[setting]]` single settings.
@@ -246,7 +300,7 @@ pub const MAX_SETTINGS: usize = 4096;
 
 impl Grid {
     /// The default comparison: assist and autopilot over days and tier-1 confidence, plus
-    /// observe and strict at their defaults.
+    /// observe and strict at their defaults, and the native-rules twin of the default setting.
     pub fn standard() -> Vec<Setting> {
         let mut settings = Grid {
             posture: vec!["observe".into(), "strict".into()],
@@ -265,6 +319,7 @@ impl Grid {
             ..Grid::default()
         };
         settings.extend(learning.expand().unwrap_or_default());
+        settings.push(Setting::native(Settings::default()));
         settings
     }
 
@@ -365,7 +420,8 @@ impl Grid {
                                         if !out.iter().any(|o| o.id == setting.id) {
                                             out.push(setting);
                                         }
-                                        if out.len() > MAX_SETTINGS {
+                                        if out.len() * (1 + usize::from(self.native)) > MAX_SETTINGS
+                                        {
                                             return Err(GridError(format!(
                                                 "the grid has more than {MAX_SETTINGS} settings; narrow it"
                                             )));
@@ -377,6 +433,9 @@ impl Grid {
                     }
                 }
             }
+        }
+        if self.native {
+            out.extend(native_twins(&out));
         }
         Ok(out)
     }

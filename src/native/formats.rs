@@ -8,169 +8,75 @@
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 
-use super::rule::{Extensions, NativeRule, Shape, is_plain_command, words};
 use crate::shared::ordered_json::Json;
-
-/// An agent whose native rules leastgrant renders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    Claude,
-    Codex,
-    Gemini,
-    Copilot,
-}
+use leastgrant_engine::{
+    NativeAgent, NativeRule, NativeShape, claude_shape, is_plain_command, rule_words,
+};
 
 /// The first line of leastgrant's block in a file that takes comments.
 pub const BEGIN: &str = "# >>> leastgrant export: generated, edit outside this block >>>";
 /// The last line of it.
 pub const END: &str = "# <<< leastgrant export <<<";
 
-impl Agent {
-    /// From `--to`.
-    pub fn parse(name: &str) -> Result<Agent> {
-        Ok(match name {
-            "claude" | "claude-code" => Agent::Claude,
-            "codex" => Agent::Codex,
-            "gemini" => Agent::Gemini,
-            "copilot" => Agent::Copilot,
-            other => bail!("no agent `{other}`; --to takes claude, codex, gemini or copilot"),
-        })
-    }
+/// The agent a rule file belongs to: from `--to`, else by the file's name.
+pub fn agent_named(name: &str) -> Result<NativeAgent> {
+    NativeAgent::parse(name)
+        .ok_or_else(|| anyhow!("no agent `{name}`; --to takes claude, codex, gemini or copilot"))
+}
 
-    /// The agent a file belongs to, by its name.
-    pub fn of_file(path: &std::path::Path) -> Agent {
-        let name = path.to_string_lossy();
-        if name.ends_with(".rules") {
-            Agent::Codex
-        } else if name.ends_with(".toml") {
-            Agent::Gemini
-        } else if name.contains("permissions-config") {
-            Agent::Copilot
-        } else {
-            Agent::Claude
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-            Agent::Gemini => "gemini",
-            Agent::Copilot => "copilot",
-        }
-    }
-
-    /// What the agent's matcher accepts beyond a prefix rule's words.
-    pub fn extensions(self) -> Extensions {
-        match self {
-            // Claude Code splits compound commands and matches each part; a redirection stays.
-            Agent::Claude | Agent::Copilot => Extensions {
-                operators: false,
-                redirects: true,
-            },
-            // Codex matches argv; a script with redirections is not split, so no prefix matches.
-            Agent::Codex => Extensions {
-                operators: false,
-                redirects: false,
-            },
-            // Gemini's commandPrefix is a prefix of the command text.
-            Agent::Gemini => Extensions {
-                operators: true,
-                redirects: true,
-            },
-        }
-    }
-
-    /// Whether the agent has an exact shell rule for `command` (else leastgrant renders none).
-    pub fn can_render_exact(self, command: &str) -> bool {
-        match self {
-            Agent::Claude => is_plain_command(command),
-            Agent::Gemini => is_plain_command(command) && !command.contains('"'),
-            // Codex's prefix_rule and Copilot's identifiers always match continuations.
-            Agent::Codex | Agent::Copilot => false,
-        }
-    }
-
-    /// Every allow rule of `text`, as this agent reads it.
-    pub fn read(self, text: &str) -> Result<Vec<NativeRule>> {
-        match self {
-            Agent::Claude => read_claude(text),
-            Agent::Codex => read_codex(text),
-            Agent::Gemini => read_gemini(text),
-            Agent::Copilot => read_copilot(text),
-        }
-    }
-
-    /// The rule text leastgrant writes for an exact command.
-    pub fn render_exact(self, command: &str) -> String {
-        match self {
-            Agent::Claude => format!("Bash({command})"),
-            Agent::Gemini => gemini_rule(command),
-            Agent::Codex => codex_rule(&words(command), &[command.to_string()], &[]),
-            Agent::Copilot => command.to_string(),
-        }
-    }
-
-    /// `existing` with leastgrant's rules replaced by `ours` (rule texts from `render_exact`):
-    /// `previous` lists what leastgrant wrote before (the manifest, for JSON files).
-    pub fn merge(
-        self,
-        existing: Option<&str>,
-        previous: &[String],
-        ours: &[String],
-    ) -> Result<String> {
-        match self {
-            Agent::Claude => merge_claude(existing, previous, ours),
-            Agent::Copilot => merge_copilot(existing),
-            Agent::Codex | Agent::Gemini => Ok(merge_block(existing.unwrap_or(""), ours)),
-        }
+/// The agent whose file `path` is, by its name.
+pub fn agent_of_file(path: &std::path::Path) -> NativeAgent {
+    let name = path.to_string_lossy();
+    if name.ends_with(".rules") {
+        NativeAgent::Codex
+    } else if name.ends_with(".toml") {
+        NativeAgent::Gemini
+    } else if name.contains("permissions-config") {
+        NativeAgent::Copilot
+    } else {
+        NativeAgent::Claude
     }
 }
 
-/// A Claude Code rule string → its match-set.
-pub fn claude_shape(rule: &str) -> Shape {
-    let (tool, spec) = match rule.split_once('(') {
-        Some((tool, rest)) => match rest.strip_suffix(')') {
-            Some(spec) => (tool, Some(spec)),
-            None => return Shape::Other,
-        },
-        None => (rule, None),
-    };
-    let Some(spec) = spec.filter(|s| !s.is_empty() && *s != "*") else {
-        return Shape::Everything(tool.to_string());
-    };
-    match tool {
-        "Bash" => {
-            if let Some(prefix) = spec.strip_suffix(":*") {
-                Shape::Words(words(prefix))
-            } else if !spec.contains('*') {
-                Shape::Exact(spec.to_string())
-            } else if let Some(prefix) = spec.strip_suffix(" *").filter(|p| !p.contains('*')) {
-                Shape::Words(words(prefix))
-            } else if let Some(prefix) = spec.strip_suffix('*').filter(|p| !p.contains('*')) {
-                Shape::Text(prefix.to_string())
-            } else {
-                Shape::Other
+/// An agent's rule file: reading its allow rules, spelling leastgrant's exact rules in it, and
+/// merging them in.
+pub trait RuleFile: Copy {
+    /// Every allow rule of `text`, as this agent reads it.
+    fn read(self, text: &str) -> Result<Vec<NativeRule>>;
+    /// The rule text leastgrant writes for an exact command.
+    fn render_exact(self, command: &str) -> String;
+    /// `existing` with leastgrant's rules replaced by `ours` (rule texts from `render_exact`):
+    /// `previous` lists what leastgrant wrote before (the manifest, for JSON files).
+    fn merge(self, existing: Option<&str>, previous: &[String], ours: &[String]) -> Result<String>;
+}
+
+impl RuleFile for NativeAgent {
+    fn read(self, text: &str) -> Result<Vec<NativeRule>> {
+        match self {
+            NativeAgent::Claude => read_claude(text),
+            NativeAgent::Codex => read_codex(text),
+            NativeAgent::Gemini => read_gemini(text),
+            NativeAgent::Copilot => read_copilot(text),
+        }
+    }
+
+    fn render_exact(self, command: &str) -> String {
+        match self {
+            NativeAgent::Claude => format!("Bash({command})"),
+            NativeAgent::Gemini => gemini_rule(command),
+            NativeAgent::Codex => codex_rule(&rule_words(command), &[command.to_string()], &[]),
+            NativeAgent::Copilot => command.to_string(),
+        }
+    }
+
+    fn merge(self, existing: Option<&str>, previous: &[String], ours: &[String]) -> Result<String> {
+        match self {
+            NativeAgent::Claude => merge_claude(existing, previous, ours),
+            NativeAgent::Copilot => merge_copilot(existing),
+            NativeAgent::Codex | NativeAgent::Gemini => {
+                Ok(merge_block(existing.unwrap_or(""), ours))
             }
         }
-        "Read" | "Edit" | "Write" => {
-            let path = spec
-                .strip_prefix('/')
-                .filter(|p| p.starts_with('/'))
-                .unwrap_or(spec);
-            if path.contains(['*', '?', '[']) {
-                Shape::PathPattern {
-                    tool: tool.to_string(),
-                    pattern: path.to_string(),
-                }
-            } else {
-                Shape::Path {
-                    tool: tool.to_string(),
-                    path: path.to_string(),
-                }
-            }
-        }
-        _ => Shape::Other,
     }
 }
 
@@ -251,17 +157,19 @@ fn read_copilot(text: &str) -> Result<Vec<NativeRule>> {
                     for id in ids.into_iter().flatten().filter_map(Value::as_str) {
                         out.push(NativeRule {
                             text: id.to_string(),
-                            shape: Shape::Words(words(id)),
+                            shape: NativeShape::Words(rule_words(id)),
                         });
                     }
                 }
                 Some(kind @ ("read" | "write")) => out.push(NativeRule {
                     text: kind.to_string(),
-                    shape: Shape::Everything(if kind == "read" { "Read" } else { "Write" }.into()),
+                    shape: NativeShape::Everything(
+                        if kind == "read" { "Read" } else { "Write" }.into(),
+                    ),
                 }),
                 Some(kind) => out.push(NativeRule {
                     text: kind.to_string(),
-                    shape: Shape::Other,
+                    shape: NativeShape::Other,
                 }),
                 None => bail!("a tool approval without `kind`"),
             }
@@ -347,17 +255,17 @@ fn read_gemini(text: &str) -> Result<Vec<NativeRule>> {
                 toml::Value::Array(a) => a.first().and_then(|v| v.as_str()).map(str::to_string),
                 _ => None,
             };
-            first.map_or(Shape::Other, Shape::Text)
+            first.map_or(NativeShape::Other, NativeShape::Text)
         } else if let Some(pattern) = rule.get("argsPattern").and_then(toml::Value::as_str) {
-            gemini_exact(pattern).map_or(Shape::Other, Shape::Exact)
+            gemini_exact(pattern).map_or(NativeShape::Other, NativeShape::Exact)
         } else if rule.get("commandRegex").is_some() || rule.get("mcpName").is_some() {
-            Shape::Other
+            NativeShape::Other
         } else if tool == "run_shell_command" || tool == "*" {
-            Shape::Everything("Bash".into())
+            NativeShape::Everything("Bash".into())
         } else if tool == "read_file" {
-            Shape::Everything("Read".into())
+            NativeShape::Everything("Read".into())
         } else {
-            Shape::Other
+            NativeShape::Other
         };
         out.push(NativeRule { text, shape });
     }
@@ -397,14 +305,14 @@ fn read_codex(text: &str) -> Result<Vec<NativeRule>> {
         let pattern =
             field(call, "pattern").ok_or_else(|| anyhow!("a `prefix_rule` without `pattern`"))?;
         let shape = match serde_json::from_str::<Value>(pattern.trim().trim_end_matches(',')) {
-            Ok(Value::Array(items)) if items.iter().all(Value::is_string) => Shape::Words(
+            Ok(Value::Array(items)) if items.iter().all(Value::is_string) => NativeShape::Words(
                 items
                     .iter()
                     .filter_map(Value::as_str)
                     .map(str::to_string)
                     .collect(),
             ),
-            Ok(Value::Array(_)) => Shape::Other,
+            Ok(Value::Array(_)) => NativeShape::Other,
             _ => bail!("cannot read the pattern `{}`", pattern.trim()),
         };
         out.push(NativeRule {
@@ -502,38 +410,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn claude_renders_exact_bash_rules_and_reads_the_shapes() {
-        assert_eq!(Agent::Claude.render_exact("npm test"), "Bash(npm test)");
+    fn claude_renders_exact_bash_rules_and_reads_them_back() {
         assert_eq!(
-            claude_shape("Bash(npm test)"),
-            Shape::Exact("npm test".into())
+            NativeAgent::Claude.render_exact("npm test"),
+            "Bash(npm test)"
         );
-        assert_eq!(
-            claude_shape("Bash(npm:*)"),
-            Shape::Words(vec!["npm".into()])
-        );
-        assert_eq!(claude_shape("Bash(*)"), Shape::Everything("Bash".into()));
-        assert_eq!(claude_shape("Bash"), Shape::Everything("Bash".into()));
-        assert!(matches!(
-            claude_shape("Read(**)"),
-            Shape::PathPattern { .. }
-        ));
-        assert!(!Agent::Claude.can_render_exact("ls *.rs"));
-        assert!(!Agent::Claude.can_render_exact("npm test && rm -rf ~"));
+        let read = read_claude(r#"{"permissions": {"allow": ["Bash(npm test)", "Bash(npm:*)"]}}"#)
+            .unwrap();
+        assert_eq!(read[0].shape, NativeShape::Exact("npm test".into()));
+        assert_eq!(read[1].shape, NativeShape::Words(vec!["npm".into()]));
     }
 
     #[test]
     fn gemini_renders_an_args_pattern_that_reads_back_exact() {
-        let rule = Agent::Gemini.render_exact("npm run build.prod");
+        let rule = NativeAgent::Gemini.render_exact("npm run build.prod");
         assert!(rule.contains("toolName = \"run_shell_command\""), "{rule}");
         assert!(
             rule.contains(r#"argsPattern = "\"command\":\"npm run build\\.prod\"""#),
             "{rule}"
         );
         let read = read_gemini(&rule).unwrap();
-        assert_eq!(read[0].shape, Shape::Exact("npm run build.prod".into()));
+        assert_eq!(
+            read[0].shape,
+            NativeShape::Exact("npm run build.prod".into())
+        );
         let prefix = read_gemini("[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"git \"\ndecision = \"allow\"\n").unwrap();
-        assert_eq!(prefix[0].shape, Shape::Text("git ".into()));
+        assert_eq!(prefix[0].shape, NativeShape::Text("git ".into()));
     }
 
     #[test]
@@ -552,7 +454,7 @@ mod tests {
         let read = read_codex(&rule).unwrap();
         assert_eq!(
             read[0].shape,
-            Shape::Words(vec!["npm".into(), "test".into()])
+            NativeShape::Words(vec!["npm".into(), "test".into()])
         );
         let block = merge_block(
             "# mine\nprefix_rule(pattern = [\"ls\"])\n",
@@ -569,7 +471,7 @@ mod tests {
         let read = read_copilot(&text).unwrap();
         assert_eq!(
             read[0].shape,
-            Shape::Words(vec!["git".into(), "status".into()])
+            NativeShape::Words(vec!["git".into(), "status".into()])
         );
         assert_eq!(merge_copilot(Some(&text)).unwrap(), text);
     }

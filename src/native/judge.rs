@@ -5,12 +5,11 @@
 
 use anyhow::{Context as _, Result, anyhow};
 use leastgrant_engine::{
-    Context, Decision, Envelope, Frozen, FrozenProject, Learned, Policy, Roots, RulesAndGrants,
-    SessionState, Settings, ToolCall, analyze, decide,
+    Context, Decision, Envelope, Frozen, FrozenProject, Learned, NativeExtensions, NativeRule,
+    NativeShape, Policy, Roots, RulesAndGrants, SessionState, Settings, ToolCall, analyze, decide,
+    native_witnesses,
 };
 use serde_json::json;
-
-use super::rule::{Extensions, NativeRule, Shape, shell_witnesses};
 
 /// Where a rule's match-set stands against what the envelope allows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,7 +105,7 @@ impl<'a> Judge<'a> {
 
     /// Whether `rule`'s match-set, under a matcher that accepts `extensions`, lies within what
     /// the envelope allows.
-    pub fn contain(&self, rule: &NativeRule, extensions: Extensions) -> Result<Containment> {
+    pub fn contain(&self, rule: &NativeRule, extensions: NativeExtensions) -> Result<Containment> {
         let first_refused = |candidates: Vec<String>| -> Result<Option<String>> {
             for candidate in candidates {
                 if !self.shell_allowed(&candidate)? {
@@ -116,15 +115,15 @@ impl<'a> Judge<'a> {
             Ok(None)
         };
         Ok(match &rule.shape {
-            Shape::Exact(command) => {
+            NativeShape::Exact(command) => {
                 if self.shell_allowed(command)? {
                     Containment::Within
                 } else {
                     Containment::Exceeds(command.clone())
                 }
             }
-            Shape::Words(words) => {
-                match first_refused(shell_witnesses(&words.join(" "), extensions))? {
+            NativeShape::Words(words) => {
+                match first_refused(native_witnesses(&words.join(" "), extensions))? {
                     Some(w) => Containment::Exceeds(w),
                     None => Containment::Unsupported(
                         "a prefix matches every continuation, and no finite check proves them all"
@@ -132,8 +131,8 @@ impl<'a> Judge<'a> {
                     ),
                 }
             }
-            Shape::Text(prefix) => {
-                let mut candidates = shell_witnesses(prefix.trim_end(), extensions);
+            NativeShape::Text(prefix) => {
+                let mut candidates = native_witnesses(prefix.trim_end(), extensions);
                 candidates.push(format!("{prefix}x; rm -rf ~"));
                 match first_refused(candidates)? {
                     Some(w) => Containment::Exceeds(w),
@@ -142,13 +141,13 @@ impl<'a> Judge<'a> {
                     }
                 }
             }
-            Shape::Everything(tool) if tool == "Bash" => {
+            NativeShape::Everything(tool) if tool == "Bash" => {
                 match first_refused(vec!["rm -rf ~".into(), "cat ~/.ssh/id_rsa".into()])? {
                     Some(w) => Containment::Exceeds(w),
                     None => Containment::Unsupported("every command".into()),
                 }
             }
-            Shape::Everything(tool) | Shape::PathPattern { tool, .. } => {
+            NativeShape::Everything(tool) | NativeShape::PathPattern { tool, .. } => {
                 for secret in ["~/.ssh/id_rsa", "~/.bashrc", "/etc/shadow"] {
                     if !self.file_allowed(tool, secret)? {
                         return Ok(Containment::Exceeds(format!("{tool} {secret}")));
@@ -156,7 +155,7 @@ impl<'a> Judge<'a> {
                 }
                 Containment::Unsupported(format!("`{}`: a path pattern", rule.text))
             }
-            Shape::Path { tool, path } => {
+            NativeShape::Path { tool, path } => {
                 if !self.file_allowed(tool, path)? {
                     return Ok(Containment::Exceeds(format!("{tool} {path}")));
                 }
@@ -170,7 +169,7 @@ impl<'a> Judge<'a> {
                     rule.text
                 ))
             }
-            Shape::Other => {
+            NativeShape::Other => {
                 Containment::Unsupported(format!("`{}` is not a rule leastgrant models", rule.text))
             }
         })

@@ -65,6 +65,17 @@ pub fn table_text(summary: &Summary) -> String {
          risky: misses at tier ≥ 2 or near a floor; routine: the rest (a command a person stopped \
          is friction of another kind)\n",
     );
+    if summary
+        .settings
+        .iter()
+        .any(|s| s.setting.posture() == "native")
+    {
+        out.push_str(
+            "native.<setting>: no hook — only the exact allow rules `export --to` writes from that \
+             setting's envelope as it learns, matched as each agent matches them (no floors over \
+             a compound command, no session taint); other tools and other calls ask\n",
+        );
+    }
     match recommended {
         Some(i) => out.push_str(&format!(
             "recommended: {} — {}\n",

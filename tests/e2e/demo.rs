@@ -145,6 +145,81 @@ fn ingest_reads_every_line_and_the_replay_counts_every_refusal() {
         .unwrap();
     assert_eq!(always_ask["catches"].as_u64(), Some(refusals));
     assert_eq!(always_ask["misses"], 0);
+
+    // The standard comparison has the default setting's "native rules only" twin beside it:
+    // exact rules exported as it learns, no hook. It never blocks, is never recommended, lets
+    // something run (the demo's projects repeat their commands) but less than the hook's
+    // setting (exact recorded commands only, and no rule for other tools), and says why it asked.
+    let by_id = |id: &str| settings.iter().find(|s| s["id"] == id).unwrap();
+    let (native, hook) = (by_id("native.assist"), by_id("assist"));
+    assert_eq!(native["posture"], "native", "{native}");
+    assert_eq!(native["baseline"], true);
+    assert_eq!(native["recommended"], false);
+    assert_eq!(native["params"]["posture"], "assist");
+    assert_eq!(
+        native["params"]["confidence_by_tier"],
+        hook["params"]["confidence_by_tier"]
+    );
+    assert_eq!(native["deny"], 0);
+    let allowed = native["allow"].as_u64().unwrap();
+    assert!(allowed > 0, "{native}");
+    assert!(
+        allowed < hook["allow"].as_u64().unwrap(),
+        "{native}\n{hook}"
+    );
+    let reasons = native["friction_reasons"].as_object().unwrap();
+    assert!(
+        reasons.keys().all(|code| code.starts_with("native.")),
+        "{reasons:?}"
+    );
+    let explained: u64 = reasons.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(Some(explained), native["friction"].as_u64());
+    for code in [
+        "native.not-shell",
+        "native.unrecorded",
+        "native.not-allowed",
+    ] {
+        assert!(
+            reasons[code].as_u64().unwrap_or(0) > 0,
+            "no {code}: {reasons:?}"
+        );
+    }
+
+    // The table a person reads shows the twin next to the setting it exports, with its legend.
+    let text = leastgrant(
+        &home,
+        &home,
+        &[
+            "simulate",
+            "--events",
+            table.to_str().unwrap(),
+            "--out",
+            home.join("replay-native").to_str().unwrap(),
+            "--posture",
+            "assist",
+            "--native",
+        ],
+    );
+    assert!(text.status.success(), "{text:?}");
+    let text = String::from_utf8(text.stdout).unwrap();
+    let row = |id: &str| {
+        text.lines()
+            .find(|l| {
+                l.get(2..)
+                    .is_some_and(|rest| rest.starts_with(&format!("{id} ")))
+            })
+            .unwrap_or_else(|| panic!("no row `{id}` in\n{text}"))
+            .to_string()
+    };
+    // Each setting replays on its own, so the rows give the standard comparison's numbers.
+    for (id, setting) in [("native.assist", native), ("assist", hook)] {
+        let runs_freely = 100.0 * setting["allow"].as_f64().unwrap() / events as f64;
+        // After the mark column (`*`, `+` or blank): the id, then what runs freely.
+        let line = row(id);
+        let cells: Vec<&str> = line[2..].split_whitespace().collect();
+        assert_eq!(cells[1], format!("{runs_freely:.1}%"), "{id}: {cells:?}");
+    }
+    assert!(text.contains("native.<setting>: no hook"), "{text}");
     let _ = std::fs::remove_dir_all(&home);
 }
 

@@ -1,10 +1,13 @@
-//! The hand-computed histories of `tests/data/cases.toml`: every verdict and every outcome
-//! class pinned, all failing cases reported together.
+//! The hand-computed histories of `tests/data/cases.toml` and `tests/data/native.toml`: every
+//! verdict and every outcome class pinned — of the hook's setting and, where a case has
+//! `[case.native]`, of its "native rules only" twin replayed beside it — all failing cases
+//! reported together.
 
 use leastgrant_ingest::schema::Outcome;
 use leastgrant_replay::events::Decider;
+use leastgrant_replay::replay::SettingRun;
 use leastgrant_replay::replay::{Counts, Options, Unattended, replay_project};
-use leastgrant_replay::settings::{Grid, Setting, baselines};
+use leastgrant_replay::settings::{Grid, Method, Setting, baselines};
 use serde::Deserialize;
 
 use crate::support::{DAY_US, T0, event};
@@ -23,6 +26,18 @@ struct Case {
     events: Vec<EventSpec>,
     verdicts: Vec<String>,
     counts: CountSpec,
+    /// The native-rules twin's verdicts and counts, replayed beside the setting.
+    native: Option<NativeSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NativeSpec {
+    verdicts: Vec<String>,
+    counts: CountSpec,
+    /// Reason codes of the twin's friction, each count pinned.
+    #[serde(default)]
+    friction: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Deserialize)]
@@ -46,6 +61,8 @@ struct EventSpec {
     /// The permission mode `auto` (Claude Code's classifier decides).
     #[serde(default)]
     auto: bool,
+    /// The agent (`claude-code` unless named).
+    agent: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -96,18 +113,59 @@ fn setting(spec: &SettingSpec) -> Setting {
     settings.remove(0)
 }
 
+/// Compares one setting's run with a case's verdicts and counts.
+fn compare(
+    name: &str,
+    result: &SettingRun,
+    verdicts: &[String],
+    counts: &CountSpec,
+    failures: &mut Vec<String>,
+) {
+    let actual: Vec<&str> = result.verdicts.iter().map(|d| d.as_str()).collect();
+    if actual != verdicts {
+        failures.push(format!(
+            "{name}:\n  verdicts {actual:?}\n  expected {verdicts:?}"
+        ));
+    }
+    let total = result.total();
+    let given = |value: Option<u64>, actual: u64| value.unwrap_or(actual);
+    let expected = Counts {
+        events: verdicts.len() as u64,
+        allow: verdicts.iter().filter(|v| *v == "allow").count() as u64,
+        ask: verdicts.iter().filter(|v| *v == "ask").count() as u64,
+        deny: verdicts.iter().filter(|v| *v == "deny").count() as u64,
+        miss: counts.miss,
+        catch: counts.catch,
+        saved: counts.saved,
+        friction: counts.friction,
+        false_block: counts.false_block,
+        unlabeled: counts.unlabeled,
+        refused: counts.refused,
+        miss_risky: given(counts.miss_risky, total.miss_risky),
+        refused_risky: given(counts.refused_risky, total.refused_risky),
+        classifier_denied: given(counts.classifier_denied, total.classifier_denied),
+        ask_observed: given(counts.ask_observed, total.ask_observed),
+        ask_inferred: given(counts.ask_inferred, total.ask_inferred),
+    };
+    if total != expected {
+        failures.push(format!(
+            "{name}:\n  counts   {total:?}\n  expected {expected:?}"
+        ));
+    }
+}
+
 #[test]
 fn hand_computed_histories() {
-    let file: File = toml::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/cases.toml"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let mut cases = Vec::new();
+    for name in ["cases.toml", "native.toml"] {
+        let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+        let file: File = toml::from_str(&std::fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        cases.extend(file.case);
+    }
+    assert!(cases.iter().any(|c| c.native.is_some()));
     let mut failures = Vec::new();
-    for case in &file.case {
+    for case in &cases {
         let events = case
             .events
             .iter()
@@ -136,6 +194,9 @@ fn hand_computed_histories() {
                     .as_deref()
                     .map(|d| Decider::parse(d).unwrap_or_else(|| panic!("no decider {d}")));
                 event.auto_mode = e.auto;
+                if let Some(agent) = &e.agent {
+                    event.agent = agent.clone();
+                }
                 event
             })
             .collect();
@@ -148,42 +209,42 @@ fn hand_computed_histories() {
             home: Some("/home/dev".to_string()),
             ..Options::default()
         };
-        let run = replay_project(events, &[setting(&case.setting)], &options);
-        let result = &run.settings[0];
-        let verdicts: Vec<&str> = result.verdicts.iter().map(|d| d.as_str()).collect();
-        if verdicts != case.verdicts {
-            failures.push(format!(
-                "{}:\n  verdicts {verdicts:?}\n  expected {:?}",
-                case.name, case.verdicts
-            ));
+        let setting = setting(&case.setting);
+        let mut settings = vec![setting.clone()];
+        if case.native.is_some() {
+            let Method::Engine(engine) = setting.method else {
+                panic!("{}: a native twin needs an engine setting", case.name)
+            };
+            settings.push(Setting::native(engine));
         }
-        let c = case.counts.refused;
-        let total = result.total();
-        let given = |value: Option<u64>, actual: u64| value.unwrap_or(actual);
-        let expected = Counts {
-            events: case.events.len() as u64,
-            allow: case.verdicts.iter().filter(|v| *v == "allow").count() as u64,
-            ask: case.verdicts.iter().filter(|v| *v == "ask").count() as u64,
-            deny: case.verdicts.iter().filter(|v| *v == "deny").count() as u64,
-            miss: case.counts.miss,
-            catch: case.counts.catch,
-            saved: case.counts.saved,
-            friction: case.counts.friction,
-            false_block: case.counts.false_block,
-            unlabeled: case.counts.unlabeled,
-            refused: c,
-            miss_risky: given(case.counts.miss_risky, total.miss_risky),
-            refused_risky: given(case.counts.refused_risky, total.refused_risky),
-            classifier_denied: given(case.counts.classifier_denied, total.classifier_denied),
-            ask_observed: given(case.counts.ask_observed, total.ask_observed),
-            ask_inferred: given(case.counts.ask_inferred, total.ask_inferred),
-        };
-        if total != expected {
-            failures.push(format!(
-                "{}:\n  counts   {:?}\n  expected {expected:?}",
-                case.name,
-                result.total()
-            ));
+        let run = replay_project(events, &settings, &options);
+        compare(
+            &case.name,
+            &run.settings[0],
+            &case.verdicts,
+            &case.counts,
+            &mut failures,
+        );
+        if let Some(native) = &case.native {
+            let name = format!("{} [{}]", case.name, settings[1].id);
+            compare(
+                &name,
+                &run.settings[1],
+                &native.verdicts,
+                &native.counts,
+                &mut failures,
+            );
+            let friction: std::collections::BTreeMap<String, u64> = run.settings[1]
+                .friction_reasons
+                .iter()
+                .map(|(code, n)| (code.to_string(), *n))
+                .collect();
+            if friction != native.friction {
+                failures.push(format!(
+                    "{name}:\n  friction {friction:?}\n  expected {:?}",
+                    native.friction
+                ));
+            }
         }
     }
     assert!(

@@ -136,7 +136,10 @@ fn a_grid_column_equals_a_run_of_that_setting_alone() {
 
 #[test]
 fn the_export_of_a_history_without_its_last_event_decides_that_event_as_the_replay_did() {
-    let engine_settings: Vec<Setting> = Grid::standard();
+    let engine_settings: Vec<Setting> = Grid::standard()
+        .into_iter()
+        .filter(|s| matches!(s.method, Method::Engine(_)))
+        .collect();
     let mut checked = 0;
     let mut seen = std::collections::BTreeSet::new();
     for (p, project) in synthetic(6, 500, 23).chunks(500).enumerate() {
