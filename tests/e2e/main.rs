@@ -16,6 +16,7 @@ mod log;
 mod native;
 mod policy;
 mod quoting;
+mod retention;
 mod run;
 mod shards;
 mod simulate;
