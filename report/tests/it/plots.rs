@@ -359,3 +359,25 @@ fn the_capability_png_decodes_at_the_plot_size_with_its_bars() {
     assert!(blue > 20_000, "{blue} blue pixels");
     assert!(grey > 300, "{grey} grey pixels");
 }
+
+#[test]
+fn the_outcomes_plot_splits_each_settings_misses_by_stake() {
+    let dir = fixture::scratch("outcomes-stake");
+    fixture::write(&dir, Shape::default());
+    let options = Options {
+        font: FontChoice::None,
+    };
+    write_report_with(&dir, &dir.join("report"), &options).unwrap();
+    let svg = fixture::read(&dir.join("report/plots/outcomes.svg"));
+    let texts = svg_texts(&svg);
+    // `observe` let through all 40 refusals, 20 of them risky (the fixture's credential reads);
+    // the recommendation's one miss is routine.
+    assert!(
+        texts.iter().any(|t| t == "40 missed (20 risky), 0 caught"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t == "1 missed (0 risky), 39 caught"),
+        "{texts:?}"
+    );
+}
