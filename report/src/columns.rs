@@ -199,6 +199,8 @@ pub mod summary {
     pub const REFUSED: &str = "refused";
     /// The miss budget, inside `assumptions`.
     pub const MISS_BUDGET: &str = "miss_budget";
+    /// What the miss budget counts, inside `assumptions`: `all` misses (absent: all) or `risky`.
+    pub const MISS_BUDGET_ON: &str = "miss_budget_on";
     /// Events per learning-curve window, inside `assumptions`.
     pub const WINDOW_EVENTS: &str = "window_events";
     /// Where the labels came from, per agent and in total (an object; absent from replays

@@ -381,3 +381,34 @@ fn the_outcomes_plot_splits_each_settings_misses_by_stake() {
         "{texts:?}"
     );
 }
+
+#[test]
+fn a_budget_on_risky_misses_is_not_drawn_on_the_axis_of_all_misses() {
+    let options = Options {
+        font: FontChoice::None,
+    };
+    let frontier_texts = |dir: &Path| {
+        write_report_with(dir, &dir.join("report"), &options).unwrap();
+        svg_texts(&fixture::read(&dir.join("report/plots/frontier.svg")))
+    };
+    let dir = fixture::scratch("frontier-budget-all");
+    fixture::write(&dir, Shape::default());
+    let texts = frontier_texts(&dir);
+    assert!(texts.iter().any(|t| t == "miss budget"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("risky misses only")));
+
+    let dir = fixture::scratch("frontier-budget-risky");
+    fixture::write(&dir, Shape::default());
+    let path = dir.join("summary.json");
+    let mut summary: serde_json::Value = serde_json::from_str(&fixture::read(&path)).unwrap();
+    summary["assumptions"]["miss_budget_on"] = "risky".into();
+    std::fs::write(&path, summary.to_string()).unwrap();
+    let texts = frontier_texts(&dir);
+    assert!(!texts.iter().any(|t| t == "miss budget"), "{texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("the 2.0% miss budget counts risky misses only (not drawn)")),
+        "{texts:?}"
+    );
+}
