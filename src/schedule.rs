@@ -217,6 +217,12 @@ pub fn schedule_command(args: &ScheduleArgs) -> Result<ExitCode> {
                 for unit in &changed {
                     write_owner_only(&unit.path, &unit.text)?;
                 }
+                if scheduler == Scheduler::Launchd {
+                    // launchd opens the error log there before the ingest has made it.
+                    let state = layout::state_dir_from_env(&context.home);
+                    files::create_private_dir(&state)
+                        .with_context(|| format!("cannot create {}", state.display()))?;
+                }
                 if args.no_activate {
                     println!("not activated (--no-activate): {}", activation.join("; "));
                 } else {
@@ -695,6 +701,86 @@ pub struct Installed {
     pub text: String,
     /// The longest time between two runs.
     pub every: Duration,
+    /// The program it runs, when it can be read back from our own text.
+    pub program: Option<PathBuf>,
+}
+
+/// The program of our systemd service (`ExecStart=`), launchd agent (the first of
+/// `ProgramArguments`) or crontab line (the first word after the variables), undoing the
+/// quoting this file applies.
+fn program_of(scheduler: Scheduler, text: &str) -> Option<PathBuf> {
+    let word = match scheduler {
+        Scheduler::Systemd => {
+            let line = text.lines().find_map(|l| l.strip_prefix("ExecStart="))?;
+            match line.strip_prefix('"') {
+                Some(rest) => {
+                    let mut out = String::new();
+                    let mut chars = rest.chars();
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '\\' => out.extend(chars.next()),
+                            '"' => break,
+                            c => out.push(c),
+                        }
+                    }
+                    out
+                }
+                None => line.split(' ').next()?.to_string(),
+            }
+            .replace("%%", "%")
+            .replace("$$", "$")
+        }
+        Scheduler::Launchd => {
+            let after = text.split("<key>ProgramArguments</key>").nth(1)?;
+            let start = after.find("<string>")? + "<string>".len();
+            let end = after.find("</string>")?;
+            after
+                .get(start..end)?
+                .replace("&quot;", "\"")
+                .replace("&gt;", ">")
+                .replace("&lt;", "<")
+                .replace("&amp;", "&")
+        }
+        Scheduler::Cron => {
+            // After the five time fields and the NAME=value words.
+            let rest = text
+                .split_whitespace()
+                .skip(5)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let mut rest = rest.as_str();
+            loop {
+                let (word, tail) = cron_word(rest)?;
+                if word.contains('=') && !word.starts_with('/') {
+                    rest = tail;
+                } else {
+                    break word;
+                }
+            }
+        }
+    };
+    Some(PathBuf::from(word))
+}
+
+/// The first shell word of `text` as [`cron_quote`] writes words, and what follows it.
+fn cron_word(text: &str) -> Option<(String, &str)> {
+    let text = text.trim_start();
+    let mut word = String::new();
+    let mut chars = text.char_indices().peekable();
+    let mut quoted = false;
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' => quoted = !quoted,
+            '\\' if !quoted => {
+                if let Some((_, next)) = chars.next() {
+                    word.push(next);
+                }
+            }
+            ' ' if !quoted => return Some((word, text.get(i..)?)),
+            c => word.push(c),
+        }
+    }
+    (!word.is_empty()).then_some((word, ""))
 }
 
 /// The schedule installed for this user, if any.
@@ -717,9 +803,16 @@ pub fn installed() -> Option<Installed> {
             && is_ours(&text)
             && (scheduler != Scheduler::Systemd || service.is_file())
         {
+            let program = match scheduler {
+                Scheduler::Systemd => fs::read_to_string(&service)
+                    .ok()
+                    .and_then(|t| program_of(scheduler, &t)),
+                _ => program_of(scheduler, &text),
+            };
             return Some(Installed {
                 text: format!("{} {}", scheduler.as_str(), path.display()),
                 every: period_of(&text),
+                program,
             });
         }
     }
@@ -738,6 +831,7 @@ pub fn installed() -> Option<Installed> {
         return Some(Installed {
             text: "crontab line".to_string(),
             every: every.period(),
+            program: program_of(Scheduler::Cron, line),
         });
     }
     None

@@ -171,6 +171,9 @@ fn agent_check(
         }
         policy.max_age.map(|age| s.modified + age)
     };
+    // A periodic ingest whose program is gone runs nothing.
+    let broken = installed.and_then(|i| i.program.as_ref().filter(|p| !p.is_file()));
+    let installed = installed.filter(|_| broken.is_none());
     let margin = installed.map_or(WITHOUT_SCHEDULE, |i| i.every + Duration::from_secs(3600));
     let first = unread
         .iter()
@@ -192,10 +195,16 @@ fn agent_check(
             || "the events table has never been written".to_string(),
             |age| format!("the events table last changed {} ago", human(age)),
         );
-    let periodic = installed.map_or_else(
-        || "no periodic ingest (`leastgrant schedule --write` installs one)".to_string(),
-        |i| format!("a periodic ingest runs ({})", i.text),
-    );
+    let periodic = match (broken, installed) {
+        (Some(program), _) => format!(
+            "the periodic ingest runs {}, which does not exist (`leastgrant schedule --write` points it at this binary)",
+            program.display()
+        ),
+        (None, Some(i)) => format!("a periodic ingest runs ({})", i.text),
+        (None, None) => {
+            "no periodic ingest (`leastgrant schedule --write` installs one)".to_string()
+        }
+    };
     match first {
         Some((when, oldest)) if when < now + margin => {
             let age = now
@@ -233,7 +242,7 @@ fn agent_check(
             };
             finding(
                 id,
-                false,
+                broken.is_some(),
                 format!("{agent} {keeps}: {state}; {periodic}; {table}"),
             )
         }

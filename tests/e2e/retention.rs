@@ -201,6 +201,30 @@ fn launchd_agent_is_written_with_the_state_directory_carried() {
     let before = modified(&plist);
     assert!(succeeded(leastgrant(&root, &args)).contains("unchanged"));
     assert_eq!(modified(&plist), before);
+    // doctor reads the program back from the plist.
+    place(
+        "retention/claude-session.jsonl",
+        &root.join("home/.claude/projects/-p/s.jsonl"),
+        1,
+    );
+    let report = doctor(&root);
+    assert!(
+        report.contains("a periodic ingest runs (launchd agent"),
+        "{report}"
+    );
+    let program = fs::canonicalize(env!("CARGO_BIN_EXE_leastgrant")).unwrap();
+    let text = fs::read_to_string(&plist).unwrap();
+    fs::write(
+        &plist,
+        text.replace(&program.display().to_string(), "/gone/leastgrant"),
+    )
+    .unwrap();
+    let report = doctor(&root);
+    assert!(
+        report.contains("runs /gone/leastgrant, which does not exist"),
+        "{report}"
+    );
+    fs::write(&plist, text).unwrap();
     let remove = ["schedule", "--with", "launchd", "--remove", "--no-activate"];
     succeeded(leastgrant(&root, &remove));
     assert!(!plist.exists());
@@ -235,6 +259,30 @@ fn cron_line_is_added_once_and_removed_keeping_every_other_line() {
     assert_eq!(writes(&root), 1);
     assert!(succeeded(leastgrant(&root, &["schedule", "--write"])).contains("unchanged"));
     assert_eq!(writes(&root), 1, "a second --write rewrote the crontab");
+
+    // doctor finds the line, and the binary it runs.
+    place(
+        "retention/claude-session.jsonl",
+        &root.join("home/.claude/projects/-p/s.jsonl"),
+        1,
+    );
+    let report = doctor(&root);
+    assert!(
+        report.contains("a periodic ingest runs (crontab line)"),
+        "{report}"
+    );
+    let installed = fs::read_to_string(&crontab).unwrap();
+    fs::write(
+        &crontab,
+        installed.replace(&program.display().to_string(), "/gone/leastgrant"),
+    )
+    .unwrap();
+    let report = doctor(&root);
+    assert!(
+        report.contains("runs /gone/leastgrant, which does not exist"),
+        "{report}"
+    );
+    fs::write(&crontab, installed).unwrap();
 
     succeeded(leastgrant(&root, &["schedule", "--remove"]));
     assert_eq!(fs::read_to_string(&crontab).unwrap(), original);
@@ -343,6 +391,25 @@ fn doctor_warns_about_history_deleted_before_it_is_read() {
     );
     assert!(
         report.contains("a periodic ingest runs (systemd user timer"),
+        "{report}"
+    );
+
+    // The binary the timer runs was moved away: the timer runs nothing.
+    let service = home.join(".config/systemd/user/leastgrant-ingest.service");
+    let program = fs::canonicalize(env!("CARGO_BIN_EXE_leastgrant")).unwrap();
+    let text = fs::read_to_string(&service).unwrap();
+    fs::write(
+        &service,
+        text.replace(&program.display().to_string(), "/gone/leastgrant"),
+    )
+    .unwrap();
+    let report = doctor(&root);
+    assert!(
+        report.contains("\"retention.claude-code\": \"warn\""),
+        "{report}"
+    );
+    assert!(
+        report.contains("runs /gone/leastgrant, which does not exist"),
         "{report}"
     );
 }
