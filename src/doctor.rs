@@ -1,8 +1,8 @@
 //! `leastgrant doctor`: whether the hook is in place and has what it needs — the hook binary,
 //! each agent's entries in the user and project configuration, the frozen envelope, the modes
 //! and owners of leastgrant's state files and directories (a link, a device, another user's
-//! file or one others can write fails: the hook refuses it) — and what each agent can enforce at
-//! all.
+//! file or one others can write fails: the hook refuses it), whether an agent will delete
+//! history before `ingest` has read it (`retention`) — and what each agent can enforce at all.
 //!
 //! Owns the checks and their verdicts (ok, warn, fail; only a fail makes the exit code 1) and
 //! their texts. What each agent registers and enforces is the hook's catalogue
@@ -25,7 +25,10 @@ use serde_json::{Value, json};
 use crate::shared::agent_config::{
     FoundEntry, Scope, config_file, default_hook_path, find_our_entries, read_config,
 };
+use crate::shared::time::human;
 use crate::workspace::Workspace;
+
+mod retention;
 
 #[derive(Args)]
 pub struct DoctorArgs {
@@ -79,6 +82,14 @@ pub fn doctor_command(args: &DoctorArgs) -> Result<ExitCode> {
     checks.insert(1, hook_build_check(&installed, &workspace));
     envelope_checks(&workspace, &mut checks);
     permission_checks(&workspace, &mut checks);
+    for finding in retention::retention_checks(&workspace) {
+        let status = if finding.warn {
+            Status::Warn
+        } else {
+            Status::Ok
+        };
+        checks.push(check(finding.id, status, finding.text));
+    }
 
     let failed = checks.iter().any(|c| c.status == Status::Fail);
     if args.json {
@@ -614,16 +625,6 @@ fn rules_check(frozen: &Frozen<'_>, roots: &leastgrant_engine::Roots) -> Check {
                 changes.join(", ")
             ),
         )
-    }
-}
-
-fn human(age: Duration) -> String {
-    let seconds = age.as_secs();
-    match seconds {
-        0..120 => format!("{seconds} seconds"),
-        120..7200 => format!("{} minutes", seconds / 60),
-        7200..172_800 => format!("{} hours", seconds / 3600),
-        _ => format!("{} days", seconds / 86_400),
     }
 }
 

@@ -3,7 +3,8 @@
 //! Subcommands: `check` (decide one command or tool call and explain why), `ingest`,
 //! `simulate`, `merge` and `export` (the replay, its shards combined, and the frozen envelope),
 //! `lint`, `allow`/`deny`/`forget` (grants), `rules`, and `install`/`uninstall`/`doctor` (the
-//! hook in the agents' configuration, and whether it has what it needs).
+//! hook in the agents' configuration, and whether it has what it needs), and `schedule` (a
+//! periodic ingest).
 
 // Every command prints through `shared::output`: these definitions come before the modules, so
 // `println!`, `print!` and `eprintln!` in each of them are these, not the standard ones (which
@@ -41,6 +42,7 @@ mod native;
 mod policy;
 mod report;
 mod run;
+mod schedule;
 mod shared;
 mod simulate;
 mod workspace;
@@ -106,6 +108,10 @@ enum Command {
     /// What the hook decided, newest first, with what decided each (the ledger), filtered by
     /// agent, project, verdict, time and reason code.
     Log(log::LogArgs),
+    /// Run `ingest --keep-deleted` periodically (a systemd user timer, launchd agent or crontab
+    /// line), so the events table keeps history the agents delete. Shows it; `--write`
+    /// installs it, `--remove` removes it.
+    Schedule(schedule::ScheduleArgs),
 }
 
 fn main() -> ExitCode {
@@ -141,6 +147,7 @@ fn main() -> ExitCode {
         Command::Uninstall(args) => install::uninstall_command(&args),
         Command::Doctor(args) => doctor::doctor_command(&args),
         Command::Log(args) => log::log_command(&args),
+        Command::Schedule(args) => schedule::schedule_command(&args),
     };
     let code = match result {
         Ok(code) => code,

@@ -199,8 +199,39 @@ pub mod summary {
     pub const REFUSED: &str = "refused";
     /// The miss budget, inside `assumptions`.
     pub const MISS_BUDGET: &str = "miss_budget";
+    /// What the miss budget counts, inside `assumptions`: `all` misses (absent: all) or `risky`.
+    pub const MISS_BUDGET_ON: &str = "miss_budget_on";
     /// Events per learning-curve window, inside `assumptions`.
     pub const WINDOW_EVENTS: &str = "window_events";
+    /// Where the labels came from, per agent and in total (an object; absent from replays
+    /// written before it was kept).
+    pub const LABELS: &str = "labels";
+
+    /// Keys inside `labels`.
+    pub mod labels {
+        /// Agent → its counts.
+        pub const AGENTS: &str = "agents";
+        /// The counts over every agent.
+        pub const TOTAL: &str = "total";
+        /// The assumption behind the inferred labels, in a sentence.
+        pub const ASSUMPTION: &str = "assumption";
+        /// What a weakly labelled agent is, in a sentence.
+        pub const WEAK_MEANING: &str = "weak_meaning";
+        /// Calls.
+        pub const EVENTS: &str = "events";
+        /// Labelled by a decision the history recorded.
+        pub const OBSERVED: &str = "observed";
+        /// Labelled by inference.
+        pub const INFERRED: &str = "inferred";
+        /// Labelled calls that ran on configuration, a hook or the classifier.
+        pub const UNJUDGED: &str = "unjudged";
+        /// Denied by Claude Code's auto-mode classifier.
+        pub const CLASSIFIER_DENIED: &str = "classifier_denied";
+        /// No label.
+        pub const UNLABELED: &str = "unlabeled";
+        /// The agent records neither approvals nor most denials.
+        pub const WEAK: &str = "weak";
+    }
 }
 
 /// Ids of the baselines the learning curves compare against (`docs/formats.md`, "Baselines").

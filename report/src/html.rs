@@ -52,6 +52,8 @@ tr.recommended td { background: #fff1e8; font-weight: 600; }
   border: 1px solid var(--line); color: var(--muted); font-weight: 400; }
 .tag.recommended { border-color: var(--accent); color: var(--accent); }
 .tag.frontier { border-color: var(--frontier); color: var(--frontier); }
+.tag.weak { border-color: #e69f00; color: #8a5a00; }
+tr.total td { font-weight: 600; }
 code { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, "DejaVu Sans Mono", monospace;
   background: #f4f4f4; padding: 1px 4px; border-radius: 3px; overflow-wrap: anywhere; }
 table.misses { table-layout: fixed; font-size: 14px; }
@@ -87,6 +89,7 @@ pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
     recommendation(&mut out, data);
     settings_table(&mut out, data);
     assumptions(&mut out, data);
+    labels(&mut out, data);
     projects(&mut out, data);
     out.push_str("<h2 id=\"plots\">Plots</h2>\n");
     for f in figures {
@@ -224,6 +227,61 @@ fn assumptions(out: &mut String, data: &Results) {
                 esc(split.get(keys::WHY).and_then(Value::as_str).unwrap_or(""))
             );
         }
+    }
+}
+
+/// Where the labels came from, per agent and in total (absent from older replays).
+fn labels(out: &mut String, data: &Results) {
+    let Some(labels) = data
+        .summary
+        .labels
+        .as_ref()
+        .filter(|l| !l.agents.is_empty())
+    else {
+        return;
+    };
+    out.push_str(
+        "<h2 id=\"labels\">Labels</h2>\n<p>Where the replay's labels came from, per agent, \
+         whatever the setting: how many calls a decision the history recorded labelled, and how \
+         many were inferred.</p>\n<table class=\"labels\">\n<thead><tr><th>agent</th>",
+    );
+    for h in text::LABEL_HEADERS {
+        let _ = write!(out, "<th class=\"n\">{}</th>", esc(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    let mut rows: Vec<(&crate::tables::LabelCounts, bool)> =
+        labels.agents.iter().map(|a| (a, false)).collect();
+    if labels.agents.len() > 1 {
+        rows.push((&labels.total, true));
+    }
+    for (c, total) in rows {
+        if total {
+            out.push_str("<tr class=\"total\"><td>total</td>");
+        } else {
+            let _ = write!(out, "<tr><td><code>{}</code>", esc(&c.agent));
+            if c.weak {
+                out.push_str("<span class=\"tag weak\">weakly labelled</span>");
+            }
+            out.push_str("</td>");
+        }
+        for cell in text::label_cells(c) {
+            let _ = write!(out, "<td class=\"n\">{}</td>", esc(&cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n<p class=\"more\">");
+    out.push_str(&esc(text::LABELS_NOTE));
+    out.push('.');
+    if labels.agents.iter().any(|a| a.weak) && !labels.weak_meaning.is_empty() {
+        let _ = write!(out, " Weakly labelled: {}.", esc(&labels.weak_meaning));
+    }
+    out.push_str("</p>\n");
+    if !labels.assumption.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p><strong>Assumption:</strong> {}.</p>",
+            esc(&labels.assumption)
+        );
     }
 }
 

@@ -76,6 +76,7 @@ pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
             cell(&text::assumption_value(key, value))
         );
     }
+    labels(&mut out, data);
     out.push_str("\n## Plots\n\n");
     for f in figures {
         let name = f.plot.name();
@@ -150,4 +151,55 @@ pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Where the labels came from, per agent and in total (absent from older replays).
+fn labels(out: &mut String, data: &Results) {
+    let Some(labels) = data
+        .summary
+        .labels
+        .as_ref()
+        .filter(|l| !l.agents.is_empty())
+    else {
+        return;
+    };
+    out.push_str(
+        "\n## Labels\n\nWhere the replay's labels came from, per agent, whatever the setting: \
+         how many calls a decision the history recorded labelled, and how many were inferred.\n\n\
+         | agent |",
+    );
+    for h in text::LABEL_HEADERS {
+        let _ = write!(out, " {h} |");
+    }
+    out.push_str("\n|---|");
+    for _ in text::LABEL_HEADERS {
+        out.push_str("---:|");
+    }
+    out.push('\n');
+    let mut rows: Vec<(String, &crate::tables::LabelCounts)> = labels
+        .agents
+        .iter()
+        .map(|a| {
+            let weak = if a.weak { " (weakly labelled)" } else { "" };
+            (format!("{}{weak}", cell(&a.agent)), a)
+        })
+        .collect();
+    if labels.agents.len() > 1 {
+        rows.push(("**total**".to_string(), &labels.total));
+    }
+    for (name, c) in rows {
+        let _ = write!(out, "| {name} |");
+        for c in text::label_cells(c) {
+            let _ = write!(out, " {} |", cell(&c));
+        }
+        out.push('\n');
+    }
+    let _ = write!(out, "\n{}.", cell(text::LABELS_NOTE));
+    if labels.agents.iter().any(|a| a.weak) && !labels.weak_meaning.is_empty() {
+        let _ = write!(out, " Weakly labelled: {}.", cell(&labels.weak_meaning));
+    }
+    out.push('\n');
+    if !labels.assumption.is_empty() {
+        let _ = writeln!(out, "\n**Assumption:** {}.", cell(&labels.assumption));
+    }
 }

@@ -96,8 +96,8 @@ impl Plot {
                 "Each call of the history classed per setting: saved (let through, and it ran), \
                  friction (asked, and you approved), catches (asked or blocked, and you had \
                  refused), misses (let through, but you had refused), false blocks (blocked what \
-                 you approved) and unlabeled (no answer in the history). Counts of misses and \
-                 catches on the right."
+                 you approved) and unlabeled (no answer in the history). Counts of misses (and \
+                 how many of them were risky) and catches on the right."
             }
             Plot::Capabilities => {
                 "Every action in the history (a compound shell command is several) by its \

@@ -204,6 +204,43 @@ pub struct Summary {
     pub time_split: Option<Value>,
     /// Events per learning-curve window.
     pub window_events: u64,
+    /// Where the labels came from; `None` for a replay written before it was kept.
+    pub labels: Option<Labels>,
+}
+
+/// Where the replay's labels came from (`summary.json`'s `labels`), whatever the setting.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Labels {
+    /// Per agent, by name.
+    pub agents: Vec<LabelCounts>,
+    /// Over every agent (`agent` is `total`).
+    pub total: LabelCounts,
+    /// The assumption behind the inferred labels.
+    pub assumption: String,
+    /// What a weakly labelled agent is.
+    pub weak_meaning: String,
+}
+
+/// One agent's (or the total's) labels.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelCounts {
+    /// The agent.
+    pub agent: String,
+    /// Calls.
+    pub events: u64,
+    /// Labelled by a decision the history recorded.
+    pub observed: u64,
+    /// Labelled by inference (the permission mode, the result text, the unattended assumption).
+    pub inferred: u64,
+    /// Labelled calls that ran on configuration, a hook or the auto-mode classifier: observed
+    /// evidence at most.
+    pub unjudged: u64,
+    /// Denied by Claude Code's auto-mode classifier.
+    pub classifier_denied: u64,
+    /// No label.
+    pub unlabeled: u64,
+    /// The agent records neither approvals nor most denials (Codex).
+    pub weak: bool,
 }
 
 /// Everything the report shows.
@@ -354,6 +391,38 @@ fn read_summary(path: &Path) -> Result<Summary, ReportError> {
             .filter(|v| !v.is_null())
             .cloned(),
         window_events,
+        labels: json.get(col::summary::LABELS).and_then(read_labels),
+    })
+}
+
+fn read_labels(labels: &Value) -> Option<Labels> {
+    use col::summary::labels as k;
+    let counts = |agent: &str, v: &Value| {
+        let n = |key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0);
+        LabelCounts {
+            agent: agent.to_string(),
+            events: n(k::EVENTS),
+            observed: n(k::OBSERVED),
+            inferred: n(k::INFERRED),
+            unjudged: n(k::UNJUDGED),
+            classifier_denied: n(k::CLASSIFIER_DENIED),
+            unlabeled: n(k::UNLABELED),
+            weak: v.get(k::WEAK).and_then(Value::as_bool).unwrap_or(false),
+        }
+    };
+    let agents = labels.get(k::AGENTS)?.as_object()?;
+    let text = |key: &str| {
+        labels
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    Some(Labels {
+        agents: agents.iter().map(|(a, v)| counts(a, v)).collect(),
+        total: counts("total", labels.get(k::TOTAL).unwrap_or(&Value::Null)),
+        assumption: text(k::ASSUMPTION),
+        weak_meaning: text(k::WEAK_MEANING),
     })
 }
 

@@ -76,6 +76,36 @@ pub const SETTING_HEADERS: [&str; 6] = [
     "friction",
 ];
 
+/// The labels table's header after the agent column.
+pub const LABEL_HEADERS: [&str; 6] = [
+    "calls",
+    "by a recorded decision",
+    "by inference",
+    "ran on configuration, a hook or the classifier",
+    "denied by the classifier",
+    "unlabeled",
+];
+
+/// The cells of one row of the labels table, after the agent: counts, with the share of calls
+/// for the two label sources.
+pub fn label_cells(c: &crate::tables::LabelCounts) -> [String; 6] {
+    let share = |n: u64| format!("{} ({})", count(n), percent(ratio(n, c.events)));
+    [
+        count(c.events),
+        share(c.observed),
+        share(c.inferred),
+        count(c.unjudged),
+        count(c.classifier_denied),
+        count(c.unlabeled),
+    ]
+}
+
+/// What the labels table's columns mean, for the note under it.
+pub const LABELS_NOTE: &str = "by a recorded decision: the history says who decided (observed \
+     labels, used as they are); by inference: read from the permission mode, the result text or \
+     the unattended assumption; ran on configuration, a hook or the classifier: no person \
+     decided, so these teach `observed` at most (counted among the labelled)";
+
 /// Misses split by stake: `risky/routine`.
 pub fn stake(risky: u64, misses: u64) -> String {
     format!("{}/{}", count(risky), count(misses.saturating_sub(risky)))

@@ -1,5 +1,5 @@
-//! Time at the CLI's edge: the clock (the engine takes time as an input) and the times a person
-//! writes on the command line.
+//! Time at the CLI's edge: the clock (the engine takes time as an input), the times a person
+//! writes on the command line, and an age as a person reads it.
 
 use anyhow::{Result, anyhow};
 
@@ -25,4 +25,15 @@ pub fn parse_time(text: &str) -> Result<i64> {
     };
     leastgrant_ingest::common::parse_timestamp_us(&full)
         .ok_or_else(|| anyhow!("`{text}` is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC)"))
+}
+
+/// An age as a person reads it: seconds, minutes, hours or days.
+pub fn human(age: std::time::Duration) -> String {
+    let seconds = age.as_secs();
+    match seconds {
+        0..120 => format!("{seconds} seconds"),
+        120..7200 => format!("{} minutes", seconds / 60),
+        7200..172_800 => format!("{} hours", seconds / 3600),
+        _ => format!("{} days", seconds / 86_400),
+    }
 }

@@ -18,6 +18,7 @@ mod otel;
 mod policy;
 mod project;
 mod quoting;
+mod retention;
 mod run;
 mod shards;
 mod simulate;

@@ -36,6 +36,19 @@ fn with_no_history_the_main_job_runs_on_the_demo_history() {
     );
     let settings = out["settings"].as_array().unwrap();
     let events = out["history"]["events"].as_u64().unwrap();
+    // The report says where the labels came from, per agent, as the replay counted them.
+    let claude = &out["labels"]["agents"]["claude-code"];
+    let md = std::fs::read_to_string(report.with_file_name("report.md")).unwrap();
+    let row = format!(
+        "| claude-code | {} |",
+        group(claude["events"].as_u64().unwrap())
+    );
+    assert!(
+        md.contains("\n## Labels\n") && md.contains(&row),
+        "{row} in {md}"
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("<h2 id=\"labels\">Labels</h2>"));
     assert!(events > 1000, "a realistic history: {events} events");
     for s in settings {
         assert_eq!(s["events"].as_u64(), Some(events), "{}", s["id"]);
@@ -65,4 +78,17 @@ fn with_no_history_the_main_job_runs_on_the_demo_history() {
         "{stdout}"
     );
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A count as the report writes it: thousands grouped with commas.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

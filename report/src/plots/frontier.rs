@@ -1,5 +1,6 @@
 //! The Pareto frontier: every setting by prompt rate (x) and misses (y); the frontier joined,
-//! the recommendation ringed, the baselines labelled, the miss budget dashed.
+//! the recommendation ringed, the baselines labelled, the miss budget dashed — when it counts
+//! every miss, as the axis does (a budget on risky misses is said in the subtitle instead).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -20,14 +21,33 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
         .map(|s| s.refused)
         .max()
         .unwrap_or(0);
+    let assumption = |key: &str| {
+        results
+            .summary
+            .assumptions
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    };
+    // A budget on risky misses is not a line on an axis of all misses.
+    let on_risky =
+        assumption(keys::MISS_BUDGET_ON).and_then(serde_json::Value::as_str) == Some("risky");
+    let budget_share = assumption(keys::MISS_BUDGET).and_then(serde_json::Value::as_f64);
     let body = header(
         root,
         "Prompts against misses",
         &format!(
             "{} settings; misses are calls you had refused that a setting would have let run \
-             (of {} refused)",
+             (of {} refused){}",
             results.settings.len(),
-            crate::text::count(refused)
+            crate::text::count(refused),
+            match budget_share {
+                Some(b) if on_risky => format!(
+                    "; the {} miss budget counts risky misses only (not drawn)",
+                    crate::text::percent(b)
+                ),
+                _ => String::new(),
+            }
         ),
     )?;
     if results.settings.is_empty() {
@@ -42,15 +62,11 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
             ("baseline".into(), Swatch::Fill(INK.to_rgba())),
             ("recommended".into(), Swatch::Line(VERMILLION.to_rgba(), 3)),
             ("miss budget".into(), Swatch::Line(MUTED.to_rgba(), 1)),
-        ],
+        ][..if on_risky { 4 } else { 5 }],
     )?;
     let body = body.split_vertically(40).1;
-    let budget = results
-        .summary
-        .assumptions
-        .iter()
-        .find(|(k, _)| k == keys::MISS_BUDGET)
-        .and_then(|(_, v)| v.as_f64())
+    let budget = budget_share
+        .filter(|_| !on_risky)
         .map(|b| b * refused as f64);
     let max_misses = results.settings.iter().map(|s| s.misses).max().unwrap_or(0) as f64;
     let y_end = nice_max((max_misses.max(budget.unwrap_or(0.0)) * 1.08).max(1.0));

@@ -1,5 +1,6 @@
 //! Outcome breakdown: one stacked bar per setting, the share of calls that were saved, friction,
-//! catches, misses, false blocks and unlabeled; misses and catches counted on the right.
+//! catches, misses, false blocks and unlabeled; misses (with the risky among them) and catches
+//! counted on the right.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -39,6 +40,16 @@ fn label(s: &Setting) -> String {
     }
 }
 
+/// The counts right of a setting's bar: its misses, the risky among them, and its catches.
+fn side_text(s: &crate::tables::Setting) -> String {
+    format!(
+        "{} missed ({} risky), {} caught",
+        crate::text::count(s.misses),
+        crate::text::count(s.misses_risky),
+        crate::text::count(s.catches)
+    )
+}
+
 /// Draws the figure.
 pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results) -> Drawn {
     let events = results.settings.iter().map(|s| s.events).max().unwrap_or(0);
@@ -68,9 +79,18 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
         .max()
         .unwrap_or(100)
         + 24;
+    let side = anchored(font(15.0, MUTED), HPos::Left, VPos::Center);
+    // Room on the right for the longest count line (at least the 200 px it always had).
+    let side_width = results
+        .settings
+        .iter()
+        .map(|s| super::look::text_width(root, &side_text(s), &side))
+        .max()
+        .unwrap_or(0)
+        + 24;
     let n = results.settings.len();
     let mut chart = BarFrame {
-        margin_right: 200,
+        margin_right: side_width.max(200) as u32,
         label_width: label_width as u32,
         x_end: 100f64,
         rows: n,
@@ -79,7 +99,6 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
         x_format: &|v| format!("{v:.0}%"),
     }
     .draw(&body)?;
-    let side = anchored(font(15.0, MUTED), HPos::Left, VPos::Center);
     for (i, s) in results.settings.iter().enumerate() {
         // The first setting at the top.
         let y = (n - 1 - i) as f64;
@@ -102,15 +121,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, results: &Results
         };
         root.draw(&Text::new(label(s), (px - 10, py), style))?;
         let (ex, _) = chart.backend_coord(&(100.0, y + 0.5));
-        root.draw(&Text::new(
-            format!(
-                "{} missed, {} caught",
-                crate::text::count(s.misses),
-                crate::text::count(s.catches)
-            ),
-            (ex + 12, py),
-            side.clone(),
-        ))?;
+        root.draw(&Text::new(side_text(s), (ex + 12, py), side.clone()))?;
     }
     Ok(())
 }

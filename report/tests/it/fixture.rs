@@ -161,7 +161,21 @@ pub struct Shape {
     pub minimal: bool,
     /// Drop the `misses` column from `settings.parquet`.
     pub without_misses_column: bool,
+    /// No `labels` in `summary.json` (a replay written before it was kept).
+    pub without_labels: bool,
 }
+
+/// Label counts per agent: events, observed, inferred, unjudged, classifier denied, unlabeled,
+/// weak. The third agent's name is markup and a pipe, which the pages must show as text.
+pub const LABELS: [(&str, [u64; 6], bool); 3] = [
+    ("claude-code", [1500, 0, 1380, 60, 20, 100], false),
+    ("codex", [400, 0, 390, 0, 0, 10], true),
+    ("<b>copilot</b> | x", [100, 90, 10, 0, 0, 0], false),
+];
+
+/// The sentence `labels.assumption` holds in the fixture.
+pub const LABELS_ASSUMPTION: &str =
+    "inferred: a call that ran while a person was answering prompts was approved";
 
 /// Writes the replay output to `dir`.
 pub fn write(dir: &Path, shape: Shape) {
@@ -237,7 +251,26 @@ pub fn write(dir: &Path, shape: Shape) {
         columns.retain(|(name, _)| *name != "misses");
     }
     write_table(&dir.join("settings.parquet"), columns);
-    let summary = json!({
+    let label_counts = |n: [u64; 6], weak: bool| {
+        json!({"events": n[0], "observed": n[1], "inferred": n[2], "unjudged": n[3],
+            "classifier_denied": n[4], "unlabeled": n[5], "weak": weak})
+    };
+    let mut total = [0u64; 6];
+    for (_, n, _) in LABELS {
+        for (t, v) in total.iter_mut().zip(n) {
+            *t += v;
+        }
+    }
+    let labels = json!({
+        "agents": LABELS
+            .iter()
+            .map(|(agent, n, weak)| (agent.to_string(), label_counts(*n, *weak)))
+            .collect::<serde_json::Map<_, _>>(),
+        "total": label_counts(total, false),
+        "assumption": LABELS_ASSUMPTION,
+        "weak_meaning": "the agent records neither approvals nor most denials (Codex)",
+    });
+    let mut summary = json!({
         "settings": [],
         "assumptions": {
             "unattended_asks": "approve",
@@ -255,6 +288,9 @@ pub fn write(dir: &Path, shape: Shape) {
         "actions_understood": 0.93,
         "recommended": {"id": "assist.c0.5-0.5-0.8.d1", "why": "the fewest prompts among settings that let through at most 2% of what you refused"},
     });
+    if !shape.without_labels {
+        summary["labels"] = labels;
+    }
     std::fs::write(
         dir.join("summary.json"),
         serde_json::to_vec_pretty(&summary).unwrap(),

@@ -252,3 +252,100 @@ fn the_capability_mix_follows_the_outcomes_on_both_pages() {
     assert!(at < heading("Friction budget: why it still asks"));
     assert!(md[at..].contains("![What the agents did: capability mix](plots/capabilities.svg)"));
 }
+
+#[test]
+fn both_pages_say_where_the_labels_came_from_per_agent() {
+    let dir = fixture::scratch("labels");
+    fixture::write(&dir.join("replay"), Shape::default());
+    let written = write_report_with(&dir.join("replay"), &dir.join("report"), &svg_only()).unwrap();
+    let html = fixture::read(&written.index);
+    let section = html
+        .split("<h2 id=\"labels\">Labels</h2>")
+        .nth(1)
+        .expect("a labels section")
+        .split("<h2")
+        .next()
+        .unwrap();
+    // After the assumptions, before the plots.
+    assert!(html.find("id=\"assumptions\"") < html.find("id=\"labels\""));
+    assert!(html.find("id=\"labels\"") < html.find("id=\"plots\""));
+    let row = |start: &str| {
+        section
+            .split(start)
+            .nth(1)
+            .unwrap_or_else(|| panic!("no row `{start}` in {section}"))
+            .split("</tr>")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let claude = row("<tr><td><code>claude-code</code>");
+    assert!(
+        claude.contains("<td class=\"n\">1,500</td><td class=\"n\">0 (0.0%)</td><td class=\"n\">1,380 (92.0%)</td><td class=\"n\">60</td><td class=\"n\">20</td><td class=\"n\">100</td>"),
+        "{claude}"
+    );
+    assert!(!claude.contains("weakly labelled"));
+    // Codex is marked weakly labelled, and the note says what that means.
+    let codex = row("<tr><td><code>codex</code>");
+    assert!(
+        codex.contains("<span class=\"tag weak\">weakly labelled</span>"),
+        "{codex}"
+    );
+    assert!(section.contains("Weakly labelled: the agent records neither approvals"));
+    let observed = row("<tr><td><code>&lt;b&gt;copilot&lt;/b&gt; | x</code>");
+    assert!(observed.contains("90 (90.0%)"), "{observed}");
+    // The total over every agent.
+    let total = row("<tr class=\"total\"><td>total</td>");
+    assert!(total.contains("<td class=\"n\">2,000</td><td class=\"n\">90 (4.5%)</td><td class=\"n\">1,780 (89.0%)</td>"), "{total}");
+    assert!(section.contains(&format!(
+        "<strong>Assumption:</strong> {}.",
+        fixture::LABELS_ASSUMPTION
+    )));
+    assert!(
+        !section.contains("<b>copilot"),
+        "markup from the data reached the page"
+    );
+    check_xml(&html);
+
+    let md = fixture::read(&written.markdown);
+    assert!(md.contains("\n## Labels\n"), "{md}");
+    assert!(md.contains("| agent | calls | by a recorded decision | by inference | ran on configuration, a hook or the classifier | denied by the classifier | unlabeled |"));
+    assert!(
+        md.contains("| claude-code | 1,500 | 0 (0.0%) | 1,380 (92.0%) | 60 | 20 | 100 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| codex (weakly labelled) | 400 | 0 (0.0%) | 390 (97.5%) | 0 | 0 | 10 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| **total** | 2,000 | 90 (4.5%) | 1,780 (89.0%) | 60 | 20 | 110 |"),
+        "{md}"
+    );
+    let hostile = md
+        .lines()
+        .find(|l| l.contains("copilot"))
+        .expect("the third agent's row");
+    assert_eq!(
+        hostile.matches(" | ").count(),
+        6,
+        "a pipe in the name split the row: {hostile}"
+    );
+    assert!(!hostile.contains("<b>"), "{hostile}");
+    assert!(md.contains(&format!("**Assumption:** {}.", fixture::LABELS_ASSUMPTION)));
+}
+
+#[test]
+fn a_replay_without_labels_has_no_labels_section() {
+    let dir = fixture::scratch("no-labels");
+    fixture::write(
+        &dir,
+        Shape {
+            without_labels: true,
+            ..Shape::default()
+        },
+    );
+    let written = write_report_with(&dir, &dir.join("report"), &svg_only()).unwrap();
+    assert!(!fixture::read(&written.index).contains("id=\"labels\""));
+    assert!(!fixture::read(&written.markdown).contains("## Labels"));
+}

@@ -359,3 +359,56 @@ fn the_capability_png_decodes_at_the_plot_size_with_its_bars() {
     assert!(blue > 20_000, "{blue} blue pixels");
     assert!(grey > 300, "{grey} grey pixels");
 }
+
+#[test]
+fn the_outcomes_plot_splits_each_settings_misses_by_stake() {
+    let dir = fixture::scratch("outcomes-stake");
+    fixture::write(&dir, Shape::default());
+    let options = Options {
+        font: FontChoice::None,
+    };
+    write_report_with(&dir, &dir.join("report"), &options).unwrap();
+    let svg = fixture::read(&dir.join("report/plots/outcomes.svg"));
+    let texts = svg_texts(&svg);
+    // `observe` let through all 40 refusals, 20 of them risky (the fixture's credential reads);
+    // the recommendation's one miss is routine.
+    assert!(
+        texts.iter().any(|t| t == "40 missed (20 risky), 0 caught"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t == "1 missed (0 risky), 39 caught"),
+        "{texts:?}"
+    );
+}
+
+#[test]
+fn a_budget_on_risky_misses_is_not_drawn_on_the_axis_of_all_misses() {
+    let options = Options {
+        font: FontChoice::None,
+    };
+    let frontier_texts = |dir: &Path| {
+        write_report_with(dir, &dir.join("report"), &options).unwrap();
+        svg_texts(&fixture::read(&dir.join("report/plots/frontier.svg")))
+    };
+    let dir = fixture::scratch("frontier-budget-all");
+    fixture::write(&dir, Shape::default());
+    let texts = frontier_texts(&dir);
+    assert!(texts.iter().any(|t| t == "miss budget"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("risky misses only")));
+
+    let dir = fixture::scratch("frontier-budget-risky");
+    fixture::write(&dir, Shape::default());
+    let path = dir.join("summary.json");
+    let mut summary: serde_json::Value = serde_json::from_str(&fixture::read(&path)).unwrap();
+    summary["assumptions"]["miss_budget_on"] = "risky".into();
+    std::fs::write(&path, summary.to_string()).unwrap();
+    let texts = frontier_texts(&dir);
+    assert!(!texts.iter().any(|t| t == "miss budget"), "{texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("the 2.0% miss budget counts risky misses only (not drawn)")),
+        "{texts:?}"
+    );
+}
