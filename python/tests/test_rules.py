@@ -79,17 +79,16 @@ def test_simulate_with_named_rules_files_is_the_clis(demo, machine, tmp_path):
     assert_same_results(leastgrant.simulate(demo["data"], no_rules=True), demo["replay"])
 
 
-def test_a_rules_file_that_cannot_be_read_fails_as_the_cli_does(demo, machine, tmp_path):
+def test_a_rules_file_that_cannot_be_read_is_noted_per_project_as_the_cli_notes_it(demo, machine, tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text('{"allow": ["Bash("]}')
-    done = subprocess.run(
-        [binary(), "simulate", "--events", str(demo["data"]), "--out", str(tmp_path / "o"), "--rules", str(broken)],
-        env=machine.env, capture_output=True, text=True,
-    )
-    with pytest.raises(Exception) as raised:
-        leastgrant.simulate(demo["data"], rules=[broken])
-    assert done.returncode != 0 and "is not a rules file" in done.stderr
-    assert "is not a rules file" in str(raised.value)
+    out = tmp_path / "cli"
+    machine("simulate", "--events", str(demo["data"]), "--out", str(out), "--rules", str(broken), "--json")
+    results = leastgrant.simulate(demo["data"], rules=[broken])
+    assert_same_results(results, out)
+    notes = results.summary["notes"]
+    assert notes and all("is not a rules file" in note for note in notes if "replayed without its rules" in note)
+    assert any("replayed without its rules" in note for note in notes)
 
 
 CALLS = [
@@ -104,14 +103,16 @@ CALLS = [
     {"command": "curl http://169.254.169.254/latest/meta-data/"},
     {"command": "echo $(cat ~/.netrc) > /tmp/x"},
     {"command": "make deploy"},
+    {"command": "npm run build"},
+    {"command": "cd src && npm run build"},
     {"tool": "Read", "input": {"file_path": "~/.aws/credentials"}},
     {"tool": "Edit", "input": {"file_path": "src/main.rs", "old_string": "a", "new_string": "b"}},
     {"tool": "WebFetch", "input": {"url": "https://docs.rs/serde"}},
 ]
 
 
-def cli_check(cli: Cli, call: dict, *flags: str) -> dict:
-    argv = [binary(), "check", "--json", *flags]
+def cli_check(command_line: str, cli: Cli, call: dict, *flags: str) -> dict:
+    argv = [command_line, "check", "--json", *flags]
     argv += [call["command"]] if "command" in call else ["--tool", call["tool"], "--input", json.dumps(call["input"])]
     done = subprocess.run(argv, env=cli.env, capture_output=True, text=True)
     assert done.returncode in (0, 1, 2), done.stderr
@@ -124,25 +125,26 @@ def test_check_gives_the_cli_verdict_and_reasons(machine, tmp_path, monkeypatch,
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
     (project / ".git").mkdir()
-    cli("allow", "make deploy", "--project", str(project), "--cwd", str(project))
+    cli("allow", "npm run build", "--project", str(project), "--cwd", str(project))
     named = tmp_path / "named.json"
     named.write_text(json.dumps(RULES))
     flags: list = ["--cwd", str(project)]
     kwargs: dict = {"cwd": project}
     if how == "default rules and a grant":
         (project / ".leastgrant").mkdir()
-        (project / ".leastgrant" / "rules.json").write_text(json.dumps({"deny": ["Bash(make deploy)"]}))
+        (project / ".leastgrant" / "rules.json").write_text(json.dumps({"deny": ["Bash(cd src && npm run build)"], "defaultMode": "ask"}))
         (cli.home / ".leastgrant" / "rules.json").write_text(json.dumps(RULES))
         (cli.home / ".leastgrant" / "rules.json").chmod(0o600)
     elif how == "named rules, no grants":
         flags += ["--rules", str(named), "--no-grants"]
         kwargs.update(rules=[named], no_grants=True)
+    command_line = binary()
     # In process: no binary to find.
     monkeypatch.delenv("LEASTGRANT_BIN", raising=False)
     monkeypatch.setenv("PATH", "/nonexistent")
     verdicts = set()
     for call in CALLS:
-        expected = cli_check(cli, call, *flags)
+        expected = cli_check(command_line, cli, call, *flags)
         got = leastgrant.check(**call, **kwargs)
         assert got.raw == expected, call
         assert (got.verdict, got.reasons, got.actions) == (expected["verdict"], expected["reasons"], expected["actions"])
