@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use leastgrant_engine::{Frozen, Grant, GrantStore, Policy, Roots};
+use leastgrant_engine::{Frozen, Grant, Policy, Roots};
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines, native_twins};
 use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary};
@@ -19,6 +19,7 @@ use leastgrant_replay::{
 };
 use serde_json::{Value, json};
 
+use leastgrant_hook::answers::RuleFiles;
 use leastgrant_hook::layout;
 
 use crate::shared::summary_table::table_text;
@@ -181,64 +182,27 @@ impl ReplayArgs {
 /// The rules (`given`, else the hook's default files) and grants of a state directory, for the
 /// replay.
 pub fn file_answers(state_dir: &Path, given: Vec<PathBuf>) -> Arc<dyn ProjectAnswers> {
-    Arc::new(FileAnswers {
+    Arc::new(FileAnswers(RuleFiles {
         given,
         state_dir: state_dir.display().to_string(),
-    })
+    }))
 }
 
-/// The rules and grants the hook applies, read as the hook reads them, so what `simulate`
-/// audits is what the hook will enforce.
+/// The hook's rules and grants ([`RuleFiles`]) answering for the replay.
 #[derive(Debug)]
-struct FileAnswers {
-    /// Files named with `--rules`; empty: the hook's default files.
-    given: Vec<PathBuf>,
-    /// This machine's state directory (its `rules.json` and grants).
-    state_dir: String,
-}
-
-impl FileAnswers {
-    /// The rules files in force for a project, and its roots with this state directory.
-    fn files(&self, roots: &Roots) -> (Vec<PathBuf>, Roots) {
-        let mut roots = roots.clone();
-        roots.state_dir = self.state_dir.clone();
-        let files = if self.given.is_empty() {
-            leastgrant_hook::policy::default_rule_files(&roots)
-        } else {
-            self.given.clone()
-        };
-        (files, roots)
-    }
-}
+struct FileAnswers(RuleFiles);
 
 impl ProjectAnswers for FileAnswers {
     fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String> {
-        let (files, roots) = self.files(roots);
-        let policy = leastgrant_hook::policy::load_policy(&files, &roots, !self.given.is_empty())?;
-        let grants = leastgrant_hook::policy::grant_store(&roots)
-            .load()
-            .map_err(|e| e.0)?;
-        Ok((policy, grants))
+        self.0.for_project(roots)
     }
 
     fn fingerprint(&self, roots: &Roots) -> Vec<(String, String)> {
-        leastgrant_hook::policy::rules_fingerprint(&self.files(roots).0)
+        self.0.fingerprint(roots)
     }
 
     fn describe(&self) -> String {
-        if self.given.is_empty() {
-            format!(
-                "the hook's: {}/rules.json and each project's .leastgrant/rules.json where they exist, and the grants in {}/grants",
-                self.state_dir, self.state_dir
-            )
-        } else {
-            let files: Vec<String> = self.given.iter().map(|f| f.display().to_string()).collect();
-            format!(
-                "{}, and the grants in {}/grants",
-                files.join(", "),
-                self.state_dir
-            )
-        }
+        self.0.describe()
     }
 }
 

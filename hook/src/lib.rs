@@ -2,7 +2,9 @@
 //!
 //! Owns: the agents' wire formats (Claude Code, Cursor), loading the frozen envelope, deciding
 //! with the engine's `decide` under the envelope's setting, answering in the agent's format,
-//! appending to the decision ledger, and the file grant store the hook and the CLI share.
+//! appending to the decision ledger, and the file grant store the hook and the CLI share; the
+//! workspace, rules and grants a decision outside the hook reads, `leastgrant check`'s decision,
+//! and the rules and grants a replay answers with (the CLI and the Python package call them).
 //!
 //! Must not: depend on ingest, replay, report or anything heavy; panic (the same lints as the
 //! engine apply); or answer anything wider than the envelope that was audited. Input it cannot
@@ -16,7 +18,9 @@
 )]
 
 pub mod agent;
+pub mod answers;
 pub mod catalogue;
+pub mod check;
 pub mod files;
 pub mod grants;
 pub mod layout;
@@ -27,6 +31,7 @@ pub mod policy;
 pub mod rules_cache;
 pub mod session;
 pub mod state;
+pub mod workspace;
 
 use std::path::{Path, PathBuf};
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -202,8 +201,11 @@ def run_config(
     unattended: str = "approve",
     history_home: Optional[str] = None,
     miss_budget: float = 0.10,
+    miss_budget_on: str = "all",
     tune_until: Union[None, str, int, date, datetime] = None,
     window: int = 50,
+    rules: Union[None, PathLike, Sequence[PathLike]] = None,
+    no_rules: bool = False,
 ) -> str:
     """The replay's settings and options as the native module takes them (JSON text).
 
@@ -211,14 +213,26 @@ def run_config(
     flags of ``leastgrant simulate`` as a mapping (``{"posture": ["assist", "autopilot"],
     "confidence": [0.8, 0.9]}``); ``settings`` lists setting descriptions as ``shard.json``
     records them. Neither: the standard comparison. The baselines always follow.
+
+    Rules and grants, as ``leastgrant simulate``: by default the hook's (the state directory's
+    ``rules.json`` and each project's ``.leastgrant/rules.json``, with the grants of the state
+    directory, ``$LEASTGRANT_HOME`` or ``~/.leastgrant``); ``rules`` names rules files instead
+    (``--rules``); ``no_rules=True`` replays learning and floors only (``--no-rules``).
     """
+    if no_rules and rules:
+        raise ValueError("rules and no_rules=True exclude each other, as --rules and --no-rules do")
     config: dict = {
         "unattended": unattended,
         "history_home": history_home,
         "miss_budget": float(miss_budget),
+        "miss_budget_on": miss_budget_on,
         "split_at_us": _time_us(tune_until),
         "window": max(1, int(window)),
+        "no_rules": bool(no_rules),
     }
+    if rules is not None:
+        files = [rules] if isinstance(rules, (str, os.PathLike)) else list(rules)
+        config["rules"] = [str(Path(f).expanduser().absolute()) for f in files]
     if settings is not None:
         config["settings"] = [dict(s) for s in settings]
     elif isinstance(grid, Mapping):
@@ -242,13 +256,16 @@ def simulate(
     grid: Union[None, PathLike, Mapping[str, Any]] = None,
     **options: Any,
 ) -> Results:
-    """Replays events under settings, as ``leastgrant simulate --no-rules`` does.
+    """Replays events under settings, as ``leastgrant simulate`` does: the same tables and
+    summary for the same options.
 
     ``events`` is an events table directory (``leastgrant ingest --out``) or a frame with the
     events table's columns (polars, pyarrow, anything with ``__arrow_c_stream__``). Options:
-    ``unattended``, ``history_home``, ``miss_budget``, ``tune_until``, ``window`` (the command
-    line's flags). Rules files and grants are not replayed from Python yet: the replay is
-    learning and floors only, ``--no-rules``.
+    ``unattended``, ``history_home``, ``miss_budget``, ``miss_budget_on``, ``tune_until``,
+    ``window`` (the command line's flags), and the rules and grants replayed with: by default
+    the hook's (``$LEASTGRANT_HOME`` or ``~/.leastgrant``: its ``rules.json`` and grants, and
+    each project's ``.leastgrant/rules.json``), ``rules=[paths]`` as ``--rules``, or
+    ``no_rules=True`` as ``--no-rules`` (learning and floors only).
     """
     config = run_config(settings, grid, **options)
     if isinstance(events, (str, os.PathLike)):
@@ -289,16 +306,6 @@ class CheckResult:
     raw: dict
 
 
-def _binary() -> str:
-    found = os.environ.get("LEASTGRANT_BIN") or shutil.which("leastgrant")
-    if not found:
-        raise FileNotFoundError(
-            "the `leastgrant` command is needed for check: build it (`cargo build`) and put it on "
-            "PATH, or set LEASTGRANT_BIN"
-        )
-    return found
-
-
 def check(
     command: Optional[str] = None,
     *,
@@ -306,33 +313,34 @@ def check(
     input: Optional[Mapping[str, Any]] = None,
     cwd: Optional[PathLike] = None,
     project: Optional[PathLike] = None,
+    rules: Union[None, PathLike, Sequence[PathLike]] = None,
     envelope: Optional[PathLike] = None,
-    at: Union[None, str, int] = None,
+    at: Union[None, str, int, date, datetime] = None,
     no_grants: bool = False,
     claude_settings: bool = False,
 ) -> CheckResult:
-    """One decision, as ``leastgrant check --json`` makes it: the same verdict and reasons,
-    because it is that command (``$LEASTGRANT_BIN``, else ``leastgrant`` on PATH) — the decision
-    reads the machine's rules, grants and links, which the command line owns."""
+    """One decision, as ``leastgrant check --json`` makes it: the same Rust code (the hook
+    crate's ``check``) in this process, so the same verdict and reasons for the same call,
+    workspace (``cwd``, ``project``: the command line's defaults), rules files (``rules``:
+    ``--rules``, default the hook's), grants (``no_grants``), Claude Code settings
+    (``claude_settings``), frozen envelope (``envelope``) and time (``at``: microseconds or a
+    date, default now). Raises ``ValueError`` where the command line exits with an error."""
     if (command is None) == (tool is None):
         raise ValueError("check takes a shell command or a tool (with its input), not both")
-    argv = [_binary(), "check", "--json"]
-    if command is not None:
-        argv.append(command)
-    else:
-        argv += ["--tool", tool, "--input", json.dumps(dict(input or {}))]
-    for flag, value in (("--cwd", cwd), ("--project", project), ("--envelope", envelope), ("--at", at)):
-        if value is not None:
-            argv += [flag, str(value)]
-    if no_grants:
-        argv.append("--no-grants")
-    if claude_settings:
-        argv.append("--claude-settings")
-    done = subprocess.run(argv, capture_output=True, text=True)
-    try:
-        raw = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        raise RuntimeError(f"leastgrant check failed: {done.stderr.strip() or done.stdout.strip()}") from None
+    files = [] if rules is None else [rules] if isinstance(rules, (str, os.PathLike)) else list(rules)
+    text = _native.check(
+        command=command,
+        tool=tool,
+        input=None if tool is None else json.dumps(dict(input or {})),
+        cwd=None if cwd is None else str(Path(cwd).expanduser()),
+        project=None if project is None else str(Path(project).expanduser()),
+        rules=[str(Path(f).expanduser()) for f in files],
+        claude_settings=claude_settings,
+        no_grants=no_grants,
+        envelope=None if envelope is None else str(Path(envelope).expanduser()),
+        now_us=_time_us(at),
+    )
+    raw = json.loads(text)
     return CheckResult(
         verdict=raw["verdict"],
         headline=raw.get("headline", ""),

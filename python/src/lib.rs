@@ -4,17 +4,23 @@
 //! they are.
 //!
 //! Owns: converting Python arguments into the replay's settings and options (the same choices
-//! `leastgrant simulate` offers), and Arrow in and out. Must not: ingest, replay, fold totals or
-//! write a table any other way than the `leastgrant-ingest` and `leastgrant-replay` crates do —
-//! this file is wiring only.
+//! `leastgrant simulate` offers, its rules and grants read by the hook crate's `answers`), and
+//! Arrow in and out; `check` is the hook crate's `check`, as `leastgrant check` calls it.
+//! Must not: ingest, replay, fold totals, read rules or grants, decide or write a table any
+//! other way than the `leastgrant-ingest`, `leastgrant-replay` and `leastgrant-hook` crates
+//! do — this file is wiring only.
 
 use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use arrow_schema::SchemaRef;
+use leastgrant_engine::{Grant, Policy, Roots};
+use leastgrant_hook::answers::RuleFiles;
+use leastgrant_hook::layout;
 use leastgrant_ingest::registry::{discover, source_of_kind};
 use leastgrant_ingest::schema::{from_batch, schema, to_batch};
 use leastgrant_ingest::source::Machine;
@@ -22,7 +28,9 @@ use leastgrant_replay::events::ReplayEvent;
 use leastgrant_replay::output::{Outputs, global_batches, project_batches};
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines};
 use leastgrant_replay::summary::Summary;
-use leastgrant_replay::{Options, Shard, Unattended, run, run_events};
+use leastgrant_replay::{
+    MissBudgetOn, Options, ProjectAnswers, Shard, Unattended, run, run_events,
+};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -167,6 +175,7 @@ impl RunConfig {
             settings.extend(baselines());
         }
         let unattended = v["unattended"].as_str().unwrap_or("approve");
+        let miss_budget_on = v["miss_budget_on"].as_str().unwrap_or("all");
         let options = Options {
             unattended: Unattended::parse(unattended).ok_or_else(|| {
                 invalid(format!(
@@ -178,7 +187,12 @@ impl RunConfig {
                 .as_u64()
                 .map_or(50, |w| u32::try_from(w).unwrap_or(u32::MAX).max(1)),
             split_at_us: v["split_at_us"].as_i64(),
-            answers: None,
+            miss_budget_on: MissBudgetOn::parse(miss_budget_on).ok_or_else(|| {
+                invalid(format!(
+                    "miss_budget_on must be all or risky, not `{miss_budget_on}`"
+                ))
+            })?,
+            answers: answers(&v)?,
             ..Options::default()
         };
         let miss_budget = v["miss_budget"]
@@ -194,6 +208,50 @@ impl RunConfig {
             options,
             miss_budget,
         })
+    }
+}
+
+/// The rules and grants a run replays with, as `leastgrant simulate` chooses them: none with
+/// `"no_rules": true`, else the files of `"rules"` (empty or absent: the hook's default files
+/// of each project) with the grants of `"state_dir"` (absent: `$LEASTGRANT_HOME`, else
+/// `~/.leastgrant`, as the command line finds it).
+fn answers(v: &Value) -> PyResult<Option<Arc<dyn ProjectAnswers>>> {
+    if v["no_rules"].as_bool() == Some(true) {
+        return Ok(None);
+    }
+    let mut given = Vec::new();
+    for file in v["rules"].as_array().into_iter().flatten() {
+        let file = file
+            .as_str()
+            .ok_or_else(|| invalid(format!("`rules` lists file paths, not {file}")))?;
+        given.push(PathBuf::from(file));
+    }
+    let state_dir = match v["state_dir"].as_str() {
+        Some(dir) => PathBuf::from(dir),
+        None => layout::state_dir_from_env(&layout::home()),
+    };
+    Ok(Some(Arc::new(FileAnswers(RuleFiles {
+        given,
+        state_dir: state_dir.display().to_string(),
+    }))))
+}
+
+/// The hook's rules and grants ([`RuleFiles`]) answering for the replay (as the command
+/// line's `simulate` wires them).
+#[derive(Debug)]
+struct FileAnswers(RuleFiles);
+
+impl ProjectAnswers for FileAnswers {
+    fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String> {
+        self.0.for_project(roots)
+    }
+
+    fn fingerprint(&self, roots: &Roots) -> Vec<(String, String)> {
+        self.0.fingerprint(roots)
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
     }
 }
 
@@ -453,6 +511,49 @@ fn is_events_table(dir: PathBuf) -> bool {
     dir.is_dir() && leastgrant_replay::events::buckets(&dir).is_ok_and(|b| !b.is_empty())
 }
 
+/// One decision as `leastgrant check --json` makes it (the hook crate's `check`): a shell
+/// `command`, or a `tool` with its `input` as JSON text, in the workspace of `cwd` and
+/// `project` (defaults as the command line's), as of `now_us` (default: now). Returns the JSON
+/// text `check --json` prints.
+#[pyfunction]
+#[pyo3(signature = (command=None, tool=None, input=None, cwd=None, project=None, rules=Vec::new(), claude_settings=false, no_grants=false, envelope=None, now_us=None))]
+#[allow(clippy::too_many_arguments)]
+fn check(
+    py: Python<'_>,
+    command: Option<&str>,
+    tool: Option<&str>,
+    input: Option<&str>,
+    cwd: Option<PathBuf>,
+    project: Option<PathBuf>,
+    rules: Vec<PathBuf>,
+    claude_settings: bool,
+    no_grants: bool,
+    envelope: Option<PathBuf>,
+    now_us: Option<i64>,
+) -> PyResult<String> {
+    use leastgrant_hook::check;
+    let workspace =
+        leastgrant_hook::workspace::Workspace::discover(cwd.as_deref(), project.as_deref())
+            .map_err(invalid)?;
+    let call = check::tool_call(command, tool, input, &workspace.cwd_text()).map_err(invalid)?;
+    let now_us = now_us.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+    });
+    let options = check::Options {
+        rules,
+        claude_settings,
+        no_grants,
+        envelope,
+        now_us,
+    };
+    let checked = py
+        .detach(|| check::check(&workspace, call, &options))
+        .map_err(invalid)?;
+    serde_json::to_string(&check::to_json(&checked)).map_err(failed)
+}
+
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -467,6 +568,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(events_schema, m)?)?;
     m.add_function(wrap_pyfunction!(bucket_of, m)?)?;
     m.add_function(wrap_pyfunction!(is_events_table, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add("SOURCE_KINDS", source_kinds())?;
     Ok(())
 }

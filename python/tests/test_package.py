@@ -64,7 +64,7 @@ def test_ingest_keeps_a_copied_call_once_as_the_cli_does(demo, tmp_path):
 
 
 def test_simulate_a_table_gives_the_cli_tables_and_summary(demo):
-    results = leastgrant.simulate(demo["data"])
+    results = leastgrant.simulate(demo["data"], no_rules=True)
     assert_same_results(results, demo["replay"])
     recommended = results.settings.filter(pl.col("recommended"))["setting_id"].to_list()
     assert recommended == ([results.recommended] if results.recommended else [])
@@ -72,9 +72,9 @@ def test_simulate_a_table_gives_the_cli_tables_and_summary(demo):
 
 def test_simulate_a_frame_in_any_row_order_gives_the_cli_tables(demo):
     events = leastgrant.read_events(demo["data"]).sample(fraction=1.0, shuffle=True, seed=7)
-    assert_same_results(leastgrant.simulate(events), demo["replay"])
+    assert_same_results(leastgrant.simulate(events, no_rules=True), demo["replay"])
     # pyarrow (its schema cast from polars' string views) is an events source too.
-    assert_same_results(leastgrant.simulate(events.to_arrow()), demo["replay"])
+    assert_same_results(leastgrant.simulate(events.to_arrow(), no_rules=True), demo["replay"])
 
 
 def test_a_grid_replays_as_the_cli_flags_do(demo):
@@ -88,6 +88,7 @@ def test_a_grid_replays_as_the_cli_flags_do(demo):
         demo["data"],
         grid={"posture": ["assist", "autopilot"], "min_sessions": [1, 2], "confidence": [0.5, 0.9]},
         miss_budget=0.2,
+        no_rules=True,
     )
     assert_same_results(results, out)
     # The settings themselves replay the same run.
@@ -111,34 +112,9 @@ def test_bad_input_is_refused_with_what_is_wrong(demo, tmp_path):
         leastgrant.simulate(tmp_path)
     with pytest.raises(ValueError, match="unattended"):
         leastgrant.simulate(demo["data"], unattended="sometimes")
+    with pytest.raises(ValueError, match="exclude each other"):
+        leastgrant.simulate(demo["data"], rules=[tmp_path / "rules.json"], no_rules=True)
     with pytest.raises(ValueError, match="not a source kind"):
         leastgrant.ingest(nonsense=tmp_path)
     with pytest.raises(ValueError, match="no such file"):
         leastgrant.ingest(claude=tmp_path / "absent")
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        {"command": "rm -rf ~/.ssh"},
-        {"command": "cargo test"},
-        {"command": "curl http://169.254.169.254/latest/meta-data/"},
-        {"tool": "Read", "input": {"file_path": "/home/dev/.aws/credentials"}},
-    ],
-)
-def test_check_gives_the_cli_verdict_and_reasons(demo, call, monkeypatch, tmp_path):
-    from conftest import binary
-
-    monkeypatch.setenv("LEASTGRANT_BIN", binary())
-    monkeypatch.setenv("HOME", str(demo["home"]))
-    monkeypatch.setenv("LEASTGRANT_HOME", str(demo["home"] / ".leastgrant"))
-    result = leastgrant.check(**call, cwd=tmp_path)
-    argv = ["check", "--json", "--cwd", str(tmp_path)]
-    argv += [call["command"]] if "command" in call else ["--tool", call["tool"], "--input", json.dumps(call["input"])]
-    import subprocess
-
-    done = subprocess.run([binary(), *argv], capture_output=True, text=True, env={**__import__("os").environ})
-    expected = json.loads(done.stdout)
-    assert result.verdict == expected["verdict"] and result.verdict in ("allow", "ask", "deny")
-    assert result.reasons == expected["reasons"]
-    assert result.actions == expected["actions"]

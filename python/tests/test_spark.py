@@ -104,3 +104,11 @@ def test_a_project_too_large_for_an_executor_is_refused_by_name(spark, demo):
     largest = pl.from_arrow(frame.groupBy("project_key").count().toArrow()).sort(["count", "project_key"])[-1]
     with pytest.raises(ValueError, match=f"the project `{largest['project_key'][0]}` has {largest['count'][0]} events"):
         lspark.simulate(spark, frame, max_project_events=int(largest["count"][0]) - 1)
+
+
+def test_spark_refuses_rules_it_cannot_ship_and_says_why(demo, spark, tmp_path):
+    rules = tmp_path / "rules.json"
+    rules.write_text('{"allow": ["Bash(cargo test:*)"]}')
+    for options in ({"rules": [rules]}, {"no_rules": False}):
+        with pytest.raises(ValueError, match="executors do not hold the rules files"):
+            lspark.simulate(spark, demo["data"], **options)

@@ -208,6 +208,15 @@ def simulate(
     ``leastgrant simulate --no-rules`` on the same events, row for row (the files in ``out``
     are byte-identical to the command line's).
 
+    Rules and grants are not replayed on Spark: ``no_rules=True`` is the default and the only
+    choice (``rules=`` or ``no_rules=False`` is refused). The rules a replay applies are read
+    per project from files the executors do not have — the driver's state directory
+    (``rules.json`` and the grants, kept per project identity) and each project's own
+    ``.leastgrant/rules.json`` in its checkout — and the summary names the files it read, so
+    shipping their text would need the replay to take rules and grants as values rather than
+    files (docs/fleet.md). Audit a setting with rules by ``leastgrant.simulate`` or
+    ``leastgrant simulate --shard`` on machines that hold them.
+
     ``events`` is a DataFrame with the events table's columns (`ingest`,
     `read_events_table`) or an events table directory. The events are repartitioned by
     project into ``partitions`` parts (default: twice the default parallelism, at most one per
@@ -217,6 +226,12 @@ def simulate(
     """
     if isinstance(events, (str, os.PathLike)):
         events = read_events_table(spark, events)
+    if options.get("rules") or not options.setdefault("no_rules", True):
+        raise ValueError(
+            "leastgrant.spark.simulate replays without rules and grants (no_rules=True): the "
+            "executors do not hold the rules files and grants the replay reads; use "
+            "leastgrant.simulate or `leastgrant simulate --shard` for a replay with rules"
+        )
     config = run_config(settings, grid, **options)
     projects = [(row[0], int(row[1])) for row in events.groupBy("project_key").count().collect()]
     # A task holds its partition's events while it replays them: a project too large for one
