@@ -118,7 +118,12 @@ impl<'p> NativeProject<'p> {
         };
         // Per distinct call (indexed, no hashing): its recorded command, that command's id,
         // and per agent slot its piece list, each worked out once.
-        let calls = event_call.iter().max().map_or(0, |m| m + 1);
+        // A standing approval is no call (`usize::MAX`): it gets no pieces.
+        let calls = event_call
+            .iter()
+            .filter(|c| **c != usize::MAX)
+            .max()
+            .map_or(0, |m| m + 1);
         let mut per_call: Vec<Option<CallInfo>> = (0..calls).map(|_| None).collect();
         let mut piece_lists: Vec<Vec<u32>> = Vec::new();
         let mut event_pieces = Vec::with_capacity(events.len());
