@@ -311,6 +311,12 @@ pub fn rules_command(args: &RulesArgs) -> Result<ExitCode> {
     let files = workspace.policy_files(&args.location.rules);
     let policy = workspace.policy(&args.location.rules)?;
     let grants = workspace.grants().load()?;
+    // The hook's own files get their compiled tables now, so the next hook call only loads
+    // them (hook/src/rules_cache.rs); a refusal was reported by `policy` above.
+    if args.location.rules.is_empty() {
+        let mut notes = Vec::new();
+        let _ = leastgrant_hook::policy::load_compiled(&files, &workspace.roots, &mut notes);
+    }
     if args.json {
         let value = json!({
             "files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),

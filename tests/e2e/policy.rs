@@ -257,3 +257,28 @@ fn the_projects_own_rules_file_may_only_tighten() {
         Some(2)
     );
 }
+
+#[test]
+fn rules_compiles_the_hooks_tables_so_a_call_only_loads_them() {
+    let home = home("rules-tables");
+    let state = home.join(".leastgrant");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(
+        state.join("rules.json"),
+        r#"{"allow": ["Bash(npm test)"], "deny": ["Bash(curl:*)"], "defaultMode": "ask"}"#,
+    )
+    .unwrap();
+    let tables = state.join("cache/rules");
+    assert!(!tables.exists(), "no table before any command");
+    let listed = run(&home, &["rules"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let written: Vec<_> = std::fs::read_dir(&tables)
+        .expect("`rules` made the tables' directory")
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(written.len(), 1, "one table for the one rules file: {written:?}");
+    assert!(written[0].extension().is_some_and(|e| e == "lgrules"));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&written[0]).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the table is owner-only");
+}
