@@ -74,6 +74,9 @@ pub(crate) fn spell(
 /// The program as written and its arguments, quoted where the shell would need it: what
 /// `Bash(…)` rules are matched against.
 pub(crate) fn shell_words(effective: &Effective) -> String {
+    if effective.written_is_words {
+        return effective.written.clone();
+    }
     let program = if effective.program_path.is_empty() {
         &effective.program
     } else {

@@ -84,6 +84,10 @@ pub struct Effective {
     /// The simple command as written, wrappers included (for a command inside `sh -c`, the
     /// outer command).
     pub written: String,
+    /// `written` is exactly the program and its arguments, each spelled as `push_word` spells
+    /// it: nothing was peeled off the command as written, so the text rules match is `written`
+    /// itself and is not built a second time.
+    pub written_is_words: bool,
 }
 
 impl Effective {
@@ -579,6 +583,7 @@ fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
         surroundings: command.surroundings,
         wrappers: template.wrappers.clone(),
         args_unknown: template.args_unknown,
+        written_is_words: template.written.is_empty(),
         written,
         ..Effective::default()
     }
@@ -714,10 +719,12 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             break;
         }
         let Some(first) = current.args.first() else {
+            current.written_is_words = false;
             out.push(current);
             return;
         };
         if !first.is_literal() {
+            current.written_is_words = false;
             current.program_path = first.text.clone();
             current.program = UNRESOLVED.to_string();
             current.unread("the program name is computed at run time");
@@ -732,8 +739,10 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             current.program = program;
             current.program_path = first.text;
             current.args = args;
+            current.written_is_words &= layers == 1;
             break;
         };
+        current.written_is_words = false;
         let first = first.clone();
         let rest: Vec<Word> = current.args.get(1..).unwrap_or(&[]).to_vec();
         match peel_wrapper(&mut current, program, first, rest, out) {
@@ -745,6 +754,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
     if current.program.is_empty()
         && let Some(first) = current.args.first().cloned()
     {
+        current.written_is_words = false;
         current.program = base_name(&first.text);
         current.program_path = first.text.clone();
         current.args = current.args.get(1..).unwrap_or(&[]).to_vec();
