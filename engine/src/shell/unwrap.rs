@@ -501,43 +501,55 @@ pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
 /// wrote into their pipeline (directly, or through a decoder such as `base64 -d`).
 pub fn unwrap_script(commands: Vec<SimpleCommand>, template: &Effective) -> Vec<Effective> {
     let surroundings: Vec<Surroundings> = commands.iter().map(|c| c.surroundings).collect();
-    let groups: Vec<Vec<Effective>> = commands
-        .into_iter()
-        .map(|command| {
-            let mut out = Vec::new();
-            peel(start_from(template, command), &mut out);
-            out
-        })
-        .collect();
-    let mut fed = vec![false; groups.len()];
+    // Every command's effective commands in one list, each command's as a range of it: no list
+    // per command, and nothing moved a second time to flatten them.
+    let mut all: Vec<Effective> = Vec::with_capacity(commands.len());
+    let mut bounds: Vec<(usize, usize)> = Vec::with_capacity(commands.len());
+    for command in commands {
+        let first = all.len();
+        peel(start_from(template, command), &mut all);
+        bounds.push((first, all.len()));
+    }
+    // The effective commands of commands `start..end`.
+    let span = |start: usize, end: usize| -> (usize, usize) {
+        let from = bounds.get(start).map_or(0, |b| b.0);
+        let to = end
+            .checked_sub(1)
+            .and_then(|last| bounds.get(last))
+            .map_or(from, |b| b.1);
+        (from, to.max(from))
+    };
+    let mut fed = vec![false; bounds.len()];
     for (i, around) in surroundings.iter().enumerate() {
         let Some((start, end)) = around.piped_from else {
             continue;
         };
-        let upstream = groups.get(start..end).unwrap_or(&[]);
-        let from_network = upstream.iter().flatten().any(|e| {
+        let (from, to) = if start < end && end <= bounds.len() {
+            span(start, end)
+        } else {
+            (0, 0)
+        };
+        let upstream = all.get(from..to).unwrap_or(&[]);
+        let from_network = upstream.iter().any(|e| {
             FETCHERS.contains(&e.program.as_str())
                 || e.fed_from_network && DECODERS.contains(&e.program.as_str())
         });
         let relayed = fed.get(start..end).unwrap_or(&[]).iter().any(|f| *f)
             && upstream
                 .iter()
-                .flatten()
                 .any(|e| DECODERS.contains(&e.program.as_str()));
         if let Some(slot) = fed.get_mut(i) {
             *slot = from_network || relayed;
         }
     }
-    groups
-        .into_iter()
-        .zip(fed)
-        .flat_map(|(group, fed)| {
-            group.into_iter().map(move |mut effective| {
-                effective.fed_from_network |= fed;
-                effective
-            })
-        })
-        .collect()
+    for (&(first, last), fed) in bounds.iter().zip(fed) {
+        if fed {
+            for effective in all.get_mut(first..last).unwrap_or(&mut []) {
+                effective.fed_from_network = true;
+            }
+        }
+    }
+    all
 }
 
 /// Programs whose output is bytes from the network.
