@@ -606,7 +606,11 @@ fn text(word: Option<&Word>) -> &str {
 }
 
 fn base_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_string()
+    // The last `/` by `rfind` (a byte search), not by splitting from the back.
+    path.rfind('/')
+        .and_then(|at| path.get(at + 1..))
+        .unwrap_or(path)
+        .to_string()
 }
 
 /// Drops leading options of a wrapper. `valued` options take the next word (or `=value`).
