@@ -84,7 +84,9 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
     }
     let mut piped_from_network = false;
     let mut cwd_now: Option<String> = Some(cwd.to_string());
-    let mut actions = Vec::new();
+    // One action per effective command (or one for none): an action is large, and growing the
+    // list moved them.
+    let mut actions = Vec::with_capacity(effectives.len().max(1));
     for effective in &effectives {
         // Network bytes reach a program that runs what it reads (not a script file it names).
         let piped = effective.fed_from_network

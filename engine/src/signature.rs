@@ -315,8 +315,15 @@ impl<'a> Normalizer<'a> {
                 );
             }
         }
-        let spaced = text.chars().any(char::is_whitespace);
-        if spaced || (text.chars().count() > 48 && !looks_like_path(text)) {
+        // Asked of the bytes when the text is ASCII (`char::is_whitespace` there is these six),
+        // and the characters counted only when the bytes could be more than 48 of them.
+        let spaced = if text.is_ascii() {
+            text.bytes()
+                .any(|b| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
+        } else {
+            text.chars().any(char::is_whitespace)
+        };
+        if spaced || (text.len() > 48 && text.chars().count() > 48 && !looks_like_path(text)) {
             let trimmed = text.trim_start();
             let first = trimmed
                 .split(|c: char| !c.is_ascii_alphabetic())
@@ -380,7 +387,7 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
         "eyJ",
     ];
     // The last `=`, found once: whether there is one, and the value after it.
-    let last_equals = text.bytes().rposition(|b| b == b'=');
+    let last_equals = text.rfind('=');
     let has_assignment = last_equals.is_some();
     // Too short for a token prefix (16), a header (15) or a random string (32), and no `=`.
     if text.len() < 15 && !has_assignment {

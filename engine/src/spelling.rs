@@ -74,6 +74,9 @@ pub(crate) fn spell(
 /// The program as written and its arguments, quoted where the shell would need it: what
 /// `Bash(…)` rules are matched against.
 pub(crate) fn shell_words(effective: &Effective) -> String {
+    if effective.written_is_words {
+        return effective.written.clone();
+    }
     let program = if effective.program_path.is_empty() {
         &effective.program
     } else {
@@ -163,7 +166,11 @@ pub(crate) fn shell_signature<'e>(
     normalizer: &mut Normalizer<'_>,
     redirects: &[String],
 ) -> String {
-    let mut parts: Vec<String> = Vec::new();
+    // Sized for a part per word, assignment and wrapper and a few of context: grown, it was
+    // copied two or three times per signature.
+    let mut parts: Vec<String> = Vec::with_capacity(
+        effective.args.len() + effective.assignments.len() + effective.wrappers.len() + 4,
+    );
     let mut assignments: Vec<String> = effective
         .assignments
         .iter()

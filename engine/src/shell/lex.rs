@@ -198,7 +198,12 @@ impl<'s> Lexer<'s> {
             source,
             ascii,
             pos: 0,
-            out: Lexed::default(),
+            // Sized for a token every few bytes (bounded): grown from empty, the list of tokens
+            // was copied several times per command.
+            out: Lexed {
+                tokens: Vec::with_capacity((source.len() / 5 + 2).min(512)),
+                ..Lexed::default()
+            },
             pending_heredocs: Vec::new(),
         }
     }

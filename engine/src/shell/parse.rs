@@ -444,8 +444,17 @@ impl Parser {
     }
 
     fn simple_command(&mut self) {
+        // Sized for the tokens up to the next operator (an upper bound on its words).
+        let upto_operator = self
+            .tokens
+            .get(self.pos..)
+            .unwrap_or(&[])
+            .iter()
+            .take_while(|t| !matches!(t, Token::Op(_)))
+            .count();
         let mut command = SimpleCommand {
             surroundings: self.surroundings(),
+            words: Vec::with_capacity(upto_operator),
             ..SimpleCommand::default()
         };
         while let Some(next) = self.tokens.get_mut(self.pos) {

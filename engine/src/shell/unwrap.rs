@@ -84,6 +84,10 @@ pub struct Effective {
     /// The simple command as written, wrappers included (for a command inside `sh -c`, the
     /// outer command).
     pub written: String,
+    /// `written` is exactly the program and its arguments, each spelled as `push_word` spells
+    /// it: nothing was peeled off the command as written, so the text rules match is `written`
+    /// itself and is not built a second time.
+    pub written_is_words: bool,
 }
 
 impl Effective {
@@ -497,43 +501,55 @@ pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
 /// wrote into their pipeline (directly, or through a decoder such as `base64 -d`).
 pub fn unwrap_script(commands: Vec<SimpleCommand>, template: &Effective) -> Vec<Effective> {
     let surroundings: Vec<Surroundings> = commands.iter().map(|c| c.surroundings).collect();
-    let groups: Vec<Vec<Effective>> = commands
-        .into_iter()
-        .map(|command| {
-            let mut out = Vec::new();
-            peel(start_from(template, command), &mut out);
-            out
-        })
-        .collect();
-    let mut fed = vec![false; groups.len()];
+    // Every command's effective commands in one list, each command's as a range of it: no list
+    // per command, and nothing moved a second time to flatten them.
+    let mut all: Vec<Effective> = Vec::with_capacity(commands.len());
+    let mut bounds: Vec<(usize, usize)> = Vec::with_capacity(commands.len());
+    for command in commands {
+        let first = all.len();
+        peel(start_from(template, command), &mut all);
+        bounds.push((first, all.len()));
+    }
+    // The effective commands of commands `start..end`.
+    let span = |start: usize, end: usize| -> (usize, usize) {
+        let from = bounds.get(start).map_or(0, |b| b.0);
+        let to = end
+            .checked_sub(1)
+            .and_then(|last| bounds.get(last))
+            .map_or(from, |b| b.1);
+        (from, to.max(from))
+    };
+    let mut fed = vec![false; bounds.len()];
     for (i, around) in surroundings.iter().enumerate() {
         let Some((start, end)) = around.piped_from else {
             continue;
         };
-        let upstream = groups.get(start..end).unwrap_or(&[]);
-        let from_network = upstream.iter().flatten().any(|e| {
+        let (from, to) = if start < end && end <= bounds.len() {
+            span(start, end)
+        } else {
+            (0, 0)
+        };
+        let upstream = all.get(from..to).unwrap_or(&[]);
+        let from_network = upstream.iter().any(|e| {
             FETCHERS.contains(&e.program.as_str())
                 || e.fed_from_network && DECODERS.contains(&e.program.as_str())
         });
         let relayed = fed.get(start..end).unwrap_or(&[]).iter().any(|f| *f)
             && upstream
                 .iter()
-                .flatten()
                 .any(|e| DECODERS.contains(&e.program.as_str()));
         if let Some(slot) = fed.get_mut(i) {
             *slot = from_network || relayed;
         }
     }
-    groups
-        .into_iter()
-        .zip(fed)
-        .flat_map(|(group, fed)| {
-            group.into_iter().map(move |mut effective| {
-                effective.fed_from_network |= fed;
-                effective
-            })
-        })
-        .collect()
+    for (&(first, last), fed) in bounds.iter().zip(fed) {
+        if fed {
+            for effective in all.get_mut(first..last).unwrap_or(&mut []) {
+                effective.fed_from_network = true;
+            }
+        }
+    }
+    all
 }
 
 /// Programs whose output is bytes from the network.
@@ -579,6 +595,7 @@ fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
         surroundings: command.surroundings,
         wrappers: template.wrappers.clone(),
         args_unknown: template.args_unknown,
+        written_is_words: template.written.is_empty(),
         written,
         ..Effective::default()
     }
@@ -589,7 +606,11 @@ fn text(word: Option<&Word>) -> &str {
 }
 
 fn base_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_string()
+    // The last `/` by `rfind` (a byte search), not by splitting from the back.
+    path.rfind('/')
+        .and_then(|at| path.get(at + 1..))
+        .unwrap_or(path)
+        .to_string()
 }
 
 /// Drops leading options of a wrapper. `valued` options take the next word (or `=value`).
@@ -714,10 +735,12 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             break;
         }
         let Some(first) = current.args.first() else {
+            current.written_is_words = false;
             out.push(current);
             return;
         };
         if !first.is_literal() {
+            current.written_is_words = false;
             current.program_path = first.text.clone();
             current.program = UNRESOLVED.to_string();
             current.unread("the program name is computed at run time");
@@ -732,8 +755,10 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             current.program = program;
             current.program_path = first.text;
             current.args = args;
+            current.written_is_words &= layers == 1;
             break;
         };
+        current.written_is_words = false;
         let first = first.clone();
         let rest: Vec<Word> = current.args.get(1..).unwrap_or(&[]).to_vec();
         match peel_wrapper(&mut current, program, first, rest, out) {
@@ -745,6 +770,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
     if current.program.is_empty()
         && let Some(first) = current.args.first().cloned()
     {
+        current.written_is_words = false;
         current.program = base_name(&first.text);
         current.program_path = first.text.clone();
         current.args = current.args.get(1..).unwrap_or(&[]).to_vec();
