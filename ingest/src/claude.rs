@@ -77,11 +77,12 @@ pub fn discover(root: &Path) -> Vec<PathBuf> {
 
 /// The byte scan that spares a parse: a line matters to the events only when it holds a
 /// `tool_use` (a call, or the `tool_use_id` of its result), a `permissionMode`, or a `\u` escape
-/// (which could spell either). A line that does not look whole (`{` … `}`) is always parsed, so
-/// a torn line is still counted. What a skipped line is not checked for: its JSON syntax, its
-/// `type`, a repeated `uuid` (bad-input counts only).
+/// (which could spell either). A line that does not look whole (`{` … `}`) or names no known
+/// `"type":"…"` is always parsed, so a torn line or a new record type is still counted. What a
+/// skipped line is not checked for: its JSON syntax, a repeated `uuid` (bad-input counts only).
 struct Prefilter {
     needles: [memchr::memmem::Finder<'static>; 3],
+    kind: memchr::memmem::Finder<'static>,
 }
 
 impl Prefilter {
@@ -92,7 +93,17 @@ impl Prefilter {
                 memchr::memmem::Finder::new("permissionMode"),
                 memchr::memmem::Finder::new("\\u"),
             ],
+            kind: memchr::memmem::Finder::new("\"type\":\""),
         }
+    }
+
+    /// Whether some `"type":"…"` in `bytes` names a known record type.
+    fn names_known_kind(&self, bytes: &[u8]) -> bool {
+        self.kind.find_iter(bytes).any(|at| {
+            let value = bytes.get(at + 8..).unwrap_or(&[]);
+            let end = memchr::memchr(b'"', value).unwrap_or(0);
+            std::str::from_utf8(value.get(..end).unwrap_or(&[])).is_ok_and(known_kind)
+        })
     }
 
     /// Whether `text` can be skipped without a parse.
@@ -101,7 +112,33 @@ impl Prefilter {
         bytes.first() == Some(&b'{')
             && bytes.last() == Some(&b'}')
             && self.needles.iter().all(|n| n.find(bytes).is_none())
+            && self.names_known_kind(bytes)
     }
+}
+
+/// Whether `kind` is a record type Claude Code writes (the reader uses `assistant` and `user`).
+fn known_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "assistant"
+            | "user"
+            | "permission-mode"
+            | "summary"
+            | "system"
+            | "file-history-snapshot"
+            | "queue-operation"
+            | "progress"
+            | "attachment"
+            | "mode"
+            | "custom-title"
+            | "ai-title"
+            | "agent-name"
+            | "agent-setting"
+            | "last-prompt"
+            | "pr-link"
+            | "bridge-session"
+            | "atis-latch"
+    )
 }
 
 struct Pending {
@@ -197,22 +234,8 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
                 }
             }
             "permission-mode" => {}
-            "summary"
-            | "system"
-            | "file-history-snapshot"
-            | "queue-operation"
-            | "progress"
-            | "attachment"
-            | "mode"
-            | "custom-title"
-            | "ai-title"
-            | "agent-name"
-            | "agent-setting"
-            | "last-prompt"
-            | "pr-link"
-            | "bridge-session"
-            | "atis-latch" => {}
             "" => bad.add("claude-record-without-type"),
+            kind if known_kind(kind) => {}
             _ => bad.add("claude-unknown-record-type"),
         }
         true
