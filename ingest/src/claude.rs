@@ -6,6 +6,9 @@
 //! `permissionMode` of a user record or `permission-mode` record before the call, carried
 //! forward; a call with no result is `unmatched`. Records cloned into another session file on
 //! resume keep their ids, so the same call gets the same event id and the writer keeps one.
+//!
+//! Once the session's first `cwd` is known, a whole-looking line (`{…}`) that cannot hold a call,
+//! a result or a permission mode costs a byte scan, not a parse ([`Prefilter`]).
 
 mod record;
 
@@ -72,6 +75,72 @@ pub fn discover(root: &Path) -> Vec<PathBuf> {
     )
 }
 
+/// The byte scan that spares a parse: a line matters to the events only when it holds a
+/// `tool_use` (a call, or the `tool_use_id` of its result), a `permissionMode`, or a `\u` escape
+/// (which could spell either). A line that does not look whole (`{` … `}`) or names no known
+/// `"type":"…"` is always parsed, so a torn line or a new record type is still counted. What a
+/// skipped line is not checked for: its JSON syntax, a repeated `uuid` (bad-input counts only).
+struct Prefilter {
+    needles: [memchr::memmem::Finder<'static>; 3],
+    kind: memchr::memmem::Finder<'static>,
+}
+
+impl Prefilter {
+    fn new() -> Prefilter {
+        Prefilter {
+            needles: [
+                memchr::memmem::Finder::new("tool_use"),
+                memchr::memmem::Finder::new("permissionMode"),
+                memchr::memmem::Finder::new("\\u"),
+            ],
+            kind: memchr::memmem::Finder::new("\"type\":\""),
+        }
+    }
+
+    /// Whether some `"type":"…"` in `bytes` names a known record type.
+    fn names_known_kind(&self, bytes: &[u8]) -> bool {
+        self.kind.find_iter(bytes).any(|at| {
+            let value = bytes.get(at + 8..).unwrap_or(&[]);
+            let end = memchr::memchr(b'"', value).unwrap_or(0);
+            std::str::from_utf8(value.get(..end).unwrap_or(&[])).is_ok_and(known_kind)
+        })
+    }
+
+    /// Whether `text` can be skipped without a parse.
+    fn skips(&self, text: &str) -> bool {
+        let bytes = text.trim_ascii().as_bytes();
+        bytes.first() == Some(&b'{')
+            && bytes.last() == Some(&b'}')
+            && self.needles.iter().all(|n| n.find(bytes).is_none())
+            && self.names_known_kind(bytes)
+    }
+}
+
+/// Whether `kind` is a record type Claude Code writes (the reader uses `assistant` and `user`).
+fn known_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "assistant"
+            | "user"
+            | "permission-mode"
+            | "summary"
+            | "system"
+            | "file-history-snapshot"
+            | "queue-operation"
+            | "progress"
+            | "attachment"
+            | "mode"
+            | "custom-title"
+            | "ai-title"
+            | "agent-name"
+            | "agent-setting"
+            | "last-prompt"
+            | "pr-link"
+            | "bridge-session"
+            | "atis-latch"
+    )
+}
+
 struct Pending {
     event: Event,
 }
@@ -85,7 +154,11 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
     let mut order: Vec<String> = Vec::new();
     let mut done: Vec<Event> = Vec::new();
     let mut seen_uuids = std::collections::HashSet::new();
+    let prefilter = Prefilter::new();
     each_json_line(bytes, bad, |line, text, bad| {
+        if first_cwd.is_some() && prefilter.skips(text) {
+            return true;
+        }
         let Some(record) = parse_record(text) else {
             return false;
         };
@@ -161,22 +234,8 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
                 }
             }
             "permission-mode" => {}
-            "summary"
-            | "system"
-            | "file-history-snapshot"
-            | "queue-operation"
-            | "progress"
-            | "attachment"
-            | "mode"
-            | "custom-title"
-            | "ai-title"
-            | "agent-name"
-            | "agent-setting"
-            | "last-prompt"
-            | "pr-link"
-            | "bridge-session"
-            | "atis-latch" => {}
             "" => bad.add("claude-record-without-type"),
+            kind if known_kind(kind) => {}
             _ => bad.add("claude-unknown-record-type"),
         }
         true

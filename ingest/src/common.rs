@@ -88,16 +88,16 @@ pub fn each_json_line(
     mut record: impl FnMut(u32, &str, &mut BadCounts) -> bool,
 ) -> usize {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let complete = match bytes.iter().rposition(|b| *b == b'\n') {
+    let complete = match memchr::memrchr(b'\n', bytes) {
         Some(at) => at + 1,
         None => 0,
     };
-    for (index, raw) in bytes
-        .get(..complete)
-        .unwrap_or(&[])
-        .split(|b| *b == b'\n')
-        .enumerate()
-    {
+    let body = bytes.get(..complete).unwrap_or(&[]);
+    let mut start = 0;
+    // Newlines found with memchr: splitting byte by byte was a tenth of an ingest.
+    for (index, end) in memchr::memchr_iter(b'\n', body).enumerate() {
+        let raw = body.get(start..end).unwrap_or(&[]);
+        start = end + 1;
         let line = u32::try_from(index + 1).unwrap_or(u32::MAX);
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         if raw.iter().all(|b| b.is_ascii_whitespace()) {
@@ -173,12 +173,14 @@ pub fn stable_id(parts: &[&str]) -> String {
         hasher.update(part.as_bytes());
         hasher.update([0u8]);
     }
-    hasher
-        .finalize()
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    // Hex digits pushed one by one: a `format!` per byte cost more than the hash.
+    let mut id = String::with_capacity(16);
+    for byte in hasher.finalize().iter().take(8) {
+        for nibble in [byte >> 4, byte & 15] {
+            id.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+        }
+    }
+    id
 }
 
 /// The event id of a Claude Code call, from its `tool_use` id: the same whichever source

@@ -27,7 +27,7 @@ use crate::registry::{SourceFile, annotates, source_of_kind};
 use crate::schema::Event;
 use crate::source::{Contents, canonical, just_the_file};
 use crate::table::{
-    LOCK_WAIT, Manifest, SourceCounts, SourceEntry, TableError, bucket_of, event_key,
+    LOCK_WAIT, Manifest, SourceCounts, SourceEntry, TableError, buckets_of, event_key,
     fragment_bucket, lock_table, remove_fragment, remove_rows, remove_unlisted, write_fragments,
 };
 
@@ -478,7 +478,9 @@ pub fn run_with(
             }
             counts.by_basis = Some(by_basis);
             entry.counts = Some(counts);
-            let buckets = kept.iter().map(|e| bucket_of(&e.project_key)).collect();
+            let buckets = buckets_of(kept.iter().map(|e| e.project_key.as_str()))
+                .into_iter()
+                .collect();
             batch.sources.push((key, entry, buckets));
             batch.events.extend(kept);
             batch.bytes += result.bytes;

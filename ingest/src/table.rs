@@ -39,6 +39,22 @@ pub fn bucket_of(project_key: &str) -> u32 {
     u32::from_str_radix(id.get(..8).unwrap_or("0"), 16).unwrap_or(0) % BUCKETS
 }
 
+/// [`bucket_of`] of each key in turn, hashing a key once while it repeats (events come grouped
+/// by project: a hash per event was an eighth of an ingest).
+pub fn buckets_of<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<u32> {
+    let mut last: Option<(&str, u32)> = None;
+    keys.into_iter()
+        .map(|key| match last {
+            Some((seen, bucket)) if seen == key => bucket,
+            _ => {
+                let bucket = bucket_of(key);
+                last = Some((key, bucket));
+                bucket
+            }
+        })
+        .collect()
+}
+
 /// What the manifest remembers of one source file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceEntry {
@@ -317,11 +333,9 @@ pub fn write_fragments(
             .then(a.seq.cmp(&b.seq))
     });
     let mut by_bucket: BTreeMap<u32, Vec<Event>> = BTreeMap::new();
-    for event in events {
-        by_bucket
-            .entry(bucket_of(&event.project_key))
-            .or_default()
-            .push(event);
+    let buckets = buckets_of(events.iter().map(|e| e.project_key.as_str()));
+    for (event, bucket) in events.into_iter().zip(buckets) {
+        by_bucket.entry(bucket).or_default().push(event);
     }
     let name = format!("{}.parquet", stable_id(&[batch]));
     let mut written = Vec::new();

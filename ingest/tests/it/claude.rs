@@ -329,3 +329,33 @@ fn every_layout_generation_is_discovered() {
         ]
     );
 }
+
+#[test]
+fn lines_skipped_by_the_byte_scan_change_nothing_they_could_hold() {
+    let mut t = Transcript::new();
+    t.call("first", "Bash", json!({"command": "a"})) // the session's cwd is now known
+        .result("first", "ok", false, json!({}));
+    // Whole lines of known types without a call, a result or a mode: skipped unparsed.
+    t.push(json!({"type": "assistant", "uuid": "text", "message": {"content": [{"type": "text", "text": "hi"}]}}));
+    t.push(json!({"type": "progress", "uuid": "p"}));
+    // A call and its result spelled with escapes: the scan must not skip them.
+    t.0.push(r#"{"type":"assistant","uuid":"esc","sessionId":"s1","timestamp":"2026-03-01T10:00:02Z","message":{"content":[{"type":"tool\u005fuse","id":"escaped","name":"Bash","input":{"command":"b"}}]}}"#.to_string());
+    // A mode set on a line that is otherwise skippable still applies to the next call.
+    t.prompt("bypassPermissions");
+    t.call("after", "Bash", json!({"command": "c"}));
+    // A new record type is still parsed and counted.
+    t.push(json!({"type": "brand-new", "uuid": "n"}));
+    let (events, bad) = read(&t.bytes());
+    let ids: Vec<_> = events
+        .iter()
+        .filter_map(|e| e.tool_use_id.clone())
+        .collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    assert!(ids.contains(&"escaped".to_string()), "{ids:?}");
+    let after = events
+        .iter()
+        .find(|e| e.tool_use_id.as_deref() == Some("after"))
+        .unwrap_or_else(|| panic!("no call after the mode"));
+    assert_eq!(after.permission_mode.as_deref(), Some("bypassPermissions"));
+    assert_eq!(bad.0.get("claude-unknown-record-type"), Some(&1), "{bad:?}");
+}
