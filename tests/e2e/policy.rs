@@ -1,6 +1,7 @@
 //! `leastgrant lint`, `check --rules`, and the grant commands (`allow`, `deny`, `forget`,
 //! `rules`), driven end to end in a temporary home.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -276,9 +277,12 @@ fn rules_compiles_the_hooks_tables_so_a_call_only_loads_them() {
         .expect("`rules` made the tables' directory")
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(written.len(), 1, "one table for the one rules file: {written:?}");
+    assert_eq!(
+        written.len(),
+        1,
+        "one table for the one rules file: {written:?}"
+    );
     assert!(written[0].extension().is_some_and(|e| e == "lgrules"));
-    use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&written[0]).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "the table is owner-only");
 }
