@@ -34,10 +34,15 @@ def main(argv=None) -> int:
     sim.add_argument("--window", type=int, default=50)
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
     ing = sub.add_parser("ingest", help="read transcripts into an events dataset on Spark")
+    # One flag per transcript source, named as `leastgrant ingest` names it: the first kind of
+    # each name in claim order (`claude-jsonl` before Claude Code's settings and OTel logs, which
+    # are not transcripts).
+    flags = []
     for kind in SOURCE_KINDS:
         flag = kind.split("-")[0]
-        if flag in ("cursor", "ledger"):
-            continue
+        if flag not in ("cursor", "ledger") and flag not in flags:
+            flags.append(flag)
+    for flag in flags:
         ing.add_argument(f"--{flag}", action="append", default=[], metavar="PATH")
     ing.add_argument("--out", required=True)
     args = parser.parse_args(argv)
