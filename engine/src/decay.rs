@@ -4,7 +4,7 @@
 //!
 //! The sums are `Σ count·2^((day−anchor)/h)`, folded day by day in ascending order from the first
 //! kept day, then scaled by `2^(−(now−anchor)/h)`. [`DecayedSums`] keeps them current as
-//! evidence arrives in time order; [`crate::envelope::Familiarity::of`] performs the very same
+//! evidence arrives in time order; the envelope's `Familiarity::of` performs the very same
 //! floating-point operations from the buckets.
 
 use std::collections::BTreeMap;

@@ -36,7 +36,7 @@ pub const SOURCES: [&Source; 12] = [
 
 /// The sources that annotate rather than record: their events are not rows but what they
 /// recorded of calls other sources record (who decided them), joined onto those rows by
-/// `crate::decisions`.
+/// the decision store (`decisions.rs`, above this module).
 const ANNOTATING: [&str; 1] = [otel::SOURCE.kind];
 
 /// Whether the source of stored kind `kind` annotates ([`ANNOTATING`]).

@@ -42,7 +42,7 @@ pub enum Outcome {
     /// No result was recorded.
     Unmatched,
     /// Not a call: a standing approval, a rule of an agent's settings file in force from `ts`
-    /// (the file's modification time); `tool_input` holds the rule (`crate::standing`).
+    /// (the file's modification time); `tool_input` holds the rule (the standing-approval readers).
     Granted,
 }
 

@@ -20,7 +20,7 @@ pub enum Method {
     FirstApproval,
     /// No hook: the envelope this engine setting learns, exported as each agent's exact native
     /// allow rules at every moment (`leastgrant export --to`), and the agent's own matcher
-    /// deciding — what the rules match runs, everything else asks (`crate::native`).
+    /// deciding — what the rules match runs, everything else asks (`native.rs`, above this module).
     Native(Settings),
 }
 
