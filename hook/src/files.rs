@@ -149,10 +149,57 @@ pub fn kind(meta: &Metadata) -> &'static str {
     }
 }
 
-/// This process's user (the effective one: whose files it creates).
+/// This process's user (the effective one: whose files it creates), asked of the kernel once:
+/// leastgrant never changes it, and a hook call checks a dozen files against it.
 #[cfg(unix)]
 fn me() -> u32 {
-    rustix::process::geteuid().as_raw()
+    static ME: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *ME.get_or_init(|| rustix::process::geteuid().as_raw())
+}
+
+std::thread_local! {
+    /// The directories [`check_dirs`] found trusted inside [`remembering_dirs`], with whether
+    /// the last component was followed (a state directory reached through a link) or had to be
+    /// a directory itself; `None` outside it.
+    static TRUSTED_DIRS: std::cell::RefCell<Option<Vec<(PathBuf, bool)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` remembering every directory [`check_dirs`] finds trusted until `f` returns, so one
+/// hook call inspects its state directory once rather than once per file it reads there (rules,
+/// their table, grants, session, ledger). Only a directory that exists, is a directory and
+/// passed the checks is remembered — one that is missing is asked again, as it may be created
+/// meanwhile. A directory's owner and mode can change between a check and a later read either
+/// way (only its owner or root can change them); remembering them for the length of one call
+/// widens nothing that re-checking would catch.
+pub fn remembering_dirs<T>(f: impl FnOnce() -> T) -> T {
+    let outer = TRUSTED_DIRS.with(|m| m.try_borrow_mut().ok().map(|mut m| m.replace(Vec::new())));
+    let result = f();
+    TRUSTED_DIRS.with(|m| {
+        if let (Ok(mut m), Some(outer)) = (m.try_borrow_mut(), outer) {
+            *m = outer;
+        }
+    });
+    result
+}
+
+fn remembered(dir: &Path, followed: bool) -> bool {
+    TRUSTED_DIRS.with(|m| {
+        m.try_borrow().is_ok_and(|m| {
+            m.as_ref()
+                .is_some_and(|seen| seen.iter().any(|(d, f)| *f == followed && d == dir))
+        })
+    })
+}
+
+fn remember(dir: &Path, followed: bool) {
+    TRUSTED_DIRS.with(|m| {
+        if let Ok(mut m) = m.try_borrow_mut()
+            && let Some(seen) = m.as_mut()
+        {
+            seen.push((dir.to_path_buf(), followed));
+        }
+    });
 }
 
 /// Whether `meta` (of `path`) may decide anything under `trust`: this user's, and writable by no
@@ -316,23 +363,26 @@ pub fn check_dirs(base: &Path, file: &Path) -> Result<(), FileError> {
     let mut components = below.components();
     let mut first = true;
     loop {
-        let meta = if first {
-            fs::metadata(&dir)
-        } else {
-            fs::symlink_metadata(&dir)
-        };
-        match meta {
-            Ok(meta) => {
-                if meta.file_type().is_symlink() {
-                    return Err(error(&dir, Problem::Link));
+        if !remembered(&dir, first) {
+            let meta = if first {
+                fs::metadata(&dir)
+            } else {
+                fs::symlink_metadata(&dir)
+            };
+            match meta {
+                Ok(meta) => {
+                    if meta.file_type().is_symlink() {
+                        return Err(error(&dir, Problem::Link));
+                    }
+                    if !meta.is_dir() {
+                        return Err(error(&dir, Problem::NotRegular(kind(&meta))));
+                    }
+                    check_trusted_dir(&dir, &meta)?;
+                    remember(&dir, first);
                 }
-                if !meta.is_dir() {
-                    return Err(error(&dir, Problem::NotRegular(kind(&meta))));
-                }
-                check_trusted_dir(&dir, &meta)?;
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(io_error(&dir, e)),
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(io_error(&dir, e)),
         }
         first = false;
         match components.next() {
@@ -345,6 +395,10 @@ pub fn check_dirs(base: &Path, file: &Path) -> Result<(), FileError> {
 /// Creates `dir` and every missing directory above it owner-only (0700), whatever the umask.
 /// Directories that exist are left as they are (`check_dirs` and `doctor` judge them).
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    // A directory `check_dirs` found in this call is there (`remembering_dirs`).
+    if remembered(dir, true) || remembered(dir, false) {
+        return Ok(());
+    }
     match fs::symlink_metadata(dir) {
         Ok(meta) if meta.is_dir() => return Ok(()),
         Ok(_) => {

@@ -70,6 +70,10 @@ pub struct Answer {
 /// Answers one hook invocation. Never panics; the exit code is always 0 (exit 2 would be read
 /// as a deny by some agents even where the hook meant none).
 pub fn answer(agent: Agent, input: &[u8], env: &Environment) -> Answer {
+    files::remembering_dirs(|| answer_call(agent, input, env))
+}
+
+fn answer_call(agent: Agent, input: &[u8], env: &Environment) -> Answer {
     let mut notes = Vec::new();
     let ledger = Ledger::new(&env.state_dir);
     let payload = match payload::parse(input) {

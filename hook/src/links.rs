@@ -17,7 +17,9 @@ pub const MAX_COMPONENTS: usize = 48;
 /// that share a prefix cost one `lstat` per new component.
 #[derive(Debug, Default)]
 pub struct FileSystemLinks {
-    seen: std::sync::Mutex<std::collections::HashMap<String, Entry>>,
+    // A B-tree, not a hash map: std's hasher seeds itself from the kernel (a `getrandom` call per
+    // hook process) for the handful of paths one call looks at.
+    seen: std::sync::Mutex<std::collections::BTreeMap<String, Entry>>,
 }
 
 #[derive(Debug, Clone)]

@@ -63,7 +63,7 @@ pub fn load(
             return usable(cached);
         }
     }
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(usize::try_from(regular.len).unwrap_or(0).saturating_add(1));
     regular
         .file
         .take(files::MAX_RULES_BYTES.saturating_add(1))
