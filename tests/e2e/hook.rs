@@ -158,6 +158,22 @@ fn the_learned_routine_runs_and_a_credential_read_still_asks() {
     // never ran.
     let again = json_of(&leastgrant(&home, &["ingest", "--json"]));
     assert_eq!(again["events"], 9, "{again}");
+
+    // `doctor` says which build the registered hook is (this test's build is not the shipped
+    // one, so it warns) and times calls of it with the current envelope, away from the ledger.
+    let (status, text) = doctor_check(&home, "hook.build");
+    assert_eq!(status, "warn", "{text}");
+    assert!(text.contains("unshipped"), "{text}");
+    assert!(
+        text.contains("median of 5 calls with the current envelope"),
+        "{text}"
+    );
+    let lines = std::fs::read_to_string(home.join(".leastgrant/ledger.jsonl")).unwrap();
+    assert_eq!(
+        lines.lines().count(),
+        3,
+        "doctor's calls reach no real ledger"
+    );
     let _ = std::fs::remove_dir_all(&home);
 }
 
