@@ -82,8 +82,8 @@ pub use grants::{
     descriptor_digest, digest16, scope_from_json, scope_json,
 };
 pub use rules::compiled::{
-    COMPILED_VERSION, CompiledError, CompiledPolicy, CompiledRules, SourceKey, compile_rules,
-    compile_rules_refusal,
+    COMPILED_VERSION, CompiledError, CompiledPolicy, CompiledRules, SourceKey, TableBytes,
+    compile_rules, compile_rules_refusal,
 };
 pub use rules::lint::{Finding, lint};
 pub use rules::pattern::{GlobKind, Pattern};

@@ -311,10 +311,43 @@ struct Entry<'a> {
 /// What a table's search order is sorted by: a rule's group byte and key bytes.
 type SearchKey<'a> = (u8, &'a [u8]);
 
+/// A table's bytes: read into memory, or any other owner of them (the hook maps its tables
+/// from the file: a call touches the file's pages in the page cache, with no copy into fresh
+/// heap pages).
+#[derive(Clone)]
+pub struct TableBytes(std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>);
+
+impl TableBytes {
+    /// Bytes held by `owner` (a memory map, …).
+    pub fn shared(owner: impl AsRef<[u8]> + Send + Sync + 'static) -> TableBytes {
+        TableBytes(std::sync::Arc::new(owner))
+    }
+}
+
+impl From<Vec<u8>> for TableBytes {
+    fn from(bytes: Vec<u8>) -> TableBytes {
+        TableBytes::shared(bytes)
+    }
+}
+
+impl std::ops::Deref for TableBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
+impl std::fmt::Debug for TableBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TableBytes({} bytes)", self.len())
+    }
+}
+
 /// A compiled rules table, checked whole when opened.
 #[derive(Debug, Clone)]
 pub struct CompiledRules {
-    bytes: Vec<u8>,
+    bytes: TableBytes,
     /// Where the string region starts (checked as UTF-8 when the table is opened).
     strings_at: usize,
     key: SourceKey,
@@ -334,7 +367,8 @@ fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
 
 impl CompiledRules {
     /// Opens a table, checking every byte of it (module docs).
-    pub fn open(bytes: Vec<u8>) -> Result<CompiledRules, CompiledError> {
+    pub fn open(bytes: impl Into<TableBytes>) -> Result<CompiledRules, CompiledError> {
+        let bytes: TableBytes = bytes.into();
         let bad = CompiledError;
         if bytes.get(..8) != Some(&COMPILED_MAGIC[..]) {
             return Err(bad("not a compiled rules file"));
