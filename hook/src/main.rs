@@ -15,9 +15,10 @@
 //! start-up does that the hook relies on is done in [`start`]: standard descriptors 0–2 are
 //! opened on `/dev/null` when closed (so no file the hook opens can become its standard
 //! output), and `SIGPIPE` is ignored (a reader that went away is an `EPIPE`, not a kill).
-//! Arguments and the environment are read through std as before (glibc hands them to std at
-//! load time).
-#![no_main]
+//! Arguments and the environment are read through std as before: glibc hands them to std at
+//! load time. Only on glibc Linux, then: elsewhere std learns the arguments in its own start-up,
+//! so the hook keeps std's `main` there.
+#![cfg_attr(all(target_os = "linux", target_env = "gnu"), no_main)]
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -69,6 +70,7 @@ fn build() -> String {
 /// on, then the hook. Always 0 (module docs).
 // SAFETY: `no_mangle` makes this the program's `main`, which `#![no_main]` leaves undefined: the
 // one symbol of that name, with C's signature, called once by the C runtime.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 #[unsafe(no_mangle)]
 pub extern "C" fn main(
@@ -81,7 +83,14 @@ pub extern "C" fn main(
     0
 }
 
+/// Elsewhere std's own start-up runs (module docs).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn main() {
+    run();
+}
+
 /// What std's start-up does that the hook relies on (module docs).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn start() {
     // A standard descriptor that is closed would be the next file opened (the envelope, the
     // ledger): open `/dev/null` in its place first, as std's start-up does.
