@@ -91,23 +91,30 @@ fn walk(path: &str, entry: impl Fn(&str) -> Entry) -> Option<String> {
     if pending.len() > MAX_COMPONENTS {
         return None;
     }
-    let mut at: Vec<String> = Vec::new();
+    // Where the walk is: `/a/b` ("" at the root), and its length before each component, so a
+    // step down or back up is a push or a truncation (joining the components afresh at every
+    // step cost a path's resolution a string per component).
+    let mut here = String::with_capacity(path.len());
+    let mut starts: Vec<usize> = Vec::new();
     let mut links = 0;
     let mut exists = true;
     while let Some(segment) = pending.pop() {
         match segment.as_str() {
             "." => continue,
             ".." => {
-                at.pop();
+                if let Some(start) = starts.pop() {
+                    here.truncate(start);
+                }
                 continue;
             }
             _ => {}
         }
-        at.push(segment);
+        starts.push(here.len());
+        here.push('/');
+        here.push_str(&segment);
         if !exists {
             continue;
         }
-        let here = format!("/{}", at.join("/"));
         let target = match entry(&here) {
             // Missing, not a directory, no permission: the kernel stops here too.
             Entry::Missing => {
@@ -121,9 +128,12 @@ fn walk(path: &str, entry: impl Fn(&str) -> Entry) -> Option<String> {
         if links > MAX_LINKS {
             return None;
         }
-        at.pop();
+        if let Some(start) = starts.pop() {
+            here.truncate(start);
+        }
         if target.starts_with('/') {
-            at.clear();
+            here.clear();
+            starts.clear();
         }
         pending.extend(
             target
@@ -132,11 +142,14 @@ fn walk(path: &str, entry: impl Fn(&str) -> Entry) -> Option<String> {
                 .rev()
                 .map(str::to_string),
         );
-        if pending.len() + at.len() > MAX_COMPONENTS * 2 {
+        if pending.len() + starts.len() > MAX_COMPONENTS * 2 {
             return None;
         }
     }
-    Some(format!("/{}", at.join("/")))
+    if here.is_empty() {
+        here.push('/');
+    }
+    Some(here)
 }
 
 #[cfg(test)]
@@ -173,6 +186,16 @@ mod tests {
             Some(format!("{base}/x"))
         );
         assert_eq!(resolve_longest_prefix("relative/path"), None);
+        // The root, and `..` above it, stay the root.
+        assert_eq!(resolve_longest_prefix("/"), Some("/".to_string()));
+        assert_eq!(resolve_longest_prefix("/../.."), Some("/".to_string()));
+        assert_eq!(
+            resolve_longest_prefix(&format!("{text}/missing/../../{}", "x")),
+            Some(format!(
+                "{}/x",
+                base.rsplit_once('/').map(|(up, _)| up).unwrap_or("")
+            ))
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
