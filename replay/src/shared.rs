@@ -16,7 +16,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    Analysis, Approvals, Capability, DecayTable, Evidence, Exact, Familiarity, Learned,
+    Action, Analysis, Approvals, Capability, DecayTable, Evidence, Exact, Familiarity, Learned,
     SignatureStats, Thresholds, day_of, riskiest,
 };
 
@@ -112,10 +112,15 @@ impl SharedEnvelope {
         session_hash: u64,
     ) {
         let h = self.table.half_life_days();
-        for_each_learned(analysis, signatures, evidence, |signature, tier| {
+        for_each_learned(analysis, signatures, evidence, |signature, action| {
             if let Some(slot) = self.stats.get_mut(signature as usize) {
-                slot.get_or_insert_default()
-                    .learn(tier, evidence, now_us, session_hash, Some(h));
+                slot.get_or_insert_default().learn(
+                    action.tier(),
+                    evidence,
+                    now_us,
+                    session_hash,
+                    Some(h),
+                );
             }
         });
     }
@@ -211,11 +216,11 @@ impl SettingEnvelope {
         let own = &mut self.own;
         let mut folded = 0u64;
         let mut approvals = false;
-        for_each_learned(analysis, signatures, evidence, |signature, tier| {
+        for_each_learned(analysis, signatures, evidence, |signature, action| {
             folded += 1;
             match own.get_mut(signature as usize) {
                 Some(Stats::Own(stats)) => stats.get_or_insert_with(Box::default).learn(
-                    tier,
+                    action.tier(),
                     evidence,
                     now_us,
                     session_hash,
@@ -276,24 +281,25 @@ impl SettingEnvelope {
 }
 
 /// The signatures an event's evidence goes to, as [`leastgrant_engine::Envelope::learn_event`]
-/// folds them: a refusal to the riskiest action only, anything else to every action.
-fn for_each_learned(
-    analysis: &Analysis,
+/// folds them: a refusal to the riskiest action only, anything else to every action. The
+/// action is passed for its tier, which only a fold needs.
+fn for_each_learned<'a>(
+    analysis: &'a Analysis,
     signatures: &[u32],
     evidence: Evidence,
-    mut fold: impl FnMut(u32, u8),
+    mut fold: impl FnMut(u32, &'a Action),
 ) {
     if evidence == Evidence::Denied {
         if let Some(worst) = riskiest(&analysis.actions)
             && let Some(at) = analysis.actions.iter().position(|a| std::ptr::eq(a, worst))
             && let Some(signature) = signatures.get(at)
         {
-            fold(*signature, worst.tier());
+            fold(*signature, worst);
         }
         return;
     }
     for (action, signature) in analysis.actions.iter().zip(signatures) {
-        fold(*signature, action.tier());
+        fold(*signature, action);
     }
 }
 
