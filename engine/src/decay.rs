@@ -5,7 +5,9 @@
 //! The sums are `Σ count·2^((day−anchor)/h)`, folded day by day in ascending order from the first
 //! kept day, then scaled by `2^(−(now−anchor)/h)`. [`DecayedSums`] keeps them current as
 //! evidence arrives in time order; the envelope's `Familiarity::of` performs the very same
-//! floating-point operations from the buckets.
+//! floating-point operations from the buckets. They come in two halves with one anchor: the
+//! sightings ([`DecayedSums`]) and the approvals ([`ConfirmedSums`]), which an allow never
+//! touches, so the replay's settings can share the first and keep the second each.
 
 use std::collections::BTreeMap;
 

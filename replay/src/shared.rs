@@ -1,16 +1,19 @@
 //! What the learning settings of a replay share: the evidence of the setting that never lets
-//! learning allow (the strict posture's), and each setting's own statistics only for the
-//! signatures where its evidence has differed from that.
+//! learning allow (the strict posture's), its sightings even where a setting's approvals differed,
+//! and each setting's own statistics only for the signatures where its sightings differed.
 //!
 //! A setting's envelope is a function of the evidence each signature received, and a setting
 //! that has not yet allowed a call learns exactly what strict learns: an ask on every call
 //! learning would have decided. So per project the replay keeps one shared envelope (per
 //! half-life), the familiarity of each event's actions is computed from it once per event, and a
-//! setting keeps statistics of its own for a signature only from the first event where its
-//! evidence for that signature differs (an allow where strict asks, or the reverse). Until then
-//! its learned-stage decision is a comparison of its thresholds with the shared familiarity.
-//! The statistics and familiarity are the engine's own ([`SignatureStats`]), so the numbers, and
-//! the verdicts, are those of a setting replayed with an envelope of its own.
+//! setting's statistics for a signature are, from the first event where its evidence differs:
+//! approvals of its own with the shared sightings, while the difference is only `confirmed`
+//! against `observed` (an allow where strict asks, which is what a promoted signature learns);
+//! statistics of its own when the sightings differ too (it let through a call the person
+//! refused). Until then its learned-stage decision is a comparison of its thresholds with the
+//! shared familiarity. The statistics, the approvals and the familiarity are the engine's own
+//! ([`SignatureStats`], [`Approvals`]), so the numbers, and the verdicts, are those of a setting
+//! replayed with an envelope of its own.
 
 use std::cell::Cell;
 use std::sync::Arc;
