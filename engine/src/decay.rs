@@ -5,7 +5,9 @@
 //! The sums are `Σ count·2^((day−anchor)/h)`, folded day by day in ascending order from the first
 //! kept day, then scaled by `2^(−(now−anchor)/h)`. [`DecayedSums`] keeps them current as
 //! evidence arrives in time order; the envelope's `Familiarity::of` performs the very same
-//! floating-point operations from the buckets.
+//! floating-point operations from the buckets. They come in two halves with one anchor: the
+//! sightings ([`DecayedSums`]) and the approvals ([`ConfirmedSums`]), which an allow never
+//! touches, so the replay's settings can share the first and keep the second each.
 
 use std::collections::BTreeMap;
 
@@ -113,19 +115,89 @@ impl Weights for DecayTable {
 /// Tiers with a sum of their own in [`DecayedSums`]; higher tiers are recomputed.
 const SUM_TIERS: usize = 8;
 
+/// The approvals half of a signature's anchored sums: human approvals at tiers `≥ t`, folded
+/// day by day from an anchor (the first kept day of the signature's sightings, which the other
+/// half, [`DecayedSums`], keeps). It folds a day when an approval arrives on a later one: a day
+/// without approvals adds `0·g`, which leaves a sum as it is, so folding only the days that have
+/// approvals gives the same bits. An allow (`observed`) never touches it, which is what lets the
+/// replay keep one per setting while the settings share the sightings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmedSums {
+    anchor: i64,
+    closed: [f64; SUM_TIERS],
+    closed_days: [u32; SUM_TIERS],
+    open_day: i64,
+    open: [u64; SUM_TIERS],
+}
+
+impl ConfirmedSums {
+    /// No approvals yet, for sums anchored at `anchor`.
+    pub(crate) fn new(anchor: i64) -> ConfirmedSums {
+        ConfirmedSums {
+            anchor,
+            closed: [0.0; SUM_TIERS],
+            closed_days: [0; SUM_TIERS],
+            open_day: anchor,
+            open: [0; SUM_TIERS],
+        }
+    }
+
+    /// The day the sums are anchored at.
+    pub(crate) fn anchor(&self) -> i64 {
+        self.anchor
+    }
+
+    /// The day approvals are still counting on: later approvals fold forward, earlier ones
+    /// need a rebuild.
+    pub(crate) fn open_day(&self) -> i64 {
+        self.open_day
+    }
+
+    /// Adds `confirmed` approvals at `tier` on `day` (not before the open day).
+    pub(crate) fn add(&mut self, day: i64, tier: u8, confirmed: u32, half_life_days: f64) {
+        if confirmed == 0 {
+            return;
+        }
+        if day > self.open_day {
+            let g = growth_weight(self.open_day - self.anchor, half_life_days);
+            let closed = self.closed.iter_mut().zip(self.closed_days.iter_mut());
+            for ((sum, days), c) in closed.zip(&self.open) {
+                *sum += *c as f64 * g;
+                if *c > 0 {
+                    *days += 1;
+                }
+            }
+            self.open_day = day;
+            self.open = [0; SUM_TIERS];
+        }
+        let through = usize::from(tier).min(SUM_TIERS - 1) + 1;
+        for open in self.open.iter_mut().take(through) {
+            *open += u64::from(confirmed);
+        }
+    }
+
+    /// Anchored (undecayed) approvals and approval days at tier index `t`.
+    fn at(&self, t: usize, weights: &dyn Weights) -> Option<(f64, u32)> {
+        let open = *self.open.get(t)?;
+        let g = weights.growth(self.open_day - self.anchor);
+        let confirmed = self.closed.get(t)? + open as f64 * g;
+        let days = self.closed_days.get(t)? + u32::from(open > 0);
+        Some((confirmed, days))
+    }
+}
+
 /// The anchored sums of one signature for one half-life, kept current as evidence arrives in
 /// time order: the days before the newest are folded (`closed_*`), the newest day is still
-/// counting (`open_*`). Index `t` holds evidence at tiers `≥ t`.
+/// counting (`open_*`). Index `t` holds evidence at tiers `≥ t`. Two halves with one anchor:
+/// the sightings (here) and the approvals ([`ConfirmedSums`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecayedSums {
     pub(crate) half_life_days: f64,
     anchor: i64,
-    closed_confirmed: [f64; SUM_TIERS],
     closed_seen: [f64; SUM_TIERS],
-    closed_days: [u32; SUM_TIERS],
     pub(crate) open_day: i64,
-    open_confirmed: [u64; SUM_TIERS],
     open_seen: [u64; SUM_TIERS],
+    pub(crate) confirmed: ConfirmedSums,
 }
 
 impl DecayedSums {
@@ -133,13 +205,16 @@ impl DecayedSums {
         DecayedSums {
             half_life_days,
             anchor: day,
-            closed_confirmed: [0.0; SUM_TIERS],
             closed_seen: [0.0; SUM_TIERS],
-            closed_days: [0; SUM_TIERS],
             open_day: day,
-            open_confirmed: [0; SUM_TIERS],
             open_seen: [0; SUM_TIERS],
+            confirmed: ConfirmedSums::new(day),
         }
+    }
+
+    /// The day the sums are anchored at (the first kept day).
+    pub(crate) fn anchor(&self) -> i64 {
+        self.anchor
     }
 
     /// Starts a new day, folding the open one (the same operations [`Familiarity::of`] does).
@@ -148,34 +223,20 @@ impl DecayedSums {
             return;
         }
         let g = growth_weight(self.open_day - self.anchor, self.half_life_days);
-        let closed = self
-            .closed_confirmed
-            .iter_mut()
-            .zip(self.closed_seen.iter_mut())
-            .zip(self.closed_days.iter_mut());
-        let open = self.open_confirmed.iter().zip(&self.open_seen);
-        for (((confirmed, seen), days), (c, s)) in closed.zip(open) {
-            *confirmed += *c as f64 * g;
+        for (seen, s) in self.closed_seen.iter_mut().zip(&self.open_seen) {
             *seen += *s as f64 * g;
-            if *c > 0 {
-                *days += 1;
-            }
         }
         self.open_day = day;
-        self.open_confirmed = [0; SUM_TIERS];
         self.open_seen = [0; SUM_TIERS];
     }
 
     pub(crate) fn add(&mut self, tier: u8, counts: DayCounts) {
         let through = usize::from(tier).min(SUM_TIERS - 1) + 1;
-        let open = self
-            .open_confirmed
-            .iter_mut()
-            .zip(self.open_seen.iter_mut());
-        for (confirmed, seen) in open.take(through) {
-            *confirmed += u64::from(counts.confirmed);
+        for seen in self.open_seen.iter_mut().take(through) {
             *seen += u64::from(counts.confirmed) + u64::from(counts.observed);
         }
+        self.confirmed
+            .add(self.open_day, tier, counts.confirmed, self.half_life_days);
     }
 
     /// The sums of stored buckets, folded in ascending day order.
@@ -192,24 +253,25 @@ impl DecayedSums {
         Some(sums)
     }
 
-    /// Decayed approvals, decayed sightings and approval days at `tier` on `today`, or `None`
-    /// when this tier has no sum of its own.
-    pub(crate) fn at(
+    /// Decayed approvals (from `confirmed`, this signature's own half or another with the same
+    /// anchor), decayed sightings and approval days at `tier` on `today`, or `None` when this
+    /// tier has no sum of its own or the halves' anchors differ.
+    pub(crate) fn at_with(
         &self,
+        confirmed: &ConfirmedSums,
         tier: u8,
         today: i64,
         weights: &dyn Weights,
     ) -> Option<(f64, f64, u32)> {
         let t = usize::from(tier);
-        if t >= SUM_TIERS {
+        if t >= SUM_TIERS || confirmed.anchor != self.anchor {
             return None;
         }
         let g = weights.growth(self.open_day - self.anchor);
         let factor = weights.decay(today - self.anchor);
-        let confirmed = self.closed_confirmed.get(t)? + *self.open_confirmed.get(t)? as f64 * g;
+        let (approved, days) = confirmed.at(t, weights)?;
         let seen = self.closed_seen.get(t)? + *self.open_seen.get(t)? as f64 * g;
-        let days = self.closed_days.get(t)? + u32::from(*self.open_confirmed.get(t)? > 0);
-        Some((confirmed * factor, seen * factor, days))
+        Some((approved * factor, seen * factor, days))
     }
 }
 

@@ -11,7 +11,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::decay::{DayCounts, DecayTable, DecayedSums, Exact, HORIZON_DAYS, SumsCache, Weights};
+use crate::decay::{
+    ConfirmedSums, DayCounts, DecayTable, DecayedSums, Exact, HORIZON_DAYS, SumsCache, Weights,
+};
 use crate::model::{Action, Analysis, Capability};
 
 /// How the envelope knows about a signature.
@@ -287,11 +289,55 @@ impl SignatureStats {
         thresholds: &Thresholds,
         weights: &dyn Weights,
     ) -> Familiarity {
+        let confirmed = self.sums.0.as_ref().map(|sums| &sums.confirmed);
+        self.familiarity_of_halves(
+            (self.approval_sessions.count(), confirmed),
+            &|day, tier, counts| (day, tier, counts),
+            tier,
+            now_us,
+            thresholds,
+            weights,
+        )
+    }
+
+    /// The familiarity of these sightings with the approvals `approvals` in place of their own
+    /// (the statistics a setting would have kept had its approvals been these): the same
+    /// computation as [`SignatureStats::familiarity`], which is this with its own approvals.
+    pub fn familiarity_with(
+        &self,
+        approvals: &Approvals,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+        weights: &dyn Weights,
+    ) -> Familiarity {
+        self.familiarity_of_halves(
+            (approvals.sessions.count(), approvals.sums.as_ref()),
+            &|day, tier, counts| (day, tier, approvals.counts_on(day, tier, counts)),
+            tier,
+            now_us,
+            thresholds,
+            weights,
+        )
+    }
+
+    /// The one familiarity computation: the sightings are these statistics', the approvals are
+    /// the session count and sums given, and `bucket` turns a stored bucket into the counts of
+    /// the statistics the approvals belong to (for the recomputation from buckets).
+    fn familiarity_of_halves(
+        &self,
+        (approval_sessions, confirmed): (u32, Option<&ConfirmedSums>),
+        bucket: &dyn Fn(i64, u8, DayCounts) -> (i64, u8, DayCounts),
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+        weights: &dyn Weights,
+    ) -> Familiarity {
         let stats = self;
         let facts = StoredFacts {
             denied: stats.denied,
             granted_tier: stats.granted_tier,
-            approval_sessions: stats.approval_sessions.count(),
+            approval_sessions,
             sessions: stats.seen_sessions.count(),
         };
         let kept = stats
@@ -299,7 +345,8 @@ impl SignatureStats {
             .0
             .as_ref()
             .filter(|sums| sums.half_life_days == thresholds.half_life_days)
-            .and_then(|sums| sums.at(tier, day_of(now_us), weights));
+            .zip(confirmed)
+            .and_then(|(sums, confirmed)| sums.at_with(confirmed, tier, day_of(now_us), weights));
         if let Some((confirmed, seen, days)) = kept {
             return Familiarity::known(confirmed, seen, days, &facts, tier, thresholds);
         }
@@ -309,8 +356,145 @@ impl SignatureStats {
         let buckets = stats
             .by_day_tier
             .iter()
-            .map(|((day, bucket_tier), counts)| (*day, *bucket_tier, *counts));
+            .map(|((day, bucket_tier), counts)| bucket(*day, *bucket_tier, *counts));
         Familiarity::of(buckets, &facts, tier, now_us, thresholds, weights)
+    }
+
+    /// The day the decayed sums are anchored at (the first kept day), when they are kept.
+    pub fn anchor(&self) -> Option<i64> {
+        self.sums.0.as_ref().map(DecayedSums::anchor)
+    }
+
+    /// The approvals half of these statistics: what a setting that shares their sightings
+    /// keeps of its own ([`Approvals`]).
+    pub fn approvals(&self) -> Approvals {
+        Approvals {
+            by_day_tier: self
+                .by_day_tier
+                .iter()
+                .filter(|(_, counts)| counts.confirmed > 0)
+                .map(|((day, tier), counts)| (*day, *tier, counts.confirmed))
+                .collect(),
+            sessions: self.approval_sessions.clone(),
+            sums: self.sums.0.as_ref().map(|sums| sums.confirmed.clone()),
+        }
+    }
+
+    /// These sightings with `approvals` in place of their own approvals: the statistics of a
+    /// setting whose evidence differed from these only by approvals (`confirmed` where these
+    /// have `observed`, or the reverse), for when its sightings start to differ too.
+    pub fn with_approvals(&self, approvals: &Approvals) -> SignatureStats {
+        let mut stats = self.clone();
+        for ((day, tier), counts) in &mut stats.by_day_tier {
+            *counts = approvals.counts_on(*day, *tier, *counts);
+        }
+        stats.approval_sessions = approvals.sessions.clone();
+        let h = stats.sums.0.as_ref().map(|sums| sums.half_life_days);
+        match (&mut stats.sums.0, &approvals.sums) {
+            (Some(sums), Some(confirmed)) if confirmed.anchor() == sums.anchor() => {
+                sums.confirmed = confirmed.clone();
+            }
+            _ => {
+                if let Some(h) = h {
+                    stats.sums = SumsCache(DecayedSums::rebuild(h, &stats.by_day_tier));
+                }
+            }
+        }
+        stats
+    }
+}
+
+/// A signature's approvals: the part of its statistics that the learning of an allow
+/// (`observed`) never touches — approvals by day and tier, the sessions they came from, and
+/// their decayed sums, anchored where the signature's sightings are. The replay's settings
+/// share the sightings ([`SignatureStats`]) and keep these per setting once their approvals
+/// differ: with the sightings they are exactly the statistics of the setting's own envelope
+/// ([`SignatureStats::familiarity_with`], [`SignatureStats::with_approvals`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Approvals {
+    /// Approvals by day and tier, ascending; only buckets with approvals.
+    by_day_tier: Vec<(i64, u8, u32)>,
+    sessions: SessionSketch,
+    /// The decayed sums, for the sightings' anchor (recomputed when that moves).
+    sums: Option<ConfirmedSums>,
+}
+
+impl Approvals {
+    /// The counts of the bucket `(day, tier)` of statistics with these approvals, whose
+    /// sightings' bucket holds `sightings` (approvals and observations together).
+    fn counts_on(&self, day: i64, tier: u8, sightings: DayCounts) -> DayCounts {
+        let confirmed = self
+            .by_day_tier
+            .binary_search_by(|(d, t, _)| (*d, *t).cmp(&(day, tier)))
+            .ok()
+            .and_then(|at| self.by_day_tier.get(at))
+            .map_or(0, |(_, _, c)| *c);
+        let total = u64::from(sightings.confirmed) + u64::from(sightings.observed);
+        DayCounts {
+            confirmed,
+            observed: u32::try_from(total.saturating_sub(u64::from(confirmed))).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Follows the sightings' anchor: when it moved (evidence past the horizon pruned, or an
+    /// earlier day arrived), drops the approvals before it and refolds the sums.
+    pub fn follow(&mut self, sightings: &SignatureStats) {
+        let Some(sums) = sightings.sums.0.as_ref() else {
+            return;
+        };
+        if self.sums.as_ref().map(ConfirmedSums::anchor) == Some(sums.anchor()) {
+            return;
+        }
+        self.refold(sums.anchor(), sums.half_life_days);
+    }
+
+    fn refold(&mut self, anchor: i64, half_life_days: f64) {
+        self.by_day_tier.retain(|(day, _, _)| *day >= anchor);
+        let mut confirmed = ConfirmedSums::new(anchor);
+        for (day, tier, count) in &self.by_day_tier {
+            confirmed.add(*day, *tier, *count, half_life_days);
+        }
+        self.sums = Some(confirmed);
+    }
+
+    /// Folds one approval in, as [`SignatureStats::learn`] folds `confirmed` evidence, given the
+    /// sightings after they folded the same sighting (they decide the horizon and the anchor).
+    pub fn learn(
+        &mut self,
+        sightings: &SignatureStats,
+        tier: u8,
+        at_us: i64,
+        session_hash: u64,
+        tracking: Option<f64>,
+    ) {
+        self.sessions.insert(session_hash);
+        let day = day_of(at_us);
+        if day < day_of(sightings.last_seen_us) - HORIZON_DAYS {
+            return;
+        }
+        let at = self
+            .by_day_tier
+            .binary_search_by(|(d, t, _)| (*d, *t).cmp(&(day, tier)));
+        match at {
+            Ok(at) => {
+                if let Some((_, _, count)) = self.by_day_tier.get_mut(at) {
+                    *count = count.saturating_add(1);
+                }
+            }
+            Err(at) => self.by_day_tier.insert(at, (day, tier, 1)),
+        }
+        let (Some(h), Some(anchor)) =
+            (tracking, sightings.sums.0.as_ref().map(DecayedSums::anchor))
+        else {
+            self.sums = None;
+            return;
+        };
+        match &mut self.sums {
+            Some(sums) if sums.anchor() == anchor && day >= sums.open_day() => {
+                sums.add(day, tier, 1, h);
+            }
+            _ => self.refold(anchor, h),
+        }
     }
 }
 

@@ -66,8 +66,8 @@ pub use session::SessionState;
 // Learning.
 pub use decay::{DecayTable, Exact, Weights};
 pub use envelope::{
-    DAY_US, Envelope, Evidence, Familiarity, Learned, Promotion, SignatureStats, Thresholds,
-    can_promote, riskiest, stable_hash, wilson_lower_bound,
+    Approvals, DAY_US, Envelope, Evidence, Familiarity, Learned, Promotion, SignatureStats,
+    Thresholds, can_promote, day_of, riskiest, stable_hash, wilson_lower_bound,
 };
 
 // The frozen envelope the hook reads.

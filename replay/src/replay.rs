@@ -697,6 +697,8 @@ struct State {
     approved_once: HashSet<u32>,
     /// Per interned signature: learning has allowed it.
     promoted: Vec<bool>,
+    /// Reason codes behind friction, in order of first use (the run's map at the end).
+    friction: Vec<(&'static str, u64)>,
     run: SettingRun,
 }
 
@@ -1051,6 +1053,7 @@ fn replay_classified(
                 sessions: vec![SessionState::default(); session_count],
                 approved_once: HashSet::new(),
                 promoted: vec![false; signature_count],
+                friction: Vec::new(),
                 run: SettingRun::default(),
             }
         })
@@ -1071,6 +1074,7 @@ fn replay_classified(
         .unwrap_or(0);
     let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_count];
     let mut judgements: Vec<Judgement> = Vec::new();
+    let mut approvals_after: Vec<usize> = Vec::new();
     for (index, event) in events.iter().enumerate() {
         let Some(call) = event_call.get(index).and_then(|c| calls.get(*c)) else {
             // A standing approval: `granted` evidence for every engine setting, from its time.
@@ -1161,7 +1165,9 @@ fn replay_classified(
             shared_learns = counterfactual(decision, label, options.unattended);
         }
         let (shared_evidence, shared_ran) = shared_learns;
-        for (setting, state) in settings.iter().zip(states.iter_mut()) {
+        approvals_after.clear();
+        for (setting_index, (setting, state)) in settings.iter().zip(states.iter_mut()).enumerate()
+        {
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
             let view;
             let learned: &dyn Learned = match &state.learned {
@@ -1245,7 +1251,16 @@ fn replay_classified(
                 } else {
                     "baseline"
                 };
-                *run.friction_reasons.entry(code).or_insert(0) += 1;
+                // Counted by address first (the codes are constants): a map keyed by text
+                // compares strings on every ask; the run's map is filled at the end.
+                match state
+                    .friction
+                    .iter_mut()
+                    .find(|(known, _)| std::ptr::eq(*known, code) || *known == code)
+                {
+                    Some((_, count)) => *count += 1,
+                    None => state.friction.push((code, 1)),
+                }
             }
             if class == Class::Miss {
                 let mut record = miss_record(
@@ -1307,8 +1322,8 @@ fn replay_classified(
                     }
                 }
                 (Method::Engine(_), Learning::Shared { envelope, .. }) => {
-                    if let Some(shared) = shared.get(envelope.shared) {
-                        envelope.learn(
+                    if let Some(shared) = shared.get(envelope.shared)
+                        && envelope.learn(
                             shared,
                             analysis,
                             signatures,
@@ -1316,7 +1331,9 @@ fn replay_classified(
                             shared_evidence,
                             now,
                             session_hash,
-                        );
+                        )
+                    {
+                        approvals_after.push(setting_index);
                     }
                 }
                 (Method::FirstApproval, _) if evidence == Some(Evidence::Confirmed) => {
@@ -1331,6 +1348,17 @@ fn replay_classified(
         if let Some(evidence) = shared_evidence {
             for envelope in &mut shared {
                 envelope.learn(analysis, signatures, evidence, now, session_hash);
+            }
+        }
+        // Approvals of a setting's own learn after the sightings they share.
+        for at in &approvals_after {
+            if let Some(State {
+                learned: Learning::Shared { envelope, .. },
+                ..
+            }) = states.get_mut(*at)
+                && let Some(shared) = shared.get(envelope.shared)
+            {
+                envelope.learn_approvals(shared, analysis, signatures, now, session_hash);
             }
         }
         if shared_ran && let Some(s) = shared_sessions.get_mut(session) {
@@ -1349,6 +1377,9 @@ fn replay_classified(
     states
         .into_iter()
         .map(|mut state| {
+            for (code, count) in state.friction {
+                *state.run.friction_reasons.entry(code).or_insert(0) += count;
+            }
             if options.keep_envelopes
                 && let Learning::Own(envelope) = state.learned
             {

@@ -1,22 +1,26 @@
 //! What the learning settings of a replay share: the evidence of the setting that never lets
-//! learning allow (the strict posture's), and each setting's own statistics only for the
-//! signatures where its evidence has differed from that.
+//! learning allow (the strict posture's), its sightings even where a setting's approvals differed,
+//! and each setting's own statistics only for the signatures where its sightings differed.
 //!
 //! A setting's envelope is a function of the evidence each signature received, and a setting
 //! that has not yet allowed a call learns exactly what strict learns: an ask on every call
 //! learning would have decided. So per project the replay keeps one shared envelope (per
 //! half-life), the familiarity of each event's actions is computed from it once per event, and a
-//! setting keeps statistics of its own for a signature only from the first event where its
-//! evidence for that signature differs (an allow where strict asks, or the reverse). Until then
-//! its learned-stage decision is a comparison of its thresholds with the shared familiarity.
-//! The statistics and familiarity are the engine's own ([`SignatureStats`]), so the numbers, and
-//! the verdicts, are those of a setting replayed with an envelope of its own.
+//! setting's statistics for a signature are, from the first event where its evidence differs:
+//! approvals of its own with the shared sightings, while the difference is only `confirmed`
+//! against `observed` (an allow where strict asks, which is what a promoted signature learns);
+//! statistics of its own when the sightings differ too (it let through a call the person
+//! refused). Until then its learned-stage decision is a comparison of its thresholds with the
+//! shared familiarity. The statistics, the approvals and the familiarity are the engine's own
+//! ([`SignatureStats`], [`Approvals`]), so the numbers, and the verdicts, are those of a setting
+//! replayed with an envelope of its own.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    Analysis, Capability, DecayTable, Evidence, Exact, Familiarity, Learned, SignatureStats,
-    Thresholds, riskiest,
+    Action, Analysis, Approvals, Capability, DecayTable, Evidence, Exact, Familiarity, Learned,
+    SignatureStats, Thresholds, day_of, riskiest,
 };
 
 /// One setting's statistics for one signature.
@@ -24,9 +28,45 @@ use leastgrant_engine::{
 enum Stats {
     /// The shared statistics: its evidence has been the shared evidence so far.
     Shared,
+    /// The shared sightings with approvals of its own: its evidence has differed from the
+    /// shared evidence only by approvals (`confirmed` where the shared has `observed`, or the
+    /// reverse), which leave the sightings as they are. An allow after promotion is such a
+    /// difference, and costs nothing here.
+    Approvals(Box<OwnApprovals>),
     /// Its own, from the first event its evidence differed (`None`: no evidence yet); boxed,
     /// as most signatures of most settings never need one.
     Own(Option<Box<SignatureStats>>),
+}
+
+/// Approvals of a setting's own, and what they said last: a promoted setting learns no more
+/// approvals, so on the same day, at the same tier and with the same refusals and anchor the
+/// approvals' share of a familiarity is what it was; the sightings' share is the shared one
+/// computed once per event.
+#[derive(Debug, Clone, Default)]
+struct OwnApprovals {
+    approvals: Approvals,
+    /// `(day, tier, refusals, anchor)` and the approvals' share of the familiarity then.
+    said: Cell<Option<(Said, ApprovalShare)>>,
+}
+
+type Said = (i64, u8, u32, Option<i64>);
+
+/// The fields of a [`Familiarity`] the approvals decide.
+#[derive(Debug, Clone, Copy)]
+struct ApprovalShare {
+    confirmed: f64,
+    approval_days: u32,
+    approval_sessions: u32,
+    approval_bound: f64,
+}
+
+impl OwnApprovals {
+    fn new(approvals: Approvals) -> OwnApprovals {
+        OwnApprovals {
+            approvals,
+            said: Cell::new(None),
+        }
+    }
 }
 
 /// The statistics shared by the learning settings of one half-life, per interned signature.
@@ -75,10 +115,15 @@ impl SharedEnvelope {
         session_hash: u64,
     ) {
         let h = self.table.half_life_days();
-        for_each_learned(analysis, signatures, evidence, |signature, tier| {
+        for_each_learned(analysis, signatures, evidence, |signature, action| {
             if let Some(slot) = self.stats.get_mut(signature as usize) {
-                slot.get_or_insert_default()
-                    .learn(tier, evidence, now_us, session_hash, Some(h));
+                slot.get_or_insert_default().learn(
+                    action.tier(),
+                    evidence,
+                    now_us,
+                    session_hash,
+                    Some(h),
+                );
             }
         });
     }
@@ -118,8 +163,11 @@ impl SettingEnvelope {
     }
 
     /// Folds one event in: `evidence` is this setting's, `shared_evidence` what the shared
-    /// envelope is about to fold. Signatures of the event take statistics of their own (a copy
-    /// of the shared ones before this event) when the two differ.
+    /// envelope is about to fold. Signatures of the event take approvals of their own (a copy
+    /// of the shared ones before this event) when the two differ only by approvals, and whole
+    /// statistics of their own when they differ otherwise. Returns whether approvals of its own
+    /// still have to learn this event's `confirmed`, which they do after the shared sightings
+    /// folded it ([`SettingEnvelope::learn_approvals`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn learn(
         &mut self,
@@ -130,36 +178,85 @@ impl SettingEnvelope {
         shared_evidence: Option<Evidence>,
         now_us: i64,
         session_hash: u64,
-    ) {
+    ) -> bool {
         if evidence != shared_evidence {
+            let approvals_only = matches!(
+                (evidence, shared_evidence),
+                (
+                    Some(Evidence::Confirmed | Evidence::Observed),
+                    Some(Evidence::Confirmed | Evidence::Observed)
+                )
+            );
             for signature in signatures {
-                if let Some(slot) = self.own.get_mut(*signature as usize)
-                    && matches!(slot, Stats::Shared)
-                {
-                    let copy = shared.stats.get(*signature as usize).cloned().flatten();
-                    *slot = Stats::Own(copy.map(Box::new));
+                let Some(slot) = self.own.get_mut(*signature as usize) else {
+                    continue;
+                };
+                let sightings = shared
+                    .stats
+                    .get(*signature as usize)
+                    .and_then(Option::as_ref);
+                match slot {
+                    Stats::Shared if approvals_only => {
+                        let approvals = sightings.map(SignatureStats::approvals);
+                        *slot = Stats::Approvals(Box::new(OwnApprovals::new(
+                            approvals.unwrap_or_default(),
+                        )));
+                    }
+                    Stats::Shared => *slot = Stats::Own(sightings.cloned().map(Box::new)),
+                    Stats::Approvals(approvals) if !approvals_only => {
+                        let stats =
+                            sightings.map(|s| Box::new(s.with_approvals(&approvals.approvals)));
+                        *slot = Stats::Own(stats);
+                    }
+                    Stats::Approvals(_) | Stats::Own(_) => {}
                 }
             }
         }
         let Some(evidence) = evidence else {
-            return;
+            return false;
         };
         let h = shared.table.half_life_days();
         let own = &mut self.own;
         let mut folded = 0u64;
-        for_each_learned(analysis, signatures, evidence, |signature, tier| {
+        let mut approvals = false;
+        for_each_learned(analysis, signatures, evidence, |signature, action| {
             folded += 1;
-            if let Some(Stats::Own(stats)) = own.get_mut(signature as usize) {
-                stats.get_or_insert_with(Box::default).learn(
-                    tier,
+            match own.get_mut(signature as usize) {
+                Some(Stats::Own(stats)) => stats.get_or_insert_with(Box::default).learn(
+                    action.tier(),
                     evidence,
                     now_us,
                     session_hash,
                     Some(h),
-                );
+                ),
+                Some(Stats::Approvals(_)) => approvals |= evidence == Evidence::Confirmed,
+                _ => {}
             }
         });
         self.events += folded;
+        approvals
+    }
+
+    /// Folds this event's `confirmed` into the approvals of its own, after the shared
+    /// sightings folded the event (they decide the horizon and the anchor).
+    pub(crate) fn learn_approvals(
+        &mut self,
+        shared: &SharedEnvelope,
+        analysis: &Analysis,
+        signatures: &[u32],
+        now_us: i64,
+        session_hash: u64,
+    ) {
+        let h = shared.table.half_life_days();
+        for (action, signature) in analysis.actions.iter().zip(signatures) {
+            if let Some(Stats::Approvals(own)) = self.own.get_mut(*signature as usize)
+                && let Some(Some(sightings)) = shared.stats.get(*signature as usize)
+            {
+                own.approvals
+                    .learn(sightings, action.tier(), now_us, session_hash, Some(h));
+                own.said.set(None);
+            }
+        }
     }
 
     /// Folds evidence the shared envelope folds too for one signature (a standing approval's
@@ -187,24 +284,25 @@ impl SettingEnvelope {
 }
 
 /// The signatures an event's evidence goes to, as [`leastgrant_engine::Envelope::learn_event`]
-/// folds them: a refusal to the riskiest action only, anything else to every action.
-fn for_each_learned(
-    analysis: &Analysis,
+/// folds them: a refusal to the riskiest action only, anything else to every action. The
+/// action is passed for its tier, which only a fold needs.
+fn for_each_learned<'a>(
+    analysis: &'a Analysis,
     signatures: &[u32],
     evidence: Evidence,
-    mut fold: impl FnMut(u32, u8),
+    mut fold: impl FnMut(u32, &'a Action),
 ) {
     if evidence == Evidence::Denied {
         if let Some(worst) = riskiest(&analysis.actions)
             && let Some(at) = analysis.actions.iter().position(|a| std::ptr::eq(a, worst))
             && let Some(signature) = signatures.get(at)
         {
-            fold(*signature, worst.tier());
+            fold(*signature, worst);
         }
         return;
     }
     for (action, signature) in analysis.actions.iter().zip(signatures) {
-        fold(*signature, action.tier());
+        fold(*signature, action);
     }
 }
 
@@ -228,6 +326,30 @@ fn familiarity(
     }
 }
 
+/// [`familiarity`] of shared sightings with approvals of a setting's own.
+fn familiarity_with(
+    sightings: Option<&SignatureStats>,
+    approvals: &Approvals,
+    table: &DecayTable,
+    tier: u8,
+    now_us: i64,
+    thresholds: &Thresholds,
+) -> Familiarity {
+    match sightings {
+        None => Familiarity::NOVEL,
+        Some(stats) if table.half_life_days() == thresholds.half_life_days => {
+            stats.familiarity_with(approvals, tier, now_us, thresholds, table)
+        }
+        Some(stats) => stats.familiarity_with(
+            approvals,
+            tier,
+            now_us,
+            thresholds,
+            &Exact(thresholds.half_life_days),
+        ),
+    }
+}
+
 /// What one setting's decision on one event reads: its envelope, the shared one, and the
 /// shared familiarity of the event's actions computed once for every setting with the same
 /// half-life and z.
@@ -239,6 +361,70 @@ pub(crate) struct View<'a> {
     /// Per action, the shared familiarity for `computed_for`'s half-life and z.
     pub(crate) computed: &'a [Familiarity],
     pub(crate) computed_for: (f64, f64),
+}
+
+impl View<'_> {
+    /// The familiarity of action `at` for a setting with approvals of its own: the shared
+    /// familiarity computed for this event with the approvals' share of its own, which is what
+    /// it was when asked the same day at the same tier with the same refusals and anchor.
+    fn with_approvals(
+        &self,
+        at: usize,
+        sightings: Option<&SignatureStats>,
+        own: &OwnApprovals,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
+        let computed = self.computed.get(at).filter(|_| {
+            (thresholds.half_life_days, thresholds.z) == self.computed_for
+                && self.shared.table.half_life_days() == thresholds.half_life_days
+                && self
+                    .analysis
+                    .actions
+                    .get(at)
+                    .is_some_and(|a| a.tier() == tier)
+        });
+        let (Some(shared), Some(stats)) = (computed, sightings) else {
+            return familiarity_with(
+                sightings,
+                &own.approvals,
+                &self.shared.table,
+                tier,
+                now_us,
+                thresholds,
+            );
+        };
+        let said: Said = (day_of(now_us), tier, stats.denied, stats.anchor());
+        let share = match own.said.get() {
+            Some((key, share)) if key == said => share,
+            _ => {
+                let whole = familiarity_with(
+                    sightings,
+                    &own.approvals,
+                    &self.shared.table,
+                    tier,
+                    now_us,
+                    thresholds,
+                );
+                let share = ApprovalShare {
+                    confirmed: whole.confirmed,
+                    approval_days: whole.approval_days,
+                    approval_sessions: whole.approval_sessions,
+                    approval_bound: whole.approval_bound,
+                };
+                own.said.set(Some((said, share)));
+                return whole;
+            }
+        };
+        Familiarity {
+            confirmed: share.confirmed,
+            approval_days: share.approval_days,
+            approval_sessions: share.approval_sessions,
+            approval_bound: share.approval_bound,
+            ..*shared
+        }
+    }
 }
 
 impl Learned for View<'_> {
@@ -262,14 +448,21 @@ impl Learned for View<'_> {
         let Some(id) = self.signatures.get(at).copied() else {
             return Familiarity::NOVEL;
         };
-        if let Some(Stats::Own(stats)) = self.setting.and_then(|s| s.own.get(id as usize)) {
-            return familiarity(
-                stats.as_deref(),
-                &self.shared.table,
-                tier,
-                now_us,
-                thresholds,
-            );
+        match self.setting.and_then(|s| s.own.get(id as usize)) {
+            Some(Stats::Own(stats)) => {
+                return familiarity(
+                    stats.as_deref(),
+                    &self.shared.table,
+                    tier,
+                    now_us,
+                    thresholds,
+                );
+            }
+            Some(Stats::Approvals(own)) => {
+                let sightings = self.shared.stats.get(id as usize).and_then(Option::as_ref);
+                return self.with_approvals(at, sightings, own, tier, now_us, thresholds);
+            }
+            _ => {}
         }
         let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
             && actions.get(at).is_some_and(|a| a.tier() == tier);

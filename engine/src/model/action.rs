@@ -250,6 +250,7 @@ pub struct Blast {
 impl Blast {
     /// Combines the dimensions into a tier 0..=4 by maximum, never by average. Scale only bumps
     /// the tier when there is something to amplify: `npm test` touches many files but stays tier 1.
+    #[inline]
     pub fn tier(&self) -> u8 {
         let reach = match self.reach {
             Reach::None => 0,
@@ -518,6 +519,7 @@ pub struct Subject {
 
 impl Action {
     /// The tier of its blast radius.
+    #[inline]
     pub fn tier(&self) -> u8 {
         self.blast.tier()
     }

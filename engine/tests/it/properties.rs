@@ -1,7 +1,10 @@
-//! Properties: `decide` never panics on arbitrary text or JSON, and folding is
-//! order-independent.
+//! Properties: `decide` never panics on arbitrary text or JSON, folding is order-independent,
+//! and shared sightings with approvals of a setting's own are that setting's statistics.
 
-use leastgrant_engine::{Envelope, Evidence, ToolCall, analyze};
+use leastgrant_engine::{
+    Approvals, DecayTable, Envelope, Evidence, SignatureStats, Thresholds, ToolCall, analyze,
+    stable_hash,
+};
 use proptest::prelude::*;
 
 use crate::support::*;
@@ -152,6 +155,90 @@ proptest! {
             shuffled.swap(i, (state % (i as u64 + 1)) as usize);
         }
         prop_assert_eq!(fold(&forward), fold(&shuffled));
+    }
+}
+
+/// One step of [`approvals_with_shared_sightings_are_a_settings_own_statistics`]: a day
+/// (an offset from the previous one: a jump past the horizon, an earlier day, the same day or
+/// a later one), a tier, the shared evidence, whether the setting's differs (by approvals
+/// only), a session and the tier asked about afterwards.
+type Step = (i64, u8, usize, bool, usize, u8);
+
+/// The shared evidence, and the setting's: `confirmed` and `observed` may trade places (an
+/// allow where the shared asks, an ask where it allows), anything else is the same.
+fn evidences((_, _, kind, differs, _, _): &Step) -> (Evidence, Evidence) {
+    let shared = [
+        Evidence::Confirmed,
+        Evidence::Observed,
+        Evidence::Observed,
+        Evidence::Confirmed,
+        Evidence::Denied,
+        Evidence::Granted,
+    ][*kind % 6];
+    let own = match shared {
+        Evidence::Confirmed if *differs => Evidence::Observed,
+        Evidence::Observed if *differs => Evidence::Confirmed,
+        other => other,
+    };
+    (shared, own)
+}
+
+fn day_step() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        6 => 0i64..3,
+        2 => 3i64..40,
+        1 => -30i64..0,
+        1 => 1400i64..1700,
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The replay's settings share the sightings and keep their approvals once those differ
+    /// (`Approvals`): with the shared sightings they must give the very numbers, to the bit,
+    /// of statistics the setting folded on its own, and turn back into those statistics.
+    #[test]
+    fn approvals_with_shared_sightings_are_a_settings_own_statistics(
+        steps in prop::collection::vec((day_step(), 0u8..5, 0usize..6, any::<bool>(), 0usize..4, 0u8..5), 1..80),
+        split in 0usize..80,
+        half_life in prop_oneof![Just(2.0f64), Just(90.0f64)],
+    ) {
+        let table = DecayTable::new(half_life);
+        let thresholds = Thresholds { half_life_days: half_life, ..Thresholds::default() };
+        let mut shared = SignatureStats::default();
+        let mut own = SignatureStats::default();
+        let mut approvals: Option<Approvals> = None;
+        let mut day = 20_000i64;
+        for (i, step) in steps.iter().enumerate() {
+            day += step.0;
+            let at = day * DAY_US + 3_600_000_000;
+            let (tier, asked) = (step.1, step.5);
+            let session = stable_hash(&format!("s{}", step.4));
+            if i == split {
+                approvals = Some(shared.approvals());
+            }
+            let (shared_evidence, own_evidence) = evidences(step);
+            let own_evidence = if approvals.is_some() { own_evidence } else { shared_evidence };
+            own.learn(tier, own_evidence, at, session, Some(half_life));
+            shared.learn(tier, shared_evidence, at, session, Some(half_life));
+            if let Some(approvals) = &mut approvals && own_evidence == Evidence::Confirmed {
+                approvals.learn(&shared, tier, at, session, Some(half_life));
+            }
+            let now = at + DAY_US * (i64::from(asked) * 3);
+            let expected = format!("{:?}", own.familiarity(asked, now, &thresholds, &table));
+            let got = match &approvals {
+                Some(approvals) => shared.familiarity_with(approvals, asked, now, &thresholds, &table),
+                None => shared.familiarity(asked, now, &thresholds, &table),
+            };
+            prop_assert_eq!(&format!("{got:?}"), &expected, "step {}", i);
+            if let Some(approvals) = &approvals {
+                let whole = shared.with_approvals(approvals);
+                prop_assert_eq!(&whole, &own, "step {}", i);
+                let got = whole.familiarity(asked, now, &thresholds, &table);
+                prop_assert_eq!(&format!("{got:?}"), &expected, "step {}", i);
+            }
+        }
     }
 }
 

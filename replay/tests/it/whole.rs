@@ -458,12 +458,14 @@ fn json_command(command: &str) -> serde_json::Value {
     serde_json::json!({ "command": command })
 }
 
-/// Learning settings share one envelope and keep statistics of their own only where their
-/// evidence differed (`crate::shared`); an export keeps a whole envelope per setting. Both must
+/// Learning settings share one envelope, keep approvals of their own where their evidence
+/// differed only by approvals (an allow where the shared envelope asks), and whole statistics of
+/// their own where it differed otherwise (`crate::shared`); an export keeps a whole envelope per
+/// setting. Both must
 /// decide every event alike, with the same words on every miss: on histories with every kind of
 /// label (refusals, cancellations, hook denials, the classifier's decisions, unattended and auto
-/// mode), rules that allow past a floor and deny, several half-lives and z, and a project
-/// spanning five years (evidence past the horizon is pruned).
+/// mode), standing approvals, rules that allow past a floor and deny, several half-lives and z,
+/// and a project spanning five years (evidence past the horizon is pruned).
 #[test]
 fn settings_sharing_an_envelope_decide_as_settings_with_their_own() {
     let mut settings = Grid {
@@ -511,6 +513,25 @@ fn settings_sharing_an_envelope_decide_as_settings_with_their_own() {
                 15 => e.decided_by = Some(leastgrant_replay::events::Decider::User),
                 _ => {}
             }
+        }
+    }
+    // Standing approvals part-way through each history: `granted` for every setting, which
+    // settings with approvals of their own (and statistics of their own) fold too.
+    for events in &mut projects {
+        let root = events[0].project_key.clone();
+        for (at, rule) in [(300, "Bash(git status)"), (500, "Bash(cargo test)")] {
+            let mut row = event(
+                &root,
+                10_000 + at,
+                events[at].ts_us.unwrap(),
+                "standing:claude-code",
+                "Bash",
+                serde_json::json!({ leastgrant_ingest::standing::RULE_KEY: rule }),
+                Outcome::Granted,
+                None,
+            );
+            row.event_id = format!("standing:{root}:{rule}");
+            events.push(row);
         }
     }
     let rules = std::sync::Arc::new(FixedAnswers(serde_json::json!({
