@@ -7,24 +7,33 @@
 
 pub(crate) mod precision;
 
+use std::borrow::Cow;
+
 use crate::model::{Placement, Zone};
 use crate::net::{self, Reaches};
 use crate::paths::{Roots, UNRESOLVED_PLACEMENT, is_container_socket, place, resolve};
 use crate::shell::UNRESOLVED;
 
 /// The placeholder for a placed path.
-pub fn path_placeholder(placement: &Placement) -> String {
+/// (A constant: signatures take it without a copy.)
+pub fn path_placeholder(placement: &Placement) -> &'static str {
     if placement.own_state {
-        return "<path:state>".to_string();
+        return "<path:state>";
     }
     match placement.zone {
-        Zone::Unresolved => "<path:unresolved>".to_string(),
-        _ if placement.secret => "<path:secret>".to_string(),
-        _ if placement.privileged => "<path:privileged>".to_string(),
-        _ if placement.persistence => "<path:persistence>".to_string(),
-        _ if placement.control => "<path:control>".to_string(),
-        Zone::Workspace => "<path>".to_string(),
-        zone => format!("<path:outside:{}>", zone.as_str()),
+        Zone::Unresolved => "<path:unresolved>",
+        _ if placement.secret => "<path:secret>",
+        _ if placement.privileged => "<path:privileged>",
+        _ if placement.persistence => "<path:persistence>",
+        _ if placement.control => "<path:control>",
+        Zone::Workspace => "<path>",
+        Zone::CredentialTree => "<path:outside:credential-tree>",
+        Zone::Etc => "<path:outside:etc>",
+        Zone::System => "<path:outside:system>",
+        Zone::Runtime => "<path:outside:runtime>",
+        Zone::Temp => "<path:outside:temp>",
+        Zone::Home => "<path:outside:home>",
+        Zone::Other => "<path:outside:other>",
     }
 }
 
@@ -90,7 +99,7 @@ const SQL_VERBS: &[&str] = &[
 
 /// Normalises one argument.
 pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
-    Normalizer::new(cwd, roots).arg(text)
+    Normalizer::new(cwd, roots).arg(text).into_owned()
 }
 
 /// Normalises the arguments of one action, placing each distinct path once: the same words are
@@ -203,13 +212,13 @@ impl<'a> Normalizer<'a> {
     }
 
     /// Normalises one argument.
-    pub fn arg(&mut self, text: &str) -> String {
+    pub fn arg<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
         self.arg_at(text, 0)
     }
 
     /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
     /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
-    fn arg_at(&mut self, text: &str, depth: u8) -> String {
+    fn arg_at<'t>(&mut self, text: &'t str, depth: u8) -> Cow<'t, str> {
         if crate::shell::holds_unresolved(text)
             && let Some(at) = text.find(UNRESOLVED)
         {
@@ -221,20 +230,20 @@ impl<'a> Normalizer<'a> {
                 .is_some_and(|url| net::url_reaches_metadata(&url))
             {
                 self.reaches.metadata = true;
-                return "<url:metadata>".to_string();
+                return Cow::Borrowed("<url:metadata>");
             }
-            return "<dynamic>".to_string();
+            return Cow::Borrowed("<dynamic>");
         }
         if depth > 2 {
-            return "<text>".to_string();
+            return Cow::Borrowed("<text>");
         }
         if looks_like_json(text) {
             // A JSON document is one value: split at its `=` or `:` it would read as an
             // assignment or a `rev:path`, and its strings may hold credentials.
-            return "<json>".to_string();
+            return Cow::Borrowed("<json>");
         }
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
-            return format!("@{}", self.arg_at(file, depth + 1));
+            return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1)));
         }
         if let Some((name, value)) = text.split_once('=') {
             let identifier = !name.is_empty()
@@ -254,20 +263,20 @@ impl<'a> Normalizer<'a> {
                 .iter()
                 .any(|s| lower.contains(s))
                 {
-                    return format!("{name}=«redacted:credential»");
+                    return Cow::Owned(format!("{name}=«redacted:credential»"));
                 }
                 if net::CONTAINER_HOST_VARIABLES.contains(&name) {
                     self.reaches.container_socket = true;
                 }
-                return format!("{name}={}", self.arg_at(value, depth + 1));
+                return Cow::Owned(format!("{name}={}", self.arg_at(value, depth + 1)));
             }
         }
         // Before the token check: a URL's credentials are a floor, not only a redaction.
         if let Some(url) = self.url(text) {
-            return url;
+            return Cow::Owned(url);
         }
         if let Some(redacted) = redact_token(text) {
-            return redacted.to_string();
+            return Cow::Borrowed(redacted);
         }
         if self.network
             && !text.starts_with(['.', '/', '~', '-', '@'])
@@ -276,43 +285,43 @@ impl<'a> Normalizer<'a> {
             // `nc 169.254.169.254 80`, `curl 2852039166/latest`, `ping 0xa9fea9fe`: before the
             // number, hash and version shapes those spellings also have.
             self.reaches.metadata = true;
-            return "<host:metadata>".to_string();
+            return Cow::Borrowed("<host:metadata>");
         }
         if is_uuid(text) {
-            return "<uuid>".to_string();
+            return Cow::Borrowed("<uuid>");
         }
         if (7..=40).contains(&text.len())
             && is_hex(text)
             && text.chars().any(|c| c.is_ascii_digit())
             && text.chars().any(|c| c.is_ascii_alphabetic())
         {
-            return "<sha>".to_string();
+            return Cow::Borrowed("<sha>");
         }
         if is_version(text) {
-            return "<version>".to_string();
+            return Cow::Borrowed("<version>");
         }
         if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
-            return "<n>".to_string();
+            return Cow::Borrowed("<n>");
         }
         if let Some(port) = text.strip_prefix(':')
             && (2..=5).contains(&port.len())
             && port.chars().all(|c| c.is_ascii_digit())
         {
-            return "<port>".to_string();
+            return Cow::Borrowed("<port>");
         }
         if let Some((left, right)) = text.split_once(':') {
             if left.contains('@') && !left.contains('/') && !left.contains(' ') {
                 // `user@host:path`: the host is what a learned signature must not generalise over.
                 let host = left.rsplit('@').next().unwrap_or("").to_ascii_lowercase();
-                return format!("<remote:{host}>");
+                return Cow::Owned(format!("<remote:{host}>"));
             }
             // `rev:path` (git show HEAD:.env): the path keeps its placement.
             if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
-                return format!(
+                return Cow::Owned(format!(
                     "{}:{}",
                     self.arg_at(left, depth + 1),
                     self.arg_at(right, depth + 1)
-                );
+                ));
             }
         }
         // Asked of the bytes when the text is ASCII (`char::is_whitespace` there is these six),
@@ -331,9 +340,9 @@ impl<'a> Normalizer<'a> {
                 .unwrap_or("")
                 .to_ascii_lowercase();
             return if SQL_VERBS.contains(&first.as_str()) {
-                format!("<sql:{first}>")
+                Cow::Owned(format!("<sql:{first}>"))
             } else {
-                "<text>".to_string()
+                Cow::Borrowed("<text>")
             };
         }
         if self.network && !text.starts_with(['.', '/', '~', '-', '@']) {
@@ -346,14 +355,14 @@ impl<'a> Normalizer<'a> {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
             {
-                return format!("<host:{host}>");
+                return Cow::Owned(format!("<host:{host}>"));
             }
         }
         if looks_like_path(text) {
             let placement = self.placement(text);
-            return path_placeholder(&placement);
+            return Cow::Borrowed(path_placeholder(&placement));
         }
-        text.to_string()
+        Cow::Borrowed(text)
     }
 }
 

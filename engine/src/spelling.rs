@@ -168,7 +168,7 @@ pub(crate) fn shell_signature<'e>(
 ) -> String {
     // Sized for a part per word, assignment and wrapper and a few of context: grown, it was
     // copied two or three times per signature.
-    let mut parts: Vec<String> = Vec::with_capacity(
+    let mut parts: Vec<Cow<'e, str>> = Vec::with_capacity(
         effective.args.len() + effective.assignments.len() + effective.wrappers.len() + 4,
     );
     let mut assignments: Vec<String> = effective
@@ -177,13 +177,13 @@ pub(crate) fn shell_signature<'e>(
         .map(|(name, value)| normalizer.assignment(name, &value.text))
         .collect();
     assignments.sort();
-    parts.extend(assignments);
+    parts.extend(assignments.into_iter().map(Cow::Owned));
     for wrapper in &effective.wrappers {
         match wrapper {
-            Wrapper::Privilege => parts.push("[privileged]".to_string()),
-            Wrapper::StdinArgs => parts.push("[args-from-input]".to_string()),
-            Wrapper::FindExec => parts.push("[find-exec]".to_string()),
-            Wrapper::FetchRun => parts.push("[fetch-run]".to_string()),
+            Wrapper::Privilege => parts.push(Cow::Borrowed("[privileged]")),
+            Wrapper::StdinArgs => parts.push(Cow::Borrowed("[args-from-input]")),
+            Wrapper::FindExec => parts.push(Cow::Borrowed("[find-exec]")),
+            Wrapper::FetchRun => parts.push(Cow::Borrowed("[fetch-run]")),
             _ => {}
         }
     }
@@ -193,24 +193,24 @@ pub(crate) fn shell_signature<'e>(
             .as_ref()
             .map(|d| normalizer.arg(&d.text))
             .unwrap_or_default();
-        parts.push(format!("[in:{dir}]"));
+        parts.push(Cow::Owned(format!("[in:{dir}]")));
     }
     if let Some(runner) = &effective.runner {
-        parts.push(format!("[via:{runner}]"));
+        parts.push(Cow::Owned(format!("[via:{runner}]")));
     }
     let program = effective.program.as_str();
     if crate::shell::holds_unresolved(program) {
-        parts.push("<dynamic>".to_string());
+        parts.push(Cow::Borrowed("<dynamic>"));
     } else if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path)
     {
         // A file named by its path is that file, not the program its name resembles.
-        parts.push(effective.program_path.clone());
+        parts.push(Cow::Borrowed(effective.program_path.as_str()));
     } else if !program.is_empty() {
-        parts.push(program_family(program).to_string());
+        parts.push(Cow::Borrowed(program_family(program)));
     }
     for key in &effective.config_keys {
         if !display_config_key(key) {
-            parts.push(format!("-c {key}"));
+            parts.push(Cow::Owned(format!("-c {key}")));
         }
     }
     // The row of the precision table: the program's, a subcommand's (`git log`, `cargo test`),
@@ -260,7 +260,7 @@ pub(crate) fn shell_signature<'e>(
         if judgement.is_pattern(at) {
             // One `<pattern>` for `-e TODO -e FIXME`: more patterns are still one search.
             if parts.last().is_none_or(|p| p != "<pattern>") {
-                parts.push("<pattern>".to_string());
+                parts.push(Cow::Borrowed("<pattern>"));
             }
             continue;
         }
@@ -318,9 +318,9 @@ pub(crate) fn shell_signature<'e>(
             operand_seen = true;
         }
         let part = match operands {
-            Operands::Text => Some("<text>".to_string()),
+            Operands::Text => Some(Cow::Borrowed("<text>")),
             Operands::Topic if !looks_like_path(text) => {
-                (!text.bytes().all(|b| b.is_ascii_digit())).then(|| "<topic>".to_string())
+                (!text.bytes().all(|b| b.is_ascii_digit())).then_some(Cow::Borrowed("<topic>"))
             }
             Operands::SedScript
                 if first_operand
@@ -330,12 +330,12 @@ pub(crate) fn shell_signature<'e>(
                         .any(|w| matches!(w.text.as_str(), "-e" | "--expression" | "-f"))
                     && sed_prints_only(text) =>
             {
-                Some("<range>".to_string())
+                Some(Cow::Borrowed("<range>"))
             }
             Operands::Selector => {
                 // A selector is a path or a name inside what the runner already runs.
                 let placement = normalizer.placement(text);
-                Some(path_placeholder(&placement))
+                Some(Cow::Borrowed(path_placeholder(&placement)))
             }
             _ => {
                 let part = normalizer.arg(text);
@@ -346,7 +346,7 @@ pub(crate) fn shell_signature<'e>(
                     && word.is_literal()
                     && target_words.iter().any(|t| t == text)
                 {
-                    Some(path_placeholder(&normalizer.placement(text)))
+                    Some(Cow::Borrowed(path_placeholder(&normalizer.placement(text))))
                 } else {
                     Some(part)
                 }
@@ -355,7 +355,7 @@ pub(crate) fn shell_signature<'e>(
         let Some(mut part) = part else { continue };
         if part == "<path>" && text.contains(['*', '?', '[', '{']) {
             // A glob is many paths, which the learned single path does not vouch for.
-            part = "<glob>".to_string();
+            part = Cow::Borrowed("<glob>");
         }
         if drops_plain_paths && part == "<path>" && !is_sub && text.is_ascii() {
             // (A name with characters outside ASCII may be a look-alike of another name, so it
@@ -363,7 +363,7 @@ pub(crate) fn shell_signature<'e>(
             continue;
         }
         // One `<text>` or `<topic>` however many words.
-        if matches!(part.as_str(), "<text>" | "<topic>") && parts.last() == Some(&part) {
+        if matches!(part.as_ref(), "<text>" | "<topic>") && parts.last() == Some(&part) {
             continue;
         }
         parts.push(part);

@@ -160,5 +160,5 @@ fn glob_reaches_own_state(glob: &str, roots: &Roots) -> bool {
 /// The placeholder for a structured tool's path argument.
 pub(crate) fn path_signature(raw: &str, cwd: Option<&str>, roots: &Roots) -> String {
     let resolved = resolve(raw, cwd, roots);
-    path_placeholder(&place(resolved.as_deref(), roots))
+    path_placeholder(&place(resolved.as_deref(), roots)).to_string()
 }
