@@ -5,6 +5,8 @@
 //! path is resolved and placed here, the capability is corrected by where its paths lie, and
 //! anything not accounted for makes the action not understood.
 
+use std::borrow::Cow;
+
 use crate::knowledge::{self, Classification, Invocation};
 use crate::model::{
     Access, Action, ActionFlags, Analysis, Capability as C, Exposure, Reach, Reversibility, Scale,
@@ -20,11 +22,13 @@ use crate::targets::place_targets;
 
 /// Analyses one tool call relative to `roots`.
 pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
-    let cwd = call
-        .cwd
-        .as_deref()
-        .map(paths::normalize)
-        .unwrap_or_else(|| roots.project.clone());
+    // Borrowed when it is already normal (it nearly always is): copied, it was copied again
+    // for every command of the script.
+    let cwd: Cow<'_, str> = match call.cwd.as_deref() {
+        Some(dir) if paths::is_normal(dir) => Cow::Borrowed(dir),
+        Some(dir) => Cow::Owned(paths::normalize(dir)),
+        None => Cow::Borrowed(roots.project.as_str()),
+    };
     let mut analysis = match crate::tools::shell_command(call) {
         Some(shell) => {
             let mut a = analyze_shell(&shell.command, &cwd, roots);
@@ -83,7 +87,7 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
         effectives = with_subscript_code(effectives);
     }
     let mut piped_from_network = false;
-    let mut cwd_now: Option<String> = Some(cwd.to_string());
+    let mut cwd_now: Option<Cow<'_, str>> = Some(Cow::Borrowed(cwd));
     // One action per effective command (or one for none): an action is large, and growing the
     // list moved them.
     let mut actions = Vec::with_capacity(effectives.len().max(1));
@@ -97,7 +101,7 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
                 .all(|w| w.text.starts_with('-') || effective.program == "eval");
         piped_from_network |= piped;
         if matches!(effective.program.as_str(), "cd" | "pushd" | "popd") {
-            cwd_now = change_directory(effective, cwd_now.as_deref(), roots);
+            cwd_now = change_directory(effective, cwd_now.as_deref(), roots).map(Cow::Owned);
         }
         actions.push(classify_effective(
             effective,
@@ -183,9 +187,9 @@ fn classify_effective(
     roots: &Roots,
     piped_from_network: bool,
 ) -> Action {
-    let local_cwd: Option<String> = match &effective.chdir {
-        Some(dir) => resolve(&dir.text, cwd, roots),
-        None => cwd.map(str::to_string),
+    let local_cwd: Option<Cow<'_, str>> = match &effective.chdir {
+        Some(dir) => resolve(&dir.text, cwd, roots).map(Cow::Owned),
+        None => cwd.map(Cow::Borrowed),
     };
     let cwd = local_cwd.as_deref();
     let mut judgement = if let Some(why) = &effective.opaque {

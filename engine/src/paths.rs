@@ -288,7 +288,7 @@ pub fn normalize(path: &str) -> String {
 /// Already what [`normalize`] would make of it.
 /// (Absolute, and no empty, `.` or `..` segment: one pass over the bytes, as this runs for every
 /// resolved path.)
-fn is_normal(path: &str) -> bool {
+pub(crate) fn is_normal(path: &str) -> bool {
     let bytes = path.as_bytes();
     match bytes {
         [] => false,

@@ -441,18 +441,27 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
     if !header && !has_assignment {
         return long_random(value);
     }
-    let lower = text.to_ascii_lowercase();
-    if (header
-        || lower.contains("token=")
-        || lower.contains("password=")
-        || lower.contains("secret=")
-        || lower.contains("api_key=")
-        || lower.contains("apikey="))
-        && value.len() >= 6
-    {
+    if (header || names_credential_before_equals(text)) && value.len() >= 6 {
         return Some("«redacted:credential»");
     }
     long_random(value)
+}
+
+/// Some `=` in `text` follows `token`, `password`, `secret`, `api_key` or `apikey`, compared
+/// without case: what `text.to_ascii_lowercase()` containing `token=` (or the others) says,
+/// without the lower-cased copy or a substring search per name.
+fn names_credential_before_equals(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        b == b'='
+            && ["token", "password", "secret", "api_key", "apikey"]
+                .iter()
+                .any(|name| {
+                    at.checked_sub(name.len())
+                        .and_then(|start| bytes.get(start..at))
+                        .is_some_and(|before| before.eq_ignore_ascii_case(name.as_bytes()))
+                })
+    })
 }
 
 /// Long random-looking strings: mixed case letters and digits, no separators.
