@@ -412,12 +412,14 @@ fn classify_effective(
         }
     }
     floor_places_in_values(effective, &mut judgement, &mut normalizer);
-    let target_words: Vec<String> = judgement
+    let targets = place_targets(&mut judgement, &mut normalizer, &mut unknowns, &mut flags);
+    // Placing the targets corrects the judgement but never changes its list of targets: their
+    // words are borrowed from it, not copied.
+    let target_words: Vec<&str> = judgement
         .targets
         .iter()
-        .map(|(w, _)| w.text.clone())
+        .map(|(w, _)| w.text.as_str())
         .collect();
-    let targets = place_targets(&mut judgement, &mut normalizer, &mut unknowns, &mut flags);
     let signature = shell_signature(
         effective,
         &judgement,

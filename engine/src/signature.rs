@@ -142,6 +142,14 @@ impl<'a> Normalizer<'a> {
             })
     }
 
+    /// `raw` resolved (as [`Normalizer::place`] gives it), borrowed from the cache.
+    pub fn resolved(&mut self, raw: &str) -> Option<&str> {
+        let index = self.index_of(raw);
+        self.placed
+            .get(index)
+            .and_then(|(_, resolved, _)| resolved.as_deref())
+    }
+
     /// Where `raw` lies, without copying its resolved path.
     pub fn placement(&mut self, raw: &str) -> Placement {
         let index = self.index_of(raw);

@@ -18,7 +18,7 @@ use crate::signature::{Normalizer, looks_like_path, path_placeholder};
 pub(crate) fn spell(
     effective: &Effective,
     normalizer: &mut Normalizer<'_>,
-    target_words: &[String],
+    target_words: &[&str],
 ) -> (String, String) {
     let program = if effective.program_path.is_empty() {
         &effective.program
@@ -44,9 +44,9 @@ pub(crate) fn spell(
             }
         } else {
             positionals.push(' ');
-            if word.is_literal() && target_words.iter().any(|t| t == text) {
-                match normalizer.place(text).0 {
-                    Some(resolved) => positionals.push_str(&resolved),
+            if word.is_literal() && target_words.contains(&text) {
+                match normalizer.resolved(text) {
+                    Some(resolved) => positionals.push_str(resolved),
                     None => positionals.push_str(text),
                 }
             } else {
@@ -162,7 +162,7 @@ fn short_flag(letter: char) -> &'static str {
 pub(crate) fn shell_signature<'e>(
     effective: &'e Effective,
     judgement: &Classification,
-    target_words: &[String],
+    target_words: &[&str],
     normalizer: &mut Normalizer<'_>,
     redirects: &[String],
 ) -> String {
@@ -344,7 +344,7 @@ pub(crate) fn shell_signature<'e>(
                 if part == text
                     && text.is_ascii()
                     && word.is_literal()
-                    && target_words.iter().any(|t| t == text)
+                    && target_words.contains(&text)
                 {
                     Some(Cow::Borrowed(path_placeholder(&normalizer.placement(text))))
                 } else {
