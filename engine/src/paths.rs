@@ -293,9 +293,18 @@ pub(crate) fn is_normal(path: &str) -> bool {
     match bytes {
         [] => false,
         [b'/'] => true,
-        [b'/', rest @ ..] => rest
-            .split(|b| *b == b'/')
-            .all(|segment| !matches!(segment, b"" | b"." | b"..")),
+        // Each segment follows a `/`: it is empty, `.` or `..` exactly when the bytes after
+        // that `/` are the end, `/`, `.` then the end or `/`, or `..` then the end or `/`. Only
+        // the bytes after each `/` are looked at, in one pass.
+        [b'/', ..] => bytes.iter().enumerate().all(|(at, &b)| {
+            b != b'/'
+                || !matches!(
+                    (bytes.get(at + 1), bytes.get(at + 2), bytes.get(at + 3)),
+                    (None | Some(b'/'), _, _)
+                        | (Some(b'.'), None | Some(b'/'), _)
+                        | (Some(b'.'), Some(b'.'), None | Some(b'/'))
+                )
+        }),
         _ => false,
     }
 }
@@ -1106,6 +1115,36 @@ pub fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `is_normal` as first written: split at every `/` after the first.
+    fn is_normal_by_split(path: &str) -> bool {
+        match path.as_bytes() {
+            [] => false,
+            [b'/'] => true,
+            [b'/', rest @ ..] => rest
+                .split(|b| *b == b'/')
+                .all(|segment| !matches!(segment, b"" | b"." | b"..")),
+            _ => false,
+        }
+    }
+
+    /// The one-pass test agrees with splitting on every path of up to seven bytes over `/`, `.`
+    /// and a letter.
+    #[test]
+    fn is_normal_agrees_with_splitting() {
+        let mut paths = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..7 {
+            last = last
+                .iter()
+                .flat_map(|p| ['/', '.', 'a'].map(|c| format!("{p}{c}")))
+                .collect();
+            paths.extend(last.iter().cloned());
+        }
+        for path in &paths {
+            assert_eq!(is_normal(path), is_normal_by_split(path), "{path:?}");
+        }
+    }
 
     /// Glob reach as first written: every needle of every list against every run of
     /// segments, every file name against the last segment.
