@@ -417,7 +417,7 @@ fn place_text(path: &str, roots: &Roots) -> Placement {
         zone,
         secret: is_secret(name, &hits),
         persistence: home_bin || is_persistence(&lower, name, &hits),
-        control: own_state || is_control(&lower, name, &hits),
+        control: own_state || is_control(name, &hits),
         own_state,
         privileged: sockets::is_container_socket(&lower),
     }
@@ -733,6 +733,10 @@ struct ListHits {
     secret: bool,
     persistence: bool,
     control: bool,
+    /// A dot-file or dot-directory whose name ends in `rules`, or a dot-directory other than
+    /// `.git` followed by an instruction directory (`.windsurf/rules`, `.roo/commands`): found
+    /// in the same pass over the segments (see [`is_control`]).
+    dotted_control: bool,
 }
 
 fn list_hits(lower: &str) -> ListHits {
@@ -740,7 +744,22 @@ fn list_hits(lower: &str) -> ListHits {
     let mut stack: [&str; 24] = [""; 24];
     let mut count = 0;
     let mut heap: Vec<&str> = Vec::new();
-    for segment in segments(lower).filter(|s| !s.is_empty()) {
+    let mut hits = ListHits::default();
+    // The segment before, empty ones included: `is_control` asks of each dotted segment the one
+    // right after it.
+    let mut previous_dotted = false;
+    for segment in segments(lower) {
+        if previous_dotted && INSTRUCTION_DIRS.contains(&segment) {
+            hits.dotted_control = true;
+        }
+        let dotted = segment.starts_with('.') && segment.len() > 1;
+        if dotted && segment.ends_with("rules") {
+            hits.dotted_control = true;
+        }
+        previous_dotted = dotted && segment != ".git";
+        if segment.is_empty() {
+            continue;
+        }
         match stack.get_mut(count) {
             Some(slot) if heap.is_empty() => {
                 *slot = segment;
@@ -759,7 +778,6 @@ fn list_hits(lower: &str) -> ListHits {
     } else {
         &heap
     };
-    let mut hits = ListHits::default();
     for (i, segment) in segments.iter().enumerate() {
         if !may_start_needle(segment) {
             continue;
@@ -950,8 +968,8 @@ const INSTRUCTION_DIRS: &[&str] = &[
     "hooks",
 ];
 
-/// `name` is `lower`'s last segment.
-fn is_control(lower: &str, name: &str, hits: &ListHits) -> bool {
+/// `name` is the lower-cased path's last segment; `hits` its list hits.
+fn is_control(name: &str, hits: &ListHits) -> bool {
     if hits.control {
         return true;
     }
@@ -976,23 +994,9 @@ fn is_control(lower: &str, name: &str, hits: &ListHits) -> bool {
         return true;
     }
     // A dot-file or dot-directory whose name ends in `rules`, or a vendor dot-directory
-    // followed by an instruction directory (`.windsurf/rules`, `.roo/commands`).
-    let mut segments = segments(lower).peekable();
-    while let Some(s) = segments.next() {
-        let dotted = s.starts_with('.') && s.len() > 1;
-        if dotted && s.ends_with("rules") {
-            return true;
-        }
-        if dotted
-            && s != ".git"
-            && segments
-                .peek()
-                .is_some_and(|next| INSTRUCTION_DIRS.contains(next))
-        {
-            return true;
-        }
-    }
-    false
+    // followed by an instruction directory (`.windsurf/rules`, `.roo/commands`): asked while
+    // the lists were matched (`ListHits::dotted_control`).
+    hits.dotted_control
 }
 
 /// Why writing `path` is a control-file floor, from the table's row it matches.
