@@ -91,17 +91,18 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
     // One action per effective command (or one for none): an action is large, and growing the
     // list moved them.
     let mut actions = Vec::with_capacity(effectives.len().max(1));
-    for effective in &effectives {
+    // Each effective command is moved into its action (its written text is not copied).
+    for effective in effectives {
         // Network bytes reach a program that runs what it reads (not a script file it names).
         let piped = effective.fed_from_network
-            && runs_code(effective)
+            && runs_code(&effective)
             && effective
                 .args
                 .iter()
                 .all(|w| w.text.starts_with('-') || effective.program == "eval");
         piped_from_network |= piped;
         if matches!(effective.program.as_str(), "cd" | "pushd" | "popd") {
-            cwd_now = change_directory(effective, cwd_now.as_deref(), roots).map(Cow::Owned);
+            cwd_now = change_directory(&effective, cwd_now.as_deref(), roots).map(Cow::Owned);
         }
         actions.push(classify_effective(
             effective,
@@ -182,11 +183,12 @@ fn unknown_action(text: &str, why: &[String]) -> Action {
 
 /// Classifies one effective command run in `cwd` (`None` when the directory is unknown).
 fn classify_effective(
-    effective: &Effective,
+    owned: Effective,
     cwd: Option<&str>,
     roots: &Roots,
     piped_from_network: bool,
 ) -> Action {
+    let effective = &owned;
     let local_cwd: Option<Cow<'_, str>> = match &effective.chdir {
         Some(dir) => resolve(&dir.text, cwd, roots).map(Cow::Owned),
         None => cwd.map(Cow::Borrowed),
@@ -430,6 +432,17 @@ fn classify_effective(
     let (spelling, spelling_without_flags) = spell(effective, &mut normalizer, &target_words);
     normalizer.reaches.mark(&mut flags);
     let display = redact_text(effective_text(effective));
+    let command = shell_words(effective);
+    let risky_wrapper = effective.wrappers.iter().any(|w| {
+        matches!(
+            w,
+            Wrapper::Privilege
+                | Wrapper::ShellEval
+                | Wrapper::StdinArgs
+                | Wrapper::FindExec
+                | Wrapper::FetchRun
+        )
+    });
     Action {
         capability: judgement.capability,
         blast: judgement.blast,
@@ -441,21 +454,12 @@ fn classify_effective(
         flags,
         subject: Subject {
             tool: "Bash".to_string(),
-            command: Some(shell_words(effective)),
-            written: Some(effective.written.clone()),
+            command: Some(command),
+            written: Some(owned.written),
             unnamed_effects,
             spelling,
             spelling_without_flags,
-            risky_wrapper: effective.wrappers.iter().any(|w| {
-                matches!(
-                    w,
-                    Wrapper::Privilege
-                        | Wrapper::ShellEval
-                        | Wrapper::StdinArgs
-                        | Wrapper::FindExec
-                        | Wrapper::FetchRun
-                )
-            }),
+            risky_wrapper,
             ..Subject::default()
         },
     }

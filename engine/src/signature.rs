@@ -70,12 +70,22 @@ pub fn looks_like_path(s: &str) -> bool {
     if s.is_empty() || s.starts_with('-') {
         return false;
     }
-    s.contains('/')
-        || s == "."
-        || s == ".."
-        || s.starts_with('~')
-        || s.starts_with('.')
-        || s.rsplit_once('.').is_some_and(|(stem, ext)| {
+    if matches!(s.as_bytes().first(), Some(b'~' | b'.')) {
+        // (`.` and `..` among them.)
+        return true;
+    }
+    // One pass over the bytes: any `/`, else the last `.` (where `rsplit_once('.')` splits).
+    let mut last_dot = None;
+    for (at, b) in s.bytes().enumerate() {
+        match b {
+            b'/' => return true,
+            b'.' => last_dot = Some(at),
+            _ => {}
+        }
+    }
+    last_dot
+        .and_then(|at| Some((s.get(..at)?, s.get(at + 1..)?)))
+        .is_some_and(|(stem, ext)| {
             !stem.is_empty()
                 && (1..=5).contains(&ext.len())
                 && ext.chars().all(|c| c.is_ascii_alphanumeric())
