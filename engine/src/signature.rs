@@ -263,7 +263,10 @@ impl<'a> Normalizer<'a> {
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
             return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1)));
         }
-        if let Some((name, value)) = text.split_once('=') {
+        // Whether the text has a `=` at all, found once: without one, the token check below need
+        // not look for the last.
+        let assignment = text.split_once('=');
+        if let Some((name, value)) = assignment {
             let identifier = !name.is_empty()
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !name.starts_with(|c: char| c.is_ascii_digit());
@@ -293,7 +296,12 @@ impl<'a> Normalizer<'a> {
         if let Some(url) = self.url(text) {
             return Cow::Owned(url);
         }
-        if let Some(redacted) = redact_token(text) {
+        let redacted = if assignment.is_some() {
+            redact_token(text)
+        } else {
+            redact_token_at(text, None)
+        };
+        if let Some(redacted) = redacted {
             return Cow::Borrowed(redacted);
         }
         if self.network
@@ -384,37 +392,44 @@ impl<'a> Normalizer<'a> {
     }
 }
 
+/// What the tokens of well-known services start with.
+const TOKEN_PREFIXES: &[&str] = &[
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xapp-",
+    "sk-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "pk_live_",
+    "AKIA",
+    "ASIA",
+    "AIza",
+    "ya29.",
+    "npm_",
+    "pypi-",
+    "hf_",
+    "shpat_",
+    "eyJ",
+];
+
 /// A credential-shaped token, replaced by a marker that names what kind it was.
 pub fn redact_token(text: &str) -> Option<&'static str> {
-    const PREFIXES: &[&str] = &[
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-        "glpat-",
-        "xoxb-",
-        "xoxp-",
-        "xoxa-",
-        "xapp-",
-        "sk-",
-        "sk_live_",
-        "sk_test_",
-        "rk_live_",
-        "pk_live_",
-        "AKIA",
-        "ASIA",
-        "AIza",
-        "ya29.",
-        "npm_",
-        "pypi-",
-        "hf_",
-        "shpat_",
-        "eyJ",
-    ];
     // The last `=`, found once: whether there is one, and the value after it.
-    let last_equals = text.rfind('=');
+    redact_token_at(text, text.rfind('='))
+}
+
+/// [`redact_token`] of a text whose last `=` is at `last_equals` (found by the caller).
+fn redact_token_at(text: &str, last_equals: Option<usize>) -> Option<&'static str> {
+    const PREFIXES: &[&str] = TOKEN_PREFIXES;
     let has_assignment = last_equals.is_some();
     // Too short for a token prefix (16), a header (15) or a random string (32), and no `=`.
     if text.len() < 15 && !has_assignment {
@@ -505,23 +520,31 @@ fn long_random(value: &str) -> Option<&'static str> {
 /// test), so only the others are asked.
 fn any_token_redacts(text: &str) -> bool {
     let mut start = 0;
-    let mut assignment = false;
+    // The token's last `=`, relative to its start: `redact_token` need not search for it again.
+    let mut last_equals: Option<usize> = None;
     for (at, byte) in text.bytes().enumerate() {
         match byte {
             b' ' => {
-                if (at - start >= 15 || assignment)
-                    && text.get(start..at).and_then(redact_token).is_some()
+                if (at - start >= 15 || last_equals.is_some())
+                    && text
+                        .get(start..at)
+                        .and_then(|token| redact_token_at(token, last_equals))
+                        .is_some()
                 {
                     return true;
                 }
                 start = at + 1;
-                assignment = false;
+                last_equals = None;
             }
-            b'=' => assignment = true,
+            b'=' => last_equals = Some(at - start),
             _ => {}
         }
     }
-    (text.len() - start >= 15 || assignment) && text.get(start..).and_then(redact_token).is_some()
+    (text.len() - start >= 15 || last_equals.is_some())
+        && text
+            .get(start..)
+            .and_then(|token| redact_token_at(token, last_equals))
+            .is_some()
 }
 
 /// Redacts credential-shaped tokens in text meant for people.
