@@ -200,7 +200,7 @@ pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
     let path = if is_normal(&joined) {
         joined
     } else {
-        let path = normalize(&joined);
+        let path = normalize_segments(&joined);
         if roots.links.dot_dot_after_link(&joined, &path) {
             return None;
         }
@@ -264,6 +264,11 @@ pub fn normalize(path: &str) -> String {
     if is_normal(path) {
         return path.to_string();
     }
+    normalize_segments(path)
+}
+
+/// [`normalize`] of a path known not to be normal already (`resolve` has just asked).
+fn normalize_segments(path: &str) -> String {
     // Each kept segment is `/` and its text; `..` cuts the last one off again.
     let mut out = String::with_capacity(path.len());
     for segment in segments(path) {
