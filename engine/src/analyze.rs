@@ -24,14 +24,15 @@ use crate::targets::place_targets;
 pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
     // Borrowed when it is already normal (it nearly always is): copied, it was copied again
     // for every command of the script.
-    let cwd: Cow<'_, str> = match call.cwd.as_deref() {
-        Some(dir) if paths::is_normal(dir) => Cow::Borrowed(dir),
-        Some(dir) => Cow::Owned(paths::normalize(dir)),
-        None => Cow::Borrowed(roots.project.as_str()),
+    // Whether it is known to be normal travels with it: paths are resolved against it.
+    let (cwd, cwd_normal): (Cow<'_, str>, bool) = match call.cwd.as_deref() {
+        Some(dir) if paths::is_normal(dir) => (Cow::Borrowed(dir), true),
+        Some(dir) => (Cow::Owned(paths::normalize(dir)), true),
+        None => (Cow::Borrowed(roots.project.as_str()), false),
     };
     let mut analysis = match crate::tools::shell_command(call) {
         Some(shell) => {
-            let mut a = analyze_shell(&shell.command, &cwd, roots);
+            let mut a = analyze_shell(&shell.command, &cwd, cwd_normal, roots);
             // The agent was told to leave its sandbox: never learnable.
             if shell.unsandboxed {
                 for action in &mut a.actions {
@@ -80,7 +81,8 @@ fn runs_code(effective: &Effective) -> bool {
 
 /// Analyses shell text run in `cwd`. Problems are reported on the actions (`unknowns`); the
 /// caller gathers them.
-pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
+/// `cwd_normal`: `cwd` is known to be normal (paths are resolved against it).
+pub fn analyze_shell(command: &str, cwd: &str, cwd_normal: bool, roots: &Roots) -> Analysis {
     let mut script = parse(command, 0);
     let mut effectives = unwrap_script(std::mem::take(&mut script.commands), &Effective::default());
     if effectives.iter().any(evaluates_subscripts) {
@@ -88,6 +90,8 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
     }
     let mut piped_from_network = false;
     let mut cwd_now: Option<Cow<'_, str>> = Some(Cow::Borrowed(cwd));
+    // After a `cd`, the directory is not taken to be normal (it is asked again when resolving).
+    let mut cwd_now_normal = cwd_normal;
     // One action per effective command (or one for none): an action is large, and growing the
     // list moved them.
     let mut actions = Vec::with_capacity(effectives.len().max(1));
@@ -103,10 +107,12 @@ pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
         piped_from_network |= piped;
         if matches!(effective.program.as_str(), "cd" | "pushd" | "popd") {
             cwd_now = change_directory(&effective, cwd_now.as_deref(), roots).map(Cow::Owned);
+            cwd_now_normal = false;
         }
         actions.push(classify_effective(
             effective,
             cwd_now.as_deref(),
+            cwd_now_normal,
             roots,
             piped,
         ));
@@ -185,6 +191,7 @@ fn unknown_action(text: &str, why: &[String]) -> Action {
 fn classify_effective(
     owned: Effective,
     cwd: Option<&str>,
+    cwd_normal: bool,
     roots: &Roots,
     piped_from_network: bool,
 ) -> Action {
@@ -299,6 +306,8 @@ fn classify_effective(
         unknowns.push("runs code fetched from the network".to_string());
     }
     let mut normalizer = Normalizer::new(cwd, roots);
+    // A directory a wrapper changes into is not taken to be normal.
+    normalizer.cwd_normal = cwd_normal && effective.chdir.is_none();
     // Copy tools name local files as well as `user@host:` remotes, which are kept anyway.
     normalizer.network = (matches!(
         judgement.capability,

@@ -177,12 +177,24 @@ impl Roots {
 /// Resolves `raw` (as the shell would see it after quoting) against `cwd` and normalises it
 /// lexically. `None` when it cannot be resolved.
 pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
+    resolve_in(raw, cwd, false, roots)
+}
+
+/// [`resolve`], told whether `cwd` is known to be normal: a relative path joined onto a normal
+/// directory is normal exactly when its own segments are, so only they are looked at.
+pub(crate) fn resolve_in(
+    raw: &str,
+    cwd: Option<&str>,
+    cwd_normal: bool,
+    roots: &Roots,
+) -> Option<String> {
     if raw.is_empty() || crate::shell::holds_unresolved(raw) {
         return None;
     }
     if is_windows_path(raw) {
         return Some(raw.replace('\\', "/"));
     }
+    let mut known_normal = None;
     let joined = if raw == "~" {
         roots.home.clone()
     } else if raw == "~+" || raw.starts_with("~+/") {
@@ -195,9 +207,13 @@ pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
     } else if raw.starts_with('/') {
         raw.to_string()
     } else {
-        join(cwd?, raw)
+        let dir = cwd?;
+        if cwd_normal {
+            known_normal = Some(rest_is_normal(raw.as_bytes()));
+        }
+        join(dir, raw)
     };
-    let path = if is_normal(&joined) {
+    let path = if known_normal.unwrap_or_else(|| is_normal(&joined)) {
         joined
     } else {
         let path = normalize_segments(&joined);
@@ -298,20 +314,29 @@ pub(crate) fn is_normal(path: &str) -> bool {
     match bytes {
         [] => false,
         [b'/'] => true,
-        // Each segment follows a `/`: it is empty, `.` or `..` exactly when the bytes after
-        // that `/` are the end, `/`, `.` then the end or `/`, or `..` then the end or `/`. Only
-        // the bytes after each `/` are looked at, in one pass.
-        [b'/', ..] => bytes.iter().enumerate().all(|(at, &b)| {
-            b != b'/'
-                || !matches!(
-                    (bytes.get(at + 1), bytes.get(at + 2), bytes.get(at + 3)),
-                    (None | Some(b'/'), _, _)
-                        | (Some(b'.'), None | Some(b'/'), _)
-                        | (Some(b'.'), Some(b'.'), None | Some(b'/'))
-                )
-        }),
+        [b'/', rest @ ..] => rest_is_normal(rest),
         _ => false,
     }
+}
+
+/// The bytes after a path's `/` hold no empty, `.` or `..` segment. Each segment starts at the
+/// beginning or after a `/`: it is empty, `.` or `..` exactly when the bytes there are the end,
+/// `/`, `.` then the end or `/`, or `..` then the end or `/`. One pass, looking only past each
+/// `/`.
+fn rest_is_normal(rest: &[u8]) -> bool {
+    let segment_ok = |at: usize| {
+        !matches!(
+            (rest.get(at), rest.get(at + 1), rest.get(at + 2)),
+            (None | Some(b'/'), _, _)
+                | (Some(b'.'), None | Some(b'/'), _)
+                | (Some(b'.'), Some(b'.'), None | Some(b'/'))
+        )
+    };
+    segment_ok(0)
+        && rest
+            .iter()
+            .enumerate()
+            .all(|(at, &b)| b != b'/' || segment_ok(at + 1))
 }
 
 /// `path` equals `dir` or lies below it.
@@ -1152,6 +1177,31 @@ mod tests {
         }
         for path in &paths {
             assert_eq!(is_normal(path), is_normal_by_split(path), "{path:?}");
+        }
+    }
+
+    /// Told that the working directory is normal, resolution gives what it gives untold, for
+    /// every relative, absolute and home path of up to six bytes over `/`, `.`, `~` and a letter.
+    #[test]
+    fn a_normal_working_directory_resolves_alike() {
+        let roots = Roots::new("/work/project", "/home/dev");
+        let mut raws = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..6 {
+            last = last
+                .iter()
+                .flat_map(|p| ['/', '.', '~', 'a'].map(|c| format!("{p}{c}")))
+                .collect();
+            raws.extend(last.iter().cloned());
+        }
+        for cwd in ["/", "/work/project", "/work/project/src"] {
+            for raw in &raws {
+                assert_eq!(
+                    resolve_in(raw, Some(cwd), true, &roots),
+                    resolve(raw, Some(cwd), &roots),
+                    "{raw:?} in {cwd}"
+                );
+            }
         }
     }
 

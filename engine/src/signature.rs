@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use crate::model::{Placement, Zone};
 use crate::net::{self, Reaches};
-use crate::paths::{Roots, UNRESOLVED_PLACEMENT, is_container_socket, place, resolve};
+use crate::paths::{Roots, UNRESOLVED_PLACEMENT, is_container_socket, place, resolve_in};
 use crate::shell::UNRESOLVED;
 
 /// The placeholder for a placed path.
@@ -121,6 +121,8 @@ pub struct Normalizer<'a> {
     /// container runtime's socket. The caller marks the action's flags with it.
     pub reaches: Reaches,
     cwd: Option<&'a str>,
+    /// `cwd` is known to be normal (`paths::resolve_in`).
+    pub(crate) cwd_normal: bool,
     roots: &'a Roots,
     placed: Vec<(String, Option<String>, Placement)>,
 }
@@ -132,6 +134,7 @@ impl<'a> Normalizer<'a> {
             network: false,
             reaches: Reaches::default(),
             cwd,
+            cwd_normal: false,
             roots,
             placed: Vec::new(),
         }
@@ -223,7 +226,7 @@ impl<'a> Normalizer<'a> {
         if let Some(index) = self.placed.iter().position(|(r, _, _)| r == raw) {
             return index;
         }
-        let resolved = resolve(raw, self.cwd, self.roots);
+        let resolved = resolve_in(raw, self.cwd, self.cwd_normal, self.roots);
         let placement = place(resolved.as_deref(), self.roots);
         self.placed.push((raw.to_string(), resolved, placement));
         self.placed.len().saturating_sub(1)
