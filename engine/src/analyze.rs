@@ -30,7 +30,9 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
         Some(dir) => (Cow::Owned(paths::normalize(dir)), true),
         None => (Cow::Borrowed(roots.project.as_str()), false),
     };
-    let mut analysis = match crate::tools::shell_command(call) {
+    // The tool's name is looked up once, for the shell test and the canonical name both.
+    let canonical = crate::tools::canonical_of(&call.tool);
+    let mut analysis = match crate::tools::shell_command_of(call, canonical) {
         Some(shell) => {
             let mut a = analyze_shell(&shell.command, &cwd, cwd_normal, roots);
             // The agent was told to leave its sandbox: never learnable.
@@ -60,7 +62,7 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
             }
         }
     };
-    let tool = crate::tools::canonical_tool(&call.tool);
+    let tool = canonical.map_or_else(|| call.tool.clone(), str::to_string);
     let call_args = std::sync::Arc::new(crate::tools::canonical_args(&tool, &call.input));
     for action in &mut analysis.actions {
         analysis.problems.extend(action.unknowns.iter().cloned());
@@ -227,7 +229,9 @@ fn classify_effective(
             j.unread_code = base.unread_code;
         }
         j.unread_code |= effective.unread;
-        if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path) {
+        if effective.program_path.as_bytes().contains(&b'/')
+            && !trusted_program_path(&effective.program_path)
+        {
             j.targets
                 .push((Word::plain(&effective.program_path), Access::Execute));
         }
@@ -252,7 +256,7 @@ fn classify_effective(
         };
         match knowledge::classify(&invocation) {
             Some(j) => j,
-            None if effective.program_path.contains('/') => {
+            None if effective.program_path.as_bytes().contains(&b'/') => {
                 let mut j = Classification::opaque(
                     C::ExecUnknown,
                     "runs a program or script the engine has not read",
@@ -476,7 +480,7 @@ fn classify_effective(
 
 /// `$NAME` or `${NAME…}` where the name says it holds a credential.
 fn names_secret_variable(raw: &str) -> bool {
-    if !raw.contains('$') {
+    if !raw.as_bytes().contains(&b'$') {
         return false;
     }
     raw.split('$').skip(1).any(|rest| {

@@ -266,9 +266,16 @@ impl<'a> Normalizer<'a> {
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
             return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1)));
         }
-        // Whether the text has a `=` at all, found once: without one, the token check below need
-        // not look for the last.
-        let assignment = text.split_once('=');
+        // Whether the text has a `=` or a `:` at all, asked once of its bytes (the slice's
+        // `memchr`): without them, the splits and the URL test below have nothing to find, and
+        // the token check need not look for the last `=`.
+        let bytes = text.as_bytes();
+        let (has_equals, has_colon) = (bytes.contains(&b'='), bytes.contains(&b':'));
+        let assignment = if has_equals {
+            text.split_once('=')
+        } else {
+            None
+        };
         if let Some((name, value)) = assignment {
             let identifier = !name.is_empty()
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -296,7 +303,8 @@ impl<'a> Normalizer<'a> {
             }
         }
         // Before the token check: a URL's credentials are a floor, not only a redaction.
-        if let Some(url) = self.url(text) {
+        // (`url` finds no scheme without a `:`, and marks nothing then.)
+        if has_colon && let Some(url) = self.url(text) {
             return Cow::Owned(url);
         }
         let redacted = if assignment.is_some() {
@@ -338,7 +346,7 @@ impl<'a> Normalizer<'a> {
         {
             return Cow::Borrowed("<port>");
         }
-        if let Some((left, right)) = text.split_once(':') {
+        if has_colon && let Some((left, right)) = text.split_once(':') {
             if left.contains('@') && !left.contains('/') && !left.contains(' ') {
                 // `user@host:path`: the host is what a learned signature must not generalise over.
                 let host = left.rsplit('@').next().unwrap_or("").to_ascii_lowercase();

@@ -201,7 +201,8 @@ pub(crate) fn shell_signature<'e>(
     let program = effective.program.as_str();
     if crate::shell::holds_unresolved(program) {
         parts.push(Cow::Borrowed("<dynamic>"));
-    } else if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path)
+    } else if effective.program_path.as_bytes().contains(&b'/')
+        && !trusted_program_path(&effective.program_path)
     {
         // A file named by its path is that file, not the program its name resembles.
         parts.push(Cow::Borrowed(effective.program_path.as_str()));
@@ -227,12 +228,13 @@ pub(crate) fn shell_signature<'e>(
         (program, None, 0)
     };
     let sub = sub_at.map_or("", |_| first);
-    let precision =
-        if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path) {
-            None
-        } else {
-            precision(subject, sub)
-        };
+    let precision = if effective.program_path.as_bytes().contains(&b'/')
+        && !trusted_program_path(&effective.program_path)
+    {
+        None
+    } else {
+        precision(subject, sub)
+    };
     // A plain project path says nothing the capability does not, in an action that only reads
     // or runs the project's own tests: `cat README.md` and `cat src/main.py` are one operation.
     let drops_plain_paths = judgement.capability.is_read_only()
