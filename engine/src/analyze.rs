@@ -604,8 +604,13 @@ fn floor_places_in_values(
             let literal = word.is_literal();
             let is_option = text.starts_with('-') && text != "--" && text != "-";
             if literal {
-                if let Some((_, value)) = text.split_once('=').filter(|_| is_option || after_option)
-                {
+                // (Split only when an option or the word after one: the split is kept only then.)
+                let split = if is_option || after_option {
+                    text.split_once('=')
+                } else {
+                    None
+                };
+                if let Some((_, value)) = split {
                     values.push(value);
                 } else if after_option {
                     values.push(text);
