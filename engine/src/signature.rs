@@ -510,7 +510,9 @@ fn names_credential_before_equals(text: &str) -> bool {
 
 /// Long random-looking strings: mixed case letters and digits, no separators.
 fn long_random(value: &str) -> Option<&'static str> {
-    if value.len() < 32 {
+    // A `.` is no byte of such a string, and most long words (paths, hosts) have one: asked
+    // first with the slice's `memchr`, it settles them without the loop below.
+    if value.len() < 32 || value.as_bytes().contains(&b'.') {
         return None;
     }
     let (mut digit, mut upper, mut lower) = (false, false, false);
