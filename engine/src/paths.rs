@@ -519,7 +519,7 @@ fn strip_home<'p>(lower: &'p str, home: &str) -> Option<&'p str> {
 /// its lower-cased form would be, without making one); `home` is the roots' home as given
 /// (compared by [`strip_home`]).
 fn is_credential_tree(path: &str, home: &str) -> bool {
-    let exact = [
+    const EXACT: [&str; 9] = [
         "/",
         "/home",
         "/users",
@@ -530,12 +530,27 @@ fn is_credential_tree(path: &str, home: &str) -> bool {
         "c:/",
         "c:/users",
     ];
-    exact.iter().any(|e| path.eq_ignore_ascii_case(e))
-        || strip_home(path, home).is_some_and(|rest| {
-            ["", "/", "/.config", "/.local", "/.local/share"]
-                .iter()
-                .any(|r| rest.eq_ignore_ascii_case(r))
-        })
+    // Below the home: these, compared without case.
+    const HOME_TAILS: [&str; 5] = ["", "/", "/.config", "/.local", "/.local/share"];
+    // Lengths first: an equal text has the same length. No exact entry is longer than
+    // `LONGEST_EXACT` bytes, and most placed paths are longer than that and than the home with
+    // any of its tails: they are not compared at all.
+    #[allow(clippy::indexing_slicing)] // compile time only
+    const LONGEST_EXACT: usize = {
+        let (mut longest, mut i) = (0, 0);
+        while i < EXACT.len() {
+            if EXACT[i].len() > longest {
+                longest = EXACT[i].len();
+            }
+            i += 1;
+        }
+        longest
+    };
+    let after_home = path.len().checked_sub(home.len());
+    path.len() <= LONGEST_EXACT && EXACT.iter().any(|e| path.eq_ignore_ascii_case(e))
+        || after_home.is_some_and(|extra| HOME_TAILS.iter().any(|t| t.len() == extra))
+            && strip_home(path, home)
+                .is_some_and(|rest| HOME_TAILS.iter().any(|r| rest.eq_ignore_ascii_case(r)))
 }
 
 name_set! {
