@@ -127,13 +127,15 @@ impl Roots {
     pub fn holds_own_state(&self, path: &str) -> bool {
         // `<project>/.leastgrant`, compared in two parts rather than built for every path.
         let project = self.project.trim_end_matches('/');
+        // The short tail is compared before the long head: most paths have no `/.leastgrant`
+        // there.
         is_within_ignore_case(path, &self.state_dir)
             || path
-                .get(..project.len())
-                .is_some_and(|head| head.eq_ignore_ascii_case(project))
+                .get(project.len()..)
+                .is_some_and(|rest| is_within_ignore_case(rest, "/.leastgrant"))
                 && path
-                    .get(project.len()..)
-                    .is_some_and(|rest| is_within_ignore_case(rest, "/.leastgrant"))
+                    .get(..project.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(project))
     }
 
     /// `path` is an ancestor of the state directory (deleting or overwriting it recursively
@@ -430,26 +432,45 @@ pub fn sweeps_secrets(resolved: &str, roots: &Roots) -> bool {
 
 /// Places a path by its text.
 fn place_text(path: &str, roots: &Roots) -> Placement {
-    let lower = path.to_ascii_lowercase();
+    // Lower-cased on the stack when it fits (nearly every path): no allocation per placement.
+    let mut buffer = [0u8; 256];
+    let heap: String;
+    let lower: &str = match buffer.get_mut(..path.len()) {
+        Some(bytes) => {
+            bytes.copy_from_slice(path.as_bytes());
+            bytes.make_ascii_lowercase();
+            match std::str::from_utf8(bytes) {
+                Ok(lower) => lower,
+                Err(_) => {
+                    heap = path.to_ascii_lowercase();
+                    &heap
+                }
+            }
+        }
+        None => {
+            heap = path.to_ascii_lowercase();
+            &heap
+        }
+    };
     let own_state = roots.holds_own_state(path);
-    let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &roots.home));
-    let hits = list_hits(&lower);
+    let zone = zone_of(path, lower, roots, is_credential_tree(lower, &roots.home));
+    let hits = list_hits(lower);
     let name = lower
         .bytes()
         .rposition(|b| b == b'/')
         .and_then(|at| lower.get(at + 1..))
-        .unwrap_or(&lower);
+        .unwrap_or(lower);
     // `~/bin` is on many users' PATH: what lands there runs in place of a familiar command.
-    let home_bin = strip_home(&lower, &roots.home)
+    let home_bin = strip_home(lower, &roots.home)
         .and_then(|rest| rest.strip_prefix("/bin"))
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     Placement {
         zone,
         secret: is_secret(name, &hits),
-        persistence: home_bin || is_persistence(&lower, name, &hits),
+        persistence: home_bin || is_persistence(lower, name, &hits),
         control: own_state || is_control(name, &hits),
         own_state,
-        privileged: sockets::is_container_socket(&lower),
+        privileged: sockets::is_container_socket(lower),
     }
 }
 
