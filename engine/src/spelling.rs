@@ -355,7 +355,7 @@ pub(crate) fn shell_signature<'e>(
             }
         };
         let Some(mut part) = part else { continue };
-        if part == "<path>" && text.contains(['*', '?', '[', '{']) {
+        if part == "<path>" && text.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'{')) {
             // A glob is many paths, which the learned single path does not vouch for.
             part = Cow::Borrowed("<glob>");
         }
