@@ -5,6 +5,8 @@
 //! path is resolved and placed here, the capability is corrected by where its paths lie, and
 //! anything not accounted for makes the action not understood.
 
+use std::borrow::Cow;
+
 use crate::knowledge::{self, Classification, Invocation};
 use crate::model::{
     Access, Action, ActionFlags, Analysis, Capability as C, Exposure, Reach, Reversibility, Scale,
@@ -20,14 +22,19 @@ use crate::targets::place_targets;
 
 /// Analyses one tool call relative to `roots`.
 pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
-    let cwd = call
-        .cwd
-        .as_deref()
-        .map(paths::normalize)
-        .unwrap_or_else(|| roots.project.clone());
-    let mut analysis = match crate::tools::shell_command(call) {
+    // Borrowed when it is already normal (it nearly always is): copied, it was copied again
+    // for every command of the script.
+    // Whether it is known to be normal travels with it: paths are resolved against it.
+    let (cwd, cwd_normal): (Cow<'_, str>, bool) = match call.cwd.as_deref() {
+        Some(dir) if paths::is_normal(dir) => (Cow::Borrowed(dir), true),
+        Some(dir) => (Cow::Owned(paths::normalize(dir)), true),
+        None => (Cow::Borrowed(roots.project.as_str()), false),
+    };
+    // The tool's name is looked up once, for the shell test and the canonical name both.
+    let canonical = crate::tools::canonical_of(&call.tool);
+    let mut analysis = match crate::tools::shell_command_of(call, canonical) {
         Some(shell) => {
-            let mut a = analyze_shell(&shell.command, &cwd, roots);
+            let mut a = analyze_shell(&shell.command, &cwd, cwd_normal, roots);
             // The agent was told to leave its sandbox: never learnable.
             if shell.unsandboxed {
                 for action in &mut a.actions {
@@ -55,7 +62,7 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
             }
         }
     };
-    let tool = crate::tools::canonical_tool(&call.tool);
+    let tool = canonical.map_or_else(|| call.tool.clone(), str::to_string);
     let call_args = std::sync::Arc::new(crate::tools::canonical_args(&tool, &call.input));
     for action in &mut analysis.actions {
         analysis.problems.extend(action.unknowns.iter().cloned());
@@ -76,32 +83,38 @@ fn runs_code(effective: &Effective) -> bool {
 
 /// Analyses shell text run in `cwd`. Problems are reported on the actions (`unknowns`); the
 /// caller gathers them.
-pub fn analyze_shell(command: &str, cwd: &str, roots: &Roots) -> Analysis {
+/// `cwd_normal`: `cwd` is known to be normal (paths are resolved against it).
+pub fn analyze_shell(command: &str, cwd: &str, cwd_normal: bool, roots: &Roots) -> Analysis {
     let mut script = parse(command, 0);
     let mut effectives = unwrap_script(std::mem::take(&mut script.commands), &Effective::default());
     if effectives.iter().any(evaluates_subscripts) {
         effectives = with_subscript_code(effectives);
     }
     let mut piped_from_network = false;
-    let mut cwd_now: Option<String> = Some(cwd.to_string());
+    let mut cwd_now: Option<Cow<'_, str>> = Some(Cow::Borrowed(cwd));
+    // After a `cd`, the directory is not taken to be normal (it is asked again when resolving).
+    let mut cwd_now_normal = cwd_normal;
     // One action per effective command (or one for none): an action is large, and growing the
     // list moved them.
     let mut actions = Vec::with_capacity(effectives.len().max(1));
-    for effective in &effectives {
+    // Each effective command is moved into its action (its written text is not copied).
+    for effective in effectives {
         // Network bytes reach a program that runs what it reads (not a script file it names).
         let piped = effective.fed_from_network
-            && runs_code(effective)
+            && runs_code(&effective)
             && effective
                 .args
                 .iter()
                 .all(|w| w.text.starts_with('-') || effective.program == "eval");
         piped_from_network |= piped;
         if matches!(effective.program.as_str(), "cd" | "pushd" | "popd") {
-            cwd_now = change_directory(effective, cwd_now.as_deref(), roots);
+            cwd_now = change_directory(&effective, cwd_now.as_deref(), roots).map(Cow::Owned);
+            cwd_now_normal = false;
         }
         actions.push(classify_effective(
             effective,
             cwd_now.as_deref(),
+            cwd_now_normal,
             roots,
             piped,
         ));
@@ -178,14 +191,16 @@ fn unknown_action(text: &str, why: &[String]) -> Action {
 
 /// Classifies one effective command run in `cwd` (`None` when the directory is unknown).
 fn classify_effective(
-    effective: &Effective,
+    owned: Effective,
     cwd: Option<&str>,
+    cwd_normal: bool,
     roots: &Roots,
     piped_from_network: bool,
 ) -> Action {
-    let local_cwd: Option<String> = match &effective.chdir {
-        Some(dir) => resolve(&dir.text, cwd, roots),
-        None => cwd.map(str::to_string),
+    let effective = &owned;
+    let local_cwd: Option<Cow<'_, str>> = match &effective.chdir {
+        Some(dir) => resolve(&dir.text, cwd, roots).map(Cow::Owned),
+        None => cwd.map(Cow::Borrowed),
     };
     let cwd = local_cwd.as_deref();
     let mut judgement = if let Some(why) = &effective.opaque {
@@ -214,7 +229,9 @@ fn classify_effective(
             j.unread_code = base.unread_code;
         }
         j.unread_code |= effective.unread;
-        if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path) {
+        if effective.program_path.as_bytes().contains(&b'/')
+            && !trusted_program_path(&effective.program_path)
+        {
             j.targets
                 .push((Word::plain(&effective.program_path), Access::Execute));
         }
@@ -239,7 +256,7 @@ fn classify_effective(
         };
         match knowledge::classify(&invocation) {
             Some(j) => j,
-            None if effective.program_path.contains('/') => {
+            None if effective.program_path.as_bytes().contains(&b'/') => {
                 let mut j = Classification::opaque(
                     C::ExecUnknown,
                     "runs a program or script the engine has not read",
@@ -293,6 +310,8 @@ fn classify_effective(
         unknowns.push("runs code fetched from the network".to_string());
     }
     let mut normalizer = Normalizer::new(cwd, roots);
+    // A directory a wrapper changes into is not taken to be normal.
+    normalizer.cwd_normal = cwd_normal && effective.chdir.is_none();
     // Copy tools name local files as well as `user@host:` remotes, which are kept anyway.
     normalizer.network = (matches!(
         judgement.capability,
@@ -408,12 +427,14 @@ fn classify_effective(
         }
     }
     floor_places_in_values(effective, &mut judgement, &mut normalizer);
-    let target_words: Vec<String> = judgement
+    let targets = place_targets(&mut judgement, &mut normalizer, &mut unknowns, &mut flags);
+    // Placing the targets corrects the judgement but never changes its list of targets: their
+    // words are borrowed from it, not copied.
+    let target_words: Vec<&str> = judgement
         .targets
         .iter()
-        .map(|(w, _)| w.text.clone())
+        .map(|(w, _)| w.text.as_str())
         .collect();
-    let targets = place_targets(&mut judgement, &mut normalizer, &mut unknowns, &mut flags);
     let signature = shell_signature(
         effective,
         &judgement,
@@ -424,6 +445,17 @@ fn classify_effective(
     let (spelling, spelling_without_flags) = spell(effective, &mut normalizer, &target_words);
     normalizer.reaches.mark(&mut flags);
     let display = redact_text(effective_text(effective));
+    let command = shell_words(effective);
+    let risky_wrapper = effective.wrappers.iter().any(|w| {
+        matches!(
+            w,
+            Wrapper::Privilege
+                | Wrapper::ShellEval
+                | Wrapper::StdinArgs
+                | Wrapper::FindExec
+                | Wrapper::FetchRun
+        )
+    });
     Action {
         capability: judgement.capability,
         blast: judgement.blast,
@@ -435,21 +467,12 @@ fn classify_effective(
         flags,
         subject: Subject {
             tool: "Bash".to_string(),
-            command: Some(shell_words(effective)),
-            written: Some(effective.written.clone()),
+            command: Some(command),
+            written: Some(owned.written),
             unnamed_effects,
             spelling,
             spelling_without_flags,
-            risky_wrapper: effective.wrappers.iter().any(|w| {
-                matches!(
-                    w,
-                    Wrapper::Privilege
-                        | Wrapper::ShellEval
-                        | Wrapper::StdinArgs
-                        | Wrapper::FindExec
-                        | Wrapper::FetchRun
-                )
-            }),
+            risky_wrapper,
             ..Subject::default()
         },
     }
@@ -457,7 +480,7 @@ fn classify_effective(
 
 /// `$NAME` or `${NAME…}` where the name says it holds a credential.
 fn names_secret_variable(raw: &str) -> bool {
-    if !raw.contains('$') {
+    if !raw.as_bytes().contains(&b'$') {
         return false;
     }
     raw.split('$').skip(1).any(|rest| {
@@ -581,8 +604,13 @@ fn floor_places_in_values(
             let literal = word.is_literal();
             let is_option = text.starts_with('-') && text != "--" && text != "-";
             if literal {
-                if let Some((_, value)) = text.split_once('=').filter(|_| is_option || after_option)
-                {
+                // (Split only when an option or the word after one: the split is kept only then.)
+                let split = if is_option || after_option {
+                    text.split_once('=')
+                } else {
+                    None
+                };
+                if let Some((_, value)) = split {
                     values.push(value);
                 } else if after_option {
                     values.push(text);

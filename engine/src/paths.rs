@@ -127,13 +127,15 @@ impl Roots {
     pub fn holds_own_state(&self, path: &str) -> bool {
         // `<project>/.leastgrant`, compared in two parts rather than built for every path.
         let project = self.project.trim_end_matches('/');
+        // The short tail is compared before the long head: most paths have no `/.leastgrant`
+        // there.
         is_within_ignore_case(path, &self.state_dir)
             || path
-                .get(..project.len())
-                .is_some_and(|head| head.eq_ignore_ascii_case(project))
+                .get(project.len()..)
+                .is_some_and(|rest| is_within_ignore_case(rest, "/.leastgrant"))
                 && path
-                    .get(project.len()..)
-                    .is_some_and(|rest| is_within_ignore_case(rest, "/.leastgrant"))
+                    .get(..project.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(project))
     }
 
     /// `path` is an ancestor of the state directory (deleting or overwriting it recursively
@@ -177,12 +179,24 @@ impl Roots {
 /// Resolves `raw` (as the shell would see it after quoting) against `cwd` and normalises it
 /// lexically. `None` when it cannot be resolved.
 pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
+    resolve_in(raw, cwd, false, roots)
+}
+
+/// [`resolve`], told whether `cwd` is known to be normal: a relative path joined onto a normal
+/// directory is normal exactly when its own segments are, so only they are looked at.
+pub(crate) fn resolve_in(
+    raw: &str,
+    cwd: Option<&str>,
+    cwd_normal: bool,
+    roots: &Roots,
+) -> Option<String> {
     if raw.is_empty() || crate::shell::holds_unresolved(raw) {
         return None;
     }
     if is_windows_path(raw) {
         return Some(raw.replace('\\', "/"));
     }
+    let mut known_normal = None;
     let joined = if raw == "~" {
         roots.home.clone()
     } else if raw == "~+" || raw.starts_with("~+/") {
@@ -195,12 +209,16 @@ pub fn resolve(raw: &str, cwd: Option<&str>, roots: &Roots) -> Option<String> {
     } else if raw.starts_with('/') {
         raw.to_string()
     } else {
-        join(cwd?, raw)
+        let dir = cwd?;
+        if cwd_normal {
+            known_normal = Some(rest_is_normal(raw.as_bytes()));
+        }
+        join(dir, raw)
     };
-    let path = if is_normal(&joined) {
+    let path = if known_normal.unwrap_or_else(|| is_normal(&joined)) {
         joined
     } else {
-        let path = normalize(&joined);
+        let path = normalize_segments(&joined);
         if roots.links.dot_dot_after_link(&joined, &path) {
             return None;
         }
@@ -264,6 +282,11 @@ pub fn normalize(path: &str) -> String {
     if is_normal(path) {
         return path.to_string();
     }
+    normalize_segments(path)
+}
+
+/// [`normalize`] of a path known not to be normal already (`resolve` has just asked).
+fn normalize_segments(path: &str) -> String {
     // Each kept segment is `/` and its text; `..` cuts the last one off again.
     let mut out = String::with_capacity(path.len());
     for segment in segments(path) {
@@ -288,16 +311,34 @@ pub fn normalize(path: &str) -> String {
 /// Already what [`normalize`] would make of it.
 /// (Absolute, and no empty, `.` or `..` segment: one pass over the bytes, as this runs for every
 /// resolved path.)
-fn is_normal(path: &str) -> bool {
+pub(crate) fn is_normal(path: &str) -> bool {
     let bytes = path.as_bytes();
     match bytes {
         [] => false,
         [b'/'] => true,
-        [b'/', rest @ ..] => rest
-            .split(|b| *b == b'/')
-            .all(|segment| !matches!(segment, b"" | b"." | b"..")),
+        [b'/', rest @ ..] => rest_is_normal(rest),
         _ => false,
     }
+}
+
+/// The bytes after a path's `/` hold no empty, `.` or `..` segment. Each segment starts at the
+/// beginning or after a `/`: it is empty, `.` or `..` exactly when the bytes there are the end,
+/// `/`, `.` then the end or `/`, or `..` then the end or `/`. One pass, looking only past each
+/// `/`.
+fn rest_is_normal(rest: &[u8]) -> bool {
+    let segment_ok = |at: usize| {
+        !matches!(
+            (rest.get(at), rest.get(at + 1), rest.get(at + 2)),
+            (None | Some(b'/'), _, _)
+                | (Some(b'.'), None | Some(b'/'), _)
+                | (Some(b'.'), Some(b'.'), None | Some(b'/'))
+        )
+    };
+    segment_ok(0)
+        && rest
+            .iter()
+            .enumerate()
+            .all(|(at, &b)| b != b'/' || segment_ok(at + 1))
 }
 
 /// `path` equals `dir` or lies below it.
@@ -391,26 +432,45 @@ pub fn sweeps_secrets(resolved: &str, roots: &Roots) -> bool {
 
 /// Places a path by its text.
 fn place_text(path: &str, roots: &Roots) -> Placement {
-    let lower = path.to_ascii_lowercase();
+    // Lower-cased on the stack when it fits (nearly every path): no allocation per placement.
+    let mut buffer = [0u8; 256];
+    let heap: String;
+    let lower: &str = match buffer.get_mut(..path.len()) {
+        Some(bytes) => {
+            bytes.copy_from_slice(path.as_bytes());
+            bytes.make_ascii_lowercase();
+            match std::str::from_utf8(bytes) {
+                Ok(lower) => lower,
+                Err(_) => {
+                    heap = path.to_ascii_lowercase();
+                    &heap
+                }
+            }
+        }
+        None => {
+            heap = path.to_ascii_lowercase();
+            &heap
+        }
+    };
     let own_state = roots.holds_own_state(path);
-    let zone = zone_of(path, &lower, roots, is_credential_tree(&lower, &roots.home));
-    let hits = list_hits(&lower);
+    let zone = zone_of(path, lower, roots, is_credential_tree(lower, &roots.home));
+    let hits = list_hits(lower);
     let name = lower
         .bytes()
         .rposition(|b| b == b'/')
         .and_then(|at| lower.get(at + 1..))
-        .unwrap_or(&lower);
+        .unwrap_or(lower);
     // `~/bin` is on many users' PATH: what lands there runs in place of a familiar command.
-    let home_bin = strip_home(&lower, &roots.home)
+    let home_bin = strip_home(lower, &roots.home)
         .and_then(|rest| rest.strip_prefix("/bin"))
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     Placement {
         zone,
         secret: is_secret(name, &hits),
-        persistence: home_bin || is_persistence(&lower, name, &hits),
-        control: own_state || is_control(&lower, name, &hits),
+        persistence: home_bin || is_persistence(lower, name, &hits),
+        control: own_state || is_control(name, &hits),
         own_state,
-        privileged: sockets::is_container_socket(&lower),
+        privileged: sockets::is_container_socket(lower),
     }
 }
 
@@ -480,7 +540,7 @@ fn strip_home<'p>(lower: &'p str, home: &str) -> Option<&'p str> {
 /// its lower-cased form would be, without making one); `home` is the roots' home as given
 /// (compared by [`strip_home`]).
 fn is_credential_tree(path: &str, home: &str) -> bool {
-    let exact = [
+    const EXACT: [&str; 9] = [
         "/",
         "/home",
         "/users",
@@ -491,12 +551,27 @@ fn is_credential_tree(path: &str, home: &str) -> bool {
         "c:/",
         "c:/users",
     ];
-    exact.iter().any(|e| path.eq_ignore_ascii_case(e))
-        || strip_home(path, home).is_some_and(|rest| {
-            ["", "/", "/.config", "/.local", "/.local/share"]
-                .iter()
-                .any(|r| rest.eq_ignore_ascii_case(r))
-        })
+    // Below the home: these, compared without case.
+    const HOME_TAILS: [&str; 5] = ["", "/", "/.config", "/.local", "/.local/share"];
+    // Lengths first: an equal text has the same length. No exact entry is longer than
+    // `LONGEST_EXACT` bytes, and most placed paths are longer than that and than the home with
+    // any of its tails: they are not compared at all.
+    #[allow(clippy::indexing_slicing)] // compile time only
+    const LONGEST_EXACT: usize = {
+        let (mut longest, mut i) = (0, 0);
+        while i < EXACT.len() {
+            if EXACT[i].len() > longest {
+                longest = EXACT[i].len();
+            }
+            i += 1;
+        }
+        longest
+    };
+    let after_home = path.len().checked_sub(home.len());
+    path.len() <= LONGEST_EXACT && EXACT.iter().any(|e| path.eq_ignore_ascii_case(e))
+        || after_home.is_some_and(|extra| HOME_TAILS.iter().any(|t| t.len() == extra))
+            && strip_home(path, home)
+                .is_some_and(|rest| HOME_TAILS.iter().any(|r| rest.eq_ignore_ascii_case(r)))
 }
 
 name_set! {
@@ -724,6 +799,10 @@ struct ListHits {
     secret: bool,
     persistence: bool,
     control: bool,
+    /// A dot-file or dot-directory whose name ends in `rules`, or a dot-directory other than
+    /// `.git` followed by an instruction directory (`.windsurf/rules`, `.roo/commands`): found
+    /// in the same pass over the segments (see [`is_control`]).
+    dotted_control: bool,
 }
 
 fn list_hits(lower: &str) -> ListHits {
@@ -731,7 +810,22 @@ fn list_hits(lower: &str) -> ListHits {
     let mut stack: [&str; 24] = [""; 24];
     let mut count = 0;
     let mut heap: Vec<&str> = Vec::new();
-    for segment in segments(lower).filter(|s| !s.is_empty()) {
+    let mut hits = ListHits::default();
+    // The segment before, empty ones included: `is_control` asks of each dotted segment the one
+    // right after it.
+    let mut previous_dotted = false;
+    for segment in segments(lower) {
+        if previous_dotted && INSTRUCTION_DIRS.contains(&segment) {
+            hits.dotted_control = true;
+        }
+        let dotted = segment.starts_with('.') && segment.len() > 1;
+        if dotted && segment.ends_with("rules") {
+            hits.dotted_control = true;
+        }
+        previous_dotted = dotted && segment != ".git";
+        if segment.is_empty() {
+            continue;
+        }
         match stack.get_mut(count) {
             Some(slot) if heap.is_empty() => {
                 *slot = segment;
@@ -750,7 +844,6 @@ fn list_hits(lower: &str) -> ListHits {
     } else {
         &heap
     };
-    let mut hits = ListHits::default();
     for (i, segment) in segments.iter().enumerate() {
         if !may_start_needle(segment) {
             continue;
@@ -941,8 +1034,8 @@ const INSTRUCTION_DIRS: &[&str] = &[
     "hooks",
 ];
 
-/// `name` is `lower`'s last segment.
-fn is_control(lower: &str, name: &str, hits: &ListHits) -> bool {
+/// `name` is the lower-cased path's last segment; `hits` its list hits.
+fn is_control(name: &str, hits: &ListHits) -> bool {
     if hits.control {
         return true;
     }
@@ -967,23 +1060,9 @@ fn is_control(lower: &str, name: &str, hits: &ListHits) -> bool {
         return true;
     }
     // A dot-file or dot-directory whose name ends in `rules`, or a vendor dot-directory
-    // followed by an instruction directory (`.windsurf/rules`, `.roo/commands`).
-    let mut segments = segments(lower).peekable();
-    while let Some(s) = segments.next() {
-        let dotted = s.starts_with('.') && s.len() > 1;
-        if dotted && s.ends_with("rules") {
-            return true;
-        }
-        if dotted
-            && s != ".git"
-            && segments
-                .peek()
-                .is_some_and(|next| INSTRUCTION_DIRS.contains(next))
-        {
-            return true;
-        }
-    }
-    false
+    // followed by an instruction directory (`.windsurf/rules`, `.roo/commands`): asked while
+    // the lists were matched (`ListHits::dotted_control`).
+    hits.dotted_control
 }
 
 /// Why writing `path` is a control-file floor, from the table's row it matches.
@@ -1106,6 +1185,61 @@ pub fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `is_normal` as first written: split at every `/` after the first.
+    fn is_normal_by_split(path: &str) -> bool {
+        match path.as_bytes() {
+            [] => false,
+            [b'/'] => true,
+            [b'/', rest @ ..] => rest
+                .split(|b| *b == b'/')
+                .all(|segment| !matches!(segment, b"" | b"." | b"..")),
+            _ => false,
+        }
+    }
+
+    /// The one-pass test agrees with splitting on every path of up to seven bytes over `/`, `.`
+    /// and a letter.
+    #[test]
+    fn is_normal_agrees_with_splitting() {
+        let mut paths = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..7 {
+            last = last
+                .iter()
+                .flat_map(|p| ['/', '.', 'a'].map(|c| format!("{p}{c}")))
+                .collect();
+            paths.extend(last.iter().cloned());
+        }
+        for path in &paths {
+            assert_eq!(is_normal(path), is_normal_by_split(path), "{path:?}");
+        }
+    }
+
+    /// Told that the working directory is normal, resolution gives what it gives untold, for
+    /// every relative, absolute and home path of up to six bytes over `/`, `.`, `~` and a letter.
+    #[test]
+    fn a_normal_working_directory_resolves_alike() {
+        let roots = Roots::new("/work/project", "/home/dev");
+        let mut raws = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..6 {
+            last = last
+                .iter()
+                .flat_map(|p| ['/', '.', '~', 'a'].map(|c| format!("{p}{c}")))
+                .collect();
+            raws.extend(last.iter().cloned());
+        }
+        for cwd in ["/", "/work/project", "/work/project/src"] {
+            for raw in &raws {
+                assert_eq!(
+                    resolve_in(raw, Some(cwd), true, &roots),
+                    resolve(raw, Some(cwd), &roots),
+                    "{raw:?} in {cwd}"
+                );
+            }
+        }
+    }
 
     /// Glob reach as first written: every needle of every list against every run of
     /// segments, every file name against the last segment.

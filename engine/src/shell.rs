@@ -18,7 +18,8 @@ pub const UNRESOLVED: char = '\u{E000}';
 /// word is asked this many times, and a search for a character outside ASCII goes through the
 /// substring searcher; `0xEE` (the lead byte of U+E000 to U+EFFF) is in no ASCII text.
 pub(crate) fn holds_unresolved(text: &str) -> bool {
-    text.bytes().any(|b| b == 0xEE) && text.contains(UNRESOLVED)
+    // `contains` on bytes is the word-at-a-time `memchr`, not a loop per byte.
+    text.as_bytes().contains(&0xEE) && text.contains(UNRESOLVED)
 }
 
 /// How deep substitutions and nested shells may go before the analysis gives up.

@@ -7,24 +7,33 @@
 
 pub(crate) mod precision;
 
+use std::borrow::Cow;
+
 use crate::model::{Placement, Zone};
 use crate::net::{self, Reaches};
-use crate::paths::{Roots, UNRESOLVED_PLACEMENT, is_container_socket, place, resolve};
+use crate::paths::{Roots, UNRESOLVED_PLACEMENT, is_container_socket, place, resolve_in};
 use crate::shell::UNRESOLVED;
 
 /// The placeholder for a placed path.
-pub fn path_placeholder(placement: &Placement) -> String {
+/// (A constant: signatures take it without a copy.)
+pub fn path_placeholder(placement: &Placement) -> &'static str {
     if placement.own_state {
-        return "<path:state>".to_string();
+        return "<path:state>";
     }
     match placement.zone {
-        Zone::Unresolved => "<path:unresolved>".to_string(),
-        _ if placement.secret => "<path:secret>".to_string(),
-        _ if placement.privileged => "<path:privileged>".to_string(),
-        _ if placement.persistence => "<path:persistence>".to_string(),
-        _ if placement.control => "<path:control>".to_string(),
-        Zone::Workspace => "<path>".to_string(),
-        zone => format!("<path:outside:{}>", zone.as_str()),
+        Zone::Unresolved => "<path:unresolved>",
+        _ if placement.secret => "<path:secret>",
+        _ if placement.privileged => "<path:privileged>",
+        _ if placement.persistence => "<path:persistence>",
+        _ if placement.control => "<path:control>",
+        Zone::Workspace => "<path>",
+        Zone::CredentialTree => "<path:outside:credential-tree>",
+        Zone::Etc => "<path:outside:etc>",
+        Zone::System => "<path:outside:system>",
+        Zone::Runtime => "<path:outside:runtime>",
+        Zone::Temp => "<path:outside:temp>",
+        Zone::Home => "<path:outside:home>",
+        Zone::Other => "<path:outside:other>",
     }
 }
 
@@ -61,12 +70,22 @@ pub fn looks_like_path(s: &str) -> bool {
     if s.is_empty() || s.starts_with('-') {
         return false;
     }
-    s.contains('/')
-        || s == "."
-        || s == ".."
-        || s.starts_with('~')
-        || s.starts_with('.')
-        || s.rsplit_once('.').is_some_and(|(stem, ext)| {
+    if matches!(s.as_bytes().first(), Some(b'~' | b'.')) {
+        // (`.` and `..` among them.)
+        return true;
+    }
+    // One pass over the bytes: any `/`, else the last `.` (where `rsplit_once('.')` splits).
+    let mut last_dot = None;
+    for (at, b) in s.bytes().enumerate() {
+        match b {
+            b'/' => return true,
+            b'.' => last_dot = Some(at),
+            _ => {}
+        }
+    }
+    last_dot
+        .and_then(|at| Some((s.get(..at)?, s.get(at + 1..)?)))
+        .is_some_and(|(stem, ext)| {
             !stem.is_empty()
                 && (1..=5).contains(&ext.len())
                 && ext.chars().all(|c| c.is_ascii_alphanumeric())
@@ -90,7 +109,7 @@ const SQL_VERBS: &[&str] = &[
 
 /// Normalises one argument.
 pub fn normalize_arg(text: &str, cwd: Option<&str>, roots: &Roots) -> String {
-    Normalizer::new(cwd, roots).arg(text)
+    Normalizer::new(cwd, roots).arg(text).into_owned()
 }
 
 /// Normalises the arguments of one action, placing each distinct path once: the same words are
@@ -102,6 +121,8 @@ pub struct Normalizer<'a> {
     /// container runtime's socket. The caller marks the action's flags with it.
     pub reaches: Reaches,
     cwd: Option<&'a str>,
+    /// `cwd` is known to be normal (`paths::resolve_in`).
+    pub(crate) cwd_normal: bool,
     roots: &'a Roots,
     placed: Vec<(String, Option<String>, Placement)>,
 }
@@ -113,6 +134,7 @@ impl<'a> Normalizer<'a> {
             network: false,
             reaches: Reaches::default(),
             cwd,
+            cwd_normal: false,
             roots,
             placed: Vec::new(),
         }
@@ -131,6 +153,14 @@ impl<'a> Normalizer<'a> {
             .map_or((None, UNRESOLVED_PLACEMENT), |(_, resolved, placement)| {
                 (resolved.clone(), *placement)
             })
+    }
+
+    /// `raw` resolved (as [`Normalizer::place`] gives it), borrowed from the cache.
+    pub fn resolved(&mut self, raw: &str) -> Option<&str> {
+        let index = self.index_of(raw);
+        self.placed
+            .get(index)
+            .and_then(|(_, resolved, _)| resolved.as_deref())
     }
 
     /// Where `raw` lies, without copying its resolved path.
@@ -196,20 +226,20 @@ impl<'a> Normalizer<'a> {
         if let Some(index) = self.placed.iter().position(|(r, _, _)| r == raw) {
             return index;
         }
-        let resolved = resolve(raw, self.cwd, self.roots);
+        let resolved = resolve_in(raw, self.cwd, self.cwd_normal, self.roots);
         let placement = place(resolved.as_deref(), self.roots);
         self.placed.push((raw.to_string(), resolved, placement));
         self.placed.len().saturating_sub(1)
     }
 
     /// Normalises one argument.
-    pub fn arg(&mut self, text: &str) -> String {
+    pub fn arg<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
         self.arg_at(text, 0)
     }
 
     /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
     /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
-    fn arg_at(&mut self, text: &str, depth: u8) -> String {
+    fn arg_at<'t>(&mut self, text: &'t str, depth: u8) -> Cow<'t, str> {
         if crate::shell::holds_unresolved(text)
             && let Some(at) = text.find(UNRESOLVED)
         {
@@ -221,22 +251,32 @@ impl<'a> Normalizer<'a> {
                 .is_some_and(|url| net::url_reaches_metadata(&url))
             {
                 self.reaches.metadata = true;
-                return "<url:metadata>".to_string();
+                return Cow::Borrowed("<url:metadata>");
             }
-            return "<dynamic>".to_string();
+            return Cow::Borrowed("<dynamic>");
         }
         if depth > 2 {
-            return "<text>".to_string();
+            return Cow::Borrowed("<text>");
         }
         if looks_like_json(text) {
             // A JSON document is one value: split at its `=` or `:` it would read as an
             // assignment or a `rev:path`, and its strings may hold credentials.
-            return "<json>".to_string();
+            return Cow::Borrowed("<json>");
         }
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
-            return format!("@{}", self.arg_at(file, depth + 1));
+            return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1)));
         }
-        if let Some((name, value)) = text.split_once('=') {
+        // Whether the text has a `=` or a `:` at all, asked once of its bytes (the slice's
+        // `memchr`): without them, the splits and the URL test below have nothing to find, and
+        // the token check need not look for the last `=`.
+        let bytes = text.as_bytes();
+        let (has_equals, has_colon) = (bytes.contains(&b'='), bytes.contains(&b':'));
+        let assignment = if has_equals {
+            text.split_once('=')
+        } else {
+            None
+        };
+        if let Some((name, value)) = assignment {
             let identifier = !name.is_empty()
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !name.starts_with(|c: char| c.is_ascii_digit());
@@ -254,20 +294,26 @@ impl<'a> Normalizer<'a> {
                 .iter()
                 .any(|s| lower.contains(s))
                 {
-                    return format!("{name}=«redacted:credential»");
+                    return Cow::Owned(format!("{name}=«redacted:credential»"));
                 }
                 if net::CONTAINER_HOST_VARIABLES.contains(&name) {
                     self.reaches.container_socket = true;
                 }
-                return format!("{name}={}", self.arg_at(value, depth + 1));
+                return Cow::Owned(format!("{name}={}", self.arg_at(value, depth + 1)));
             }
         }
         // Before the token check: a URL's credentials are a floor, not only a redaction.
-        if let Some(url) = self.url(text) {
-            return url;
+        // (`url` finds no scheme without a `:`, and marks nothing then.)
+        if has_colon && let Some(url) = self.url(text) {
+            return Cow::Owned(url);
         }
-        if let Some(redacted) = redact_token(text) {
-            return redacted.to_string();
+        let redacted = if assignment.is_some() {
+            redact_token(text)
+        } else {
+            redact_token_at(text, None)
+        };
+        if let Some(redacted) = redacted {
+            return Cow::Borrowed(redacted);
         }
         if self.network
             && !text.starts_with(['.', '/', '~', '-', '@'])
@@ -276,43 +322,43 @@ impl<'a> Normalizer<'a> {
             // `nc 169.254.169.254 80`, `curl 2852039166/latest`, `ping 0xa9fea9fe`: before the
             // number, hash and version shapes those spellings also have.
             self.reaches.metadata = true;
-            return "<host:metadata>".to_string();
+            return Cow::Borrowed("<host:metadata>");
         }
         if is_uuid(text) {
-            return "<uuid>".to_string();
+            return Cow::Borrowed("<uuid>");
         }
         if (7..=40).contains(&text.len())
             && is_hex(text)
             && text.chars().any(|c| c.is_ascii_digit())
             && text.chars().any(|c| c.is_ascii_alphabetic())
         {
-            return "<sha>".to_string();
+            return Cow::Borrowed("<sha>");
         }
         if is_version(text) {
-            return "<version>".to_string();
+            return Cow::Borrowed("<version>");
         }
         if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
-            return "<n>".to_string();
+            return Cow::Borrowed("<n>");
         }
         if let Some(port) = text.strip_prefix(':')
             && (2..=5).contains(&port.len())
             && port.chars().all(|c| c.is_ascii_digit())
         {
-            return "<port>".to_string();
+            return Cow::Borrowed("<port>");
         }
-        if let Some((left, right)) = text.split_once(':') {
+        if has_colon && let Some((left, right)) = text.split_once(':') {
             if left.contains('@') && !left.contains('/') && !left.contains(' ') {
                 // `user@host:path`: the host is what a learned signature must not generalise over.
                 let host = left.rsplit('@').next().unwrap_or("").to_ascii_lowercase();
-                return format!("<remote:{host}>");
+                return Cow::Owned(format!("<remote:{host}>"));
             }
             // `rev:path` (git show HEAD:.env): the path keeps its placement.
             if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
-                return format!(
+                return Cow::Owned(format!(
                     "{}:{}",
                     self.arg_at(left, depth + 1),
                     self.arg_at(right, depth + 1)
-                );
+                ));
             }
         }
         // Asked of the bytes when the text is ASCII (`char::is_whitespace` there is these six),
@@ -331,9 +377,9 @@ impl<'a> Normalizer<'a> {
                 .unwrap_or("")
                 .to_ascii_lowercase();
             return if SQL_VERBS.contains(&first.as_str()) {
-                format!("<sql:{first}>")
+                Cow::Owned(format!("<sql:{first}>"))
             } else {
-                "<text>".to_string()
+                Cow::Borrowed("<text>")
             };
         }
         if self.network && !text.starts_with(['.', '/', '~', '-', '@']) {
@@ -346,48 +392,55 @@ impl<'a> Normalizer<'a> {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
             {
-                return format!("<host:{host}>");
+                return Cow::Owned(format!("<host:{host}>"));
             }
         }
         if looks_like_path(text) {
             let placement = self.placement(text);
-            return path_placeholder(&placement);
+            return Cow::Borrowed(path_placeholder(&placement));
         }
-        text.to_string()
+        Cow::Borrowed(text)
     }
 }
 
+/// What the tokens of well-known services start with.
+const TOKEN_PREFIXES: &[&str] = &[
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xapp-",
+    "sk-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "pk_live_",
+    "AKIA",
+    "ASIA",
+    "AIza",
+    "ya29.",
+    "npm_",
+    "pypi-",
+    "hf_",
+    "shpat_",
+    "eyJ",
+];
+
 /// A credential-shaped token, replaced by a marker that names what kind it was.
 pub fn redact_token(text: &str) -> Option<&'static str> {
-    const PREFIXES: &[&str] = &[
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-        "glpat-",
-        "xoxb-",
-        "xoxp-",
-        "xoxa-",
-        "xapp-",
-        "sk-",
-        "sk_live_",
-        "sk_test_",
-        "rk_live_",
-        "pk_live_",
-        "AKIA",
-        "ASIA",
-        "AIza",
-        "ya29.",
-        "npm_",
-        "pypi-",
-        "hf_",
-        "shpat_",
-        "eyJ",
-    ];
     // The last `=`, found once: whether there is one, and the value after it.
-    let last_equals = text.rfind('=');
+    redact_token_at(text, text.rfind('='))
+}
+
+/// [`redact_token`] of a text whose last `=` is at `last_equals` (found by the caller).
+fn redact_token_at(text: &str, last_equals: Option<usize>) -> Option<&'static str> {
+    const PREFIXES: &[&str] = TOKEN_PREFIXES;
     let has_assignment = last_equals.is_some();
     // Too short for a token prefix (16), a header (15) or a random string (32), and no `=`.
     if text.len() < 15 && !has_assignment {
@@ -432,23 +485,34 @@ pub fn redact_token(text: &str) -> Option<&'static str> {
     if !header && !has_assignment {
         return long_random(value);
     }
-    let lower = text.to_ascii_lowercase();
-    if (header
-        || lower.contains("token=")
-        || lower.contains("password=")
-        || lower.contains("secret=")
-        || lower.contains("api_key=")
-        || lower.contains("apikey="))
-        && value.len() >= 6
-    {
+    if (header || names_credential_before_equals(text)) && value.len() >= 6 {
         return Some("«redacted:credential»");
     }
     long_random(value)
 }
 
+/// Some `=` in `text` follows `token`, `password`, `secret`, `api_key` or `apikey`, compared
+/// without case: what `text.to_ascii_lowercase()` containing `token=` (or the others) says,
+/// without the lower-cased copy or a substring search per name.
+fn names_credential_before_equals(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        b == b'='
+            && ["token", "password", "secret", "api_key", "apikey"]
+                .iter()
+                .any(|name| {
+                    at.checked_sub(name.len())
+                        .and_then(|start| bytes.get(start..at))
+                        .is_some_and(|before| before.eq_ignore_ascii_case(name.as_bytes()))
+                })
+    })
+}
+
 /// Long random-looking strings: mixed case letters and digits, no separators.
 fn long_random(value: &str) -> Option<&'static str> {
-    if value.len() < 32 {
+    // A `.` is no byte of such a string, and most long words (paths, hosts) have one: asked
+    // first with the slice's `memchr`, it settles them without the loop below.
+    if value.len() < 32 || value.as_bytes().contains(&b'.') {
         return None;
     }
     let (mut digit, mut upper, mut lower) = (false, false, false);
@@ -469,23 +533,31 @@ fn long_random(value: &str) -> Option<&'static str> {
 /// test), so only the others are asked.
 fn any_token_redacts(text: &str) -> bool {
     let mut start = 0;
-    let mut assignment = false;
+    // The token's last `=`, relative to its start: `redact_token` need not search for it again.
+    let mut last_equals: Option<usize> = None;
     for (at, byte) in text.bytes().enumerate() {
         match byte {
             b' ' => {
-                if (at - start >= 15 || assignment)
-                    && text.get(start..at).and_then(redact_token).is_some()
+                if (at - start >= 15 || last_equals.is_some())
+                    && text
+                        .get(start..at)
+                        .and_then(|token| redact_token_at(token, last_equals))
+                        .is_some()
                 {
                     return true;
                 }
                 start = at + 1;
-                assignment = false;
+                last_equals = None;
             }
-            b'=' => assignment = true,
+            b'=' => last_equals = Some(at - start),
             _ => {}
         }
     }
-    (text.len() - start >= 15 || assignment) && text.get(start..).and_then(redact_token).is_some()
+    (text.len() - start >= 15 || last_equals.is_some())
+        && text
+            .get(start..)
+            .and_then(|token| redact_token_at(token, last_equals))
+            .is_some()
 }
 
 /// Redacts credential-shaped tokens in text meant for people.

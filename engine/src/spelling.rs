@@ -18,7 +18,7 @@ use crate::signature::{Normalizer, looks_like_path, path_placeholder};
 pub(crate) fn spell(
     effective: &Effective,
     normalizer: &mut Normalizer<'_>,
-    target_words: &[String],
+    target_words: &[&str],
 ) -> (String, String) {
     let program = if effective.program_path.is_empty() {
         &effective.program
@@ -44,9 +44,9 @@ pub(crate) fn spell(
             }
         } else {
             positionals.push(' ');
-            if word.is_literal() && target_words.iter().any(|t| t == text) {
-                match normalizer.place(text).0 {
-                    Some(resolved) => positionals.push_str(&resolved),
+            if word.is_literal() && target_words.contains(&text) {
+                match normalizer.resolved(text) {
+                    Some(resolved) => positionals.push_str(resolved),
                     None => positionals.push_str(text),
                 }
             } else {
@@ -162,13 +162,13 @@ fn short_flag(letter: char) -> &'static str {
 pub(crate) fn shell_signature<'e>(
     effective: &'e Effective,
     judgement: &Classification,
-    target_words: &[String],
+    target_words: &[&str],
     normalizer: &mut Normalizer<'_>,
     redirects: &[String],
 ) -> String {
     // Sized for a part per word, assignment and wrapper and a few of context: grown, it was
     // copied two or three times per signature.
-    let mut parts: Vec<String> = Vec::with_capacity(
+    let mut parts: Vec<Cow<'e, str>> = Vec::with_capacity(
         effective.args.len() + effective.assignments.len() + effective.wrappers.len() + 4,
     );
     let mut assignments: Vec<String> = effective
@@ -177,13 +177,13 @@ pub(crate) fn shell_signature<'e>(
         .map(|(name, value)| normalizer.assignment(name, &value.text))
         .collect();
     assignments.sort();
-    parts.extend(assignments);
+    parts.extend(assignments.into_iter().map(Cow::Owned));
     for wrapper in &effective.wrappers {
         match wrapper {
-            Wrapper::Privilege => parts.push("[privileged]".to_string()),
-            Wrapper::StdinArgs => parts.push("[args-from-input]".to_string()),
-            Wrapper::FindExec => parts.push("[find-exec]".to_string()),
-            Wrapper::FetchRun => parts.push("[fetch-run]".to_string()),
+            Wrapper::Privilege => parts.push(Cow::Borrowed("[privileged]")),
+            Wrapper::StdinArgs => parts.push(Cow::Borrowed("[args-from-input]")),
+            Wrapper::FindExec => parts.push(Cow::Borrowed("[find-exec]")),
+            Wrapper::FetchRun => parts.push(Cow::Borrowed("[fetch-run]")),
             _ => {}
         }
     }
@@ -193,24 +193,25 @@ pub(crate) fn shell_signature<'e>(
             .as_ref()
             .map(|d| normalizer.arg(&d.text))
             .unwrap_or_default();
-        parts.push(format!("[in:{dir}]"));
+        parts.push(Cow::Owned(format!("[in:{dir}]")));
     }
     if let Some(runner) = &effective.runner {
-        parts.push(format!("[via:{runner}]"));
+        parts.push(Cow::Owned(format!("[via:{runner}]")));
     }
     let program = effective.program.as_str();
     if crate::shell::holds_unresolved(program) {
-        parts.push("<dynamic>".to_string());
-    } else if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path)
+        parts.push(Cow::Borrowed("<dynamic>"));
+    } else if effective.program_path.as_bytes().contains(&b'/')
+        && !trusted_program_path(&effective.program_path)
     {
         // A file named by its path is that file, not the program its name resembles.
-        parts.push(effective.program_path.clone());
+        parts.push(Cow::Borrowed(effective.program_path.as_str()));
     } else if !program.is_empty() {
-        parts.push(program_family(program).to_string());
+        parts.push(Cow::Borrowed(program_family(program)));
     }
     for key in &effective.config_keys {
         if !display_config_key(key) {
-            parts.push(format!("-c {key}"));
+            parts.push(Cow::Owned(format!("-c {key}")));
         }
     }
     // The row of the precision table: the program's, a subcommand's (`git log`, `cargo test`),
@@ -227,12 +228,13 @@ pub(crate) fn shell_signature<'e>(
         (program, None, 0)
     };
     let sub = sub_at.map_or("", |_| first);
-    let precision =
-        if effective.program_path.contains('/') && !trusted_program_path(&effective.program_path) {
-            None
-        } else {
-            precision(subject, sub)
-        };
+    let precision = if effective.program_path.as_bytes().contains(&b'/')
+        && !trusted_program_path(&effective.program_path)
+    {
+        None
+    } else {
+        precision(subject, sub)
+    };
     // A plain project path says nothing the capability does not, in an action that only reads
     // or runs the project's own tests: `cat README.md` and `cat src/main.py` are one operation.
     let drops_plain_paths = judgement.capability.is_read_only()
@@ -260,7 +262,7 @@ pub(crate) fn shell_signature<'e>(
         if judgement.is_pattern(at) {
             // One `<pattern>` for `-e TODO -e FIXME`: more patterns are still one search.
             if parts.last().is_none_or(|p| p != "<pattern>") {
-                parts.push("<pattern>".to_string());
+                parts.push(Cow::Borrowed("<pattern>"));
             }
             continue;
         }
@@ -318,9 +320,9 @@ pub(crate) fn shell_signature<'e>(
             operand_seen = true;
         }
         let part = match operands {
-            Operands::Text => Some("<text>".to_string()),
+            Operands::Text => Some(Cow::Borrowed("<text>")),
             Operands::Topic if !looks_like_path(text) => {
-                (!text.bytes().all(|b| b.is_ascii_digit())).then(|| "<topic>".to_string())
+                (!text.bytes().all(|b| b.is_ascii_digit())).then_some(Cow::Borrowed("<topic>"))
             }
             Operands::SedScript
                 if first_operand
@@ -330,12 +332,12 @@ pub(crate) fn shell_signature<'e>(
                         .any(|w| matches!(w.text.as_str(), "-e" | "--expression" | "-f"))
                     && sed_prints_only(text) =>
             {
-                Some("<range>".to_string())
+                Some(Cow::Borrowed("<range>"))
             }
             Operands::Selector => {
                 // A selector is a path or a name inside what the runner already runs.
                 let placement = normalizer.placement(text);
-                Some(path_placeholder(&placement))
+                Some(Cow::Borrowed(path_placeholder(&placement)))
             }
             _ => {
                 let part = normalizer.arg(text);
@@ -344,18 +346,18 @@ pub(crate) fn shell_signature<'e>(
                 if part == text
                     && text.is_ascii()
                     && word.is_literal()
-                    && target_words.iter().any(|t| t == text)
+                    && target_words.contains(&text)
                 {
-                    Some(path_placeholder(&normalizer.placement(text)))
+                    Some(Cow::Borrowed(path_placeholder(&normalizer.placement(text))))
                 } else {
                     Some(part)
                 }
             }
         };
         let Some(mut part) = part else { continue };
-        if part == "<path>" && text.contains(['*', '?', '[', '{']) {
+        if part == "<path>" && text.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'{')) {
             // A glob is many paths, which the learned single path does not vouch for.
-            part = "<glob>".to_string();
+            part = Cow::Borrowed("<glob>");
         }
         if drops_plain_paths && part == "<path>" && !is_sub && text.is_ascii() {
             // (A name with characters outside ASCII may be a look-alike of another name, so it
@@ -363,7 +365,7 @@ pub(crate) fn shell_signature<'e>(
             continue;
         }
         // One `<text>` or `<topic>` however many words.
-        if matches!(part.as_str(), "<text>" | "<topic>") && parts.last() == Some(&part) {
+        if matches!(part.as_ref(), "<text>" | "<topic>") && parts.last() == Some(&part) {
             continue;
         }
         parts.push(part);

@@ -28,11 +28,13 @@ pub(crate) fn place_targets(
             // Sinks and standard streams are not files anyone cares about.
             continue;
         }
-        let (resolved, mut placement) = normalizer.place(&word.text);
-        let path = resolved.clone().unwrap_or_else(|| word.raw.clone());
-        let link = resolved
-            .as_deref()
-            .and_then(|r| paths::link_target(r, roots));
+        // The resolved path is the target's path: copied once out of the cache, and borrowed
+        // from there.
+        let (resolved_path, mut placement) = normalizer.place(&word.text);
+        let is_resolved = resolved_path.is_some();
+        let path = resolved_path.unwrap_or_else(|| word.raw.clone());
+        let resolved: Option<&str> = is_resolved.then_some(path.as_str());
+        let link = resolved.and_then(|r| paths::link_target(r, roots));
         // What the shell expands a glob word to: each brace alternative resolved on its own.
         let mut expanded: Vec<Option<String>> = Vec::new();
         if word.glob {
@@ -64,10 +66,10 @@ pub(crate) fn place_targets(
         // of a directory above it, or a glob that could expand into it.
         if *access != Access::Read {
             let reaches_below = judgement.recursive || *access == Access::Delete || word.glob;
-            let above = std::iter::once(&resolved)
-                .chain(&expanded)
-                .flatten()
-                .chain(&link)
+            let above = resolved
+                .into_iter()
+                .chain(expanded.iter().flatten().map(String::as_str))
+                .chain(link.as_deref())
                 .any(|r| roots.contains_own_state(r));
             let glob_into = expanded
                 .iter()
@@ -124,9 +126,7 @@ pub(crate) fn place_targets(
         }
         let sweeps_secrets = judgement.recursive
             && *access == Access::Read
-            && resolved
-                .as_deref()
-                .is_some_and(|r| paths::sweeps_secrets(r, roots));
+            && resolved.is_some_and(|r| paths::sweeps_secrets(r, roots));
         if placement.secret || sweeps_secrets {
             judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
             if judgement.capability.is_read_only()
@@ -160,5 +160,5 @@ fn glob_reaches_own_state(glob: &str, roots: &Roots) -> bool {
 /// The placeholder for a structured tool's path argument.
 pub(crate) fn path_signature(raw: &str, cwd: Option<&str>, roots: &Roots) -> String {
     let resolved = resolve(raw, cwd, roots);
-    path_placeholder(&place(resolved.as_deref(), roots))
+    path_placeholder(&place(resolved.as_deref(), roots)).to_string()
 }

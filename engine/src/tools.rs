@@ -41,7 +41,7 @@ fn key(tool: &str) -> String {
 
 /// `canonical_name(&key(tool))`, for a short ASCII name without building the key (this runs
 /// twice for every call a replay classifies).
-fn canonical_of(tool: &str) -> Option<&'static str> {
+pub(crate) fn canonical_of(tool: &str) -> Option<&'static str> {
     let mut buffer = [0u8; 40];
     if !tool.is_ascii() || tool.len() > buffer.len() {
         return canonical_name(&key(tool));
@@ -65,9 +65,13 @@ fn text_field<'a>(input: &'a Value, names: &[&str]) -> Option<&'a str> {
         .find_map(|n| input.get(*n).and_then(Value::as_str))
 }
 
-/// The shell command, when the tool is a shell.
-pub fn shell_command(call: &ToolCall) -> Option<ShellCall<'_>> {
-    if canonical_of(&call.tool) != Some("Bash") {
+/// The shell command, when the tool is a shell; `canonical` is the tool's canonical name
+/// (`canonical_of`), looked up once by the caller for this and the subject's tool name.
+pub(crate) fn shell_command_of<'c>(
+    call: &'c ToolCall,
+    canonical: Option<&'static str>,
+) -> Option<ShellCall<'c>> {
+    if canonical != Some("Bash") {
         return None;
     }
     // One pass over the input: this runs for every shell call a replay classifies.

@@ -246,10 +246,15 @@ pub(crate) const SECRET_FILES: [&str; SECRET_FILE_ROWS.len()] =
 
 /// What a lower-cased file name holds, when it matches a pattern.
 pub(crate) fn pattern_holding(name: &str) -> Option<&'static str> {
+    // The last and first bytes are compared before the whole suffix and prefix: most names
+    // (`main.rs`) match no pattern's, and every placed path's name is asked.
+    let (first, last) = (name.as_bytes().first(), name.as_bytes().last());
     SECRET_NAME_PATTERNS
         .iter()
         .find(|p| {
             name.len() >= p.prefix.len() + p.suffix.len()
+                && p.suffix.as_bytes().last().is_none_or(|b| last == Some(b))
+                && p.prefix.as_bytes().first().is_none_or(|b| first == Some(b))
                 && name.starts_with(p.prefix)
                 && name.ends_with(p.suffix)
         })

@@ -30,7 +30,13 @@ pub(crate) const CONTAINER_SOCKETS: &[Row] = &[
 
 /// Whether the last segment of `path` names a container runtime's socket (any case).
 pub(crate) fn is_container_socket(path: &str) -> bool {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    // The last separator found byte by byte: a searcher for a set of characters costs more
+    // than the short names it skips (this runs for every placed path).
+    let name = path
+        .bytes()
+        .rposition(|b| b == b'/' || b == b'\\')
+        .and_then(|at| path.get(at + 1..))
+        .unwrap_or(path);
     CONTAINER_SOCKETS
         .iter()
         .any(|r| r.path.eq_ignore_ascii_case(name))

@@ -125,7 +125,8 @@ fn reserved(word: &Word) -> Option<&'static str> {
 }
 
 fn is_assignment(word: &Word) -> Option<(String, Word)> {
-    let eq = word.raw.find('=')?;
+    // By byte: the first word of every command is asked, and a word is short.
+    let eq = word.raw.bytes().position(|b| b == b'=')?;
     let name = word.raw.get(..eq)?;
     let name = name.strip_suffix('+').unwrap_or(name);
     let valid = !name.is_empty()

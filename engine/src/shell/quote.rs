@@ -58,8 +58,13 @@ fn is_plain(text: &str) -> bool {
     if text.is_empty() {
         return false;
     }
+    // One pass over the bytes: a byte outside ASCII (0 in the table) sends the word to the
+    // test by character.
+    if text.bytes().all(plain_byte) {
+        return true;
+    }
     if text.is_ascii() {
-        return text.bytes().all(plain_byte);
+        return false;
     }
     text.chars().all(|c| {
         if c.is_ascii() {

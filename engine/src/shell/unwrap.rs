@@ -777,7 +777,9 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
     }
     // `bin/git` or `/tmp/evil/git` is not git: a program named by a path outside the system's
     // own directories is a file the engine has not read.
-    if current.program_path.contains('/') && !trusted_program_path(&current.program_path) {
+    if current.program_path.as_bytes().contains(&b'/')
+        && !trusted_program_path(&current.program_path)
+    {
         let why = format!(
             "runs the file `{}`, which the engine has not read",
             current.program_path
