@@ -254,7 +254,9 @@ pub fn schema() -> Arc<Schema> {
 /// Events as one record batch.
 pub fn to_batch(events: &[Event]) -> Result<RecordBatch, ArrowError> {
     fn strings<'a>(events: &'a [Event], f: impl Fn(&'a Event) -> Option<&'a str>) -> ArrayRef {
-        let mut b = StringBuilder::new();
+        // Sized first: growing the long text columns by doubling copied them over and over.
+        let bytes = events.iter().map(|e| f(e).map_or(0, str::len)).sum();
+        let mut b = StringBuilder::with_capacity(events.len(), bytes);
         for e in events {
             b.append_option(f(e));
         }

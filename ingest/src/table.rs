@@ -23,7 +23,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use serde::{Deserialize, Serialize};
 
@@ -362,16 +362,32 @@ const COMPRESSED_COLUMNS: [&str; 7] = [
     col::RESULT_EXCERPT,
 ];
 
+/// The columns whose values are (nearly) all distinct: written without a dictionary.
+const DISTINCT_COLUMNS: [&str; 5] = [
+    col::EVENT_ID,
+    col::SOURCE,
+    col::TOOL_INPUT,
+    col::TOOL_USE_ID,
+    col::RESULT_EXCERPT,
+];
+
 /// Writes events to one Parquet file (zstd, the schema version in the metadata), atomically.
 pub fn write_parquet(path: &Path, events: &[Event]) -> Result<(), TableError> {
     let batch = to_batch(events).map_err(|e| err("build a record batch for", path, e))?;
-    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).map_err(|e| TableError(e.to_string()))?);
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(1).map_err(|e| TableError(e.to_string()))?);
     // Only the long-text and id columns are compressed: the rest are dictionary-encoded to a few
     // bytes, and each compressed column chunk costs a codec (zstd contexts) to write and read,
     // which dominated writing and reading a transcript's small fragment.
     let mut properties = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED);
     for column in COMPRESSED_COLUMNS {
         properties = properties.set_column_compression(ColumnPath::from(column), zstd);
+    }
+    // Columns whose values are (nearly) all distinct: a dictionary only costs a hash and an
+    // intern per value before falling back to plain, and their page statistics a comparison.
+    for column in DISTINCT_COLUMNS {
+        properties = properties
+            .set_column_dictionary_enabled(ColumnPath::from(column), false)
+            .set_column_statistics_enabled(ColumnPath::from(column), EnabledStatistics::Chunk);
     }
     let properties = properties
         .set_key_value_metadata(Some(vec![KeyValue::new(

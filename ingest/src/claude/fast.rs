@@ -90,6 +90,37 @@ fn has_control(bytes: &[u8]) -> bool {
     found || chunks.remainder().iter().any(|b| *b < 0x20)
 }
 
+/// The first `"` or `\\` in `bytes`. Most strings are short (keys, ids, names): the first
+/// 64 bytes are looked at eight at a time in a word, which costs less than a `memchr2` call;
+/// the rest of a long string goes to `memchr2`.
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut at = 0;
+    for chunk in bytes.chunks_exact(8).take(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        // A zero byte in either: the lowest flagged byte is always a true one.
+        let found =
+            (quote.wrapping_sub(ONES) & !quote | backslash.wrapping_sub(ONES) & !backslash) & HIGH;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..)?;
+    if at < 64 {
+        return rest
+            .iter()
+            .position(|b| *b == b'"' || *b == b'\\')
+            .map(|i| at + i);
+    }
+    memchr::memchr2(b'"', b'\\', rest).map(|i| at + i)
+}
+
 /// A position in one line.
 struct Cursor<'a> {
     text: &'a str,
@@ -140,7 +171,7 @@ impl<'a> Cursor<'a> {
         let mut escaped = false;
         loop {
             let rest = self.bytes.get(self.at..).ok_or(Unsure)?;
-            self.at += memchr::memchr2(b'"', b'\\', rest).ok_or(Unsure)?;
+            self.at += quote_or_backslash(rest).ok_or(Unsure)?;
             if self.peek() == Some(b'"') {
                 let raw = self.text.get(start..self.at).ok_or(Unsure)?;
                 self.at += 1;
