@@ -264,7 +264,10 @@ pub fn to_batch_of<E: Borrow<Event>>(events: &[E]) -> Result<RecordBatch, ArrowE
         f: impl Fn(&'a Event) -> Option<&'a str>,
     ) -> ArrayRef {
         // Sized first: growing the long text columns by doubling copied them over and over.
-        let bytes = events.iter().map(|e| f(e.borrow()).map_or(0, str::len)).sum();
+        let bytes = events
+            .iter()
+            .map(|e| f(e.borrow()).map_or(0, str::len))
+            .sum();
         let mut b = StringBuilder::with_capacity(events.len(), bytes);
         for e in events {
             b.append_option(f(e.borrow()));
