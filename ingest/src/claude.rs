@@ -165,7 +165,9 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
         if first_cwd.is_some() && prefilter.skips(text) {
             return true;
         }
-        let Some(record) = parse_record(text) else {
+        // The fast reading where it is sure of the line, else serde_json (which decides
+        // whether it is JSON at all).
+        let Some(record) = fast::parse(text).or_else(|| parse_record(text)) else {
             return false;
         };
         let kind = record.kind.as_str().unwrap_or("");

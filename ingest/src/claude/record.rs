@@ -62,8 +62,8 @@ pub struct Block<'a> {
     pub is_error: Scalar<'a>,
 }
 
-/// A tool input: parsed by `serde_json`, or its JSON text as the fast reading found it
-/// (`super::fast`), which writes it out itself.
+/// A tool input: parsed by `serde_json`, or its JSON text as the fast reading found it, which
+/// then writes it out itself.
 pub enum Input<'a> {
     /// Read by `serde_json`.
     Value(Value),
@@ -131,10 +131,10 @@ impl ResultContent<'_> {
     }
 }
 
-/// Reads one line as a record: `None` when it is not valid JSON. The fast reading
-/// (`super::fast`) reads what it is sure of; `serde_json` the rest.
+/// Reads one line as a record with `serde_json`: `None` when it is not valid JSON (the reader
+/// tries the fast reading first, and comes here when it is unsure).
 pub fn parse_record(text: &str) -> Option<ClaudeRecord<'_>> {
-    super::fast::parse(text).or_else(|| serde_json::from_str::<ClaudeRecord<'_>>(text).ok())
+    serde_json::from_str::<ClaudeRecord<'_>>(text).ok()
 }
 
 /// Every visitor here accepts any JSON value, so that a record of an unexpected shape reads as
