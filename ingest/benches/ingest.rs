@@ -3,9 +3,9 @@
 //! Builds a corpus of about `LEASTGRANT_BENCH_MB` megabytes (default 1024) by replaying the real
 //! Claude Code samples in `../shared/datasets/` with shifted ids and times, then measures, on one
 //! core each: leastgrant's ingest (JSON lines → events → Parquet with zstd) and DuckDB's
-//! `read_json` → Parquet (zstd) through Python. Prints MB/s per core for both, the ratio (budget:
-//! at least 2×), and peak memory against the largest single file. Skips with a printed reason
-//! where the samples or DuckDB are missing. Each side is run three times and its best run is
+//! `read_json` → Parquet (zstd) through Python. Prints MB/s per core for both, the ratio
+//! (budget: at least 5×, issue 15), and peak memory against the largest single file. Skips with
+//! a printed reason where the samples or DuckDB are missing. Each side is run three times and its best run is
 //! reported (the machines are shared and noisy). No assertion on time. `LEASTGRANT_BENCH_KEEP=1`
 //! keeps the corpus (to time the `leastgrant` binary on it).
 
@@ -173,7 +173,7 @@ fn main() {
                 rss_kb / 1024.0
             );
             println!(
-                "ratio: leastgrant is {:.2}× DuckDB (budget: at least 2×)",
+                "ratio: leastgrant is {:.2}× DuckDB (budget: at least 5×)",
                 (mb / ours) / (mb / secs)
             );
         }

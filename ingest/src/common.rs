@@ -111,7 +111,7 @@ pub fn each_json_line(
             bad.add("line-over-1mb");
         }
         let cleaned: Vec<u8>;
-        let raw = if raw.contains(&0) {
+        let raw = if memchr::memchr(0, raw).is_some() {
             bad.add("nul-bytes");
             cleaned = raw.iter().copied().filter(|b| *b != 0).collect();
             cleaned.as_slice()
@@ -225,6 +225,9 @@ pub fn project_key(root: &str) -> String {
 /// without fraction, `Z` or `+00:00`) into microseconds since the epoch.
 pub fn parse_timestamp_us(text: &str) -> Option<i64> {
     let text = text.trim();
+    if let Some(parts) = claude_timestamp(text.as_bytes()) {
+        return civil_us(parts);
+    }
     let (date, rest) = text.split_at_checked(10)?;
     let mut parts = date.split('-');
     let year: i64 = parts.next()?.parse().ok()?;
@@ -250,6 +253,41 @@ pub fn parse_timestamp_us(text: &str) -> Option<i64> {
         let value: i64 = digits.parse().ok()?;
         value * 10i64.pow(6 - u32::try_from(digits.len()).ok()?)
     };
+    civil_us([year, month, day, hour, minute, second, micros])
+}
+
+/// The parts of the form Claude Code writes, `2026-01-16T15:23:36.123Z`, read without the
+/// general parser (a timestamp per call was 2% of an ingest): year, month, day, hour, minute,
+/// second, microseconds; `None` when `bytes` has another form.
+fn claude_timestamp(bytes: &[u8]) -> Option<[i64; 7]> {
+    let form: &[u8; 24] = bytes.try_into().ok()?;
+    let number = |range: std::ops::Range<usize>| -> Option<i64> {
+        form.get(range)?.iter().try_fold(0i64, |n, d| {
+            d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0'))
+        })
+    };
+    let separators = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')];
+    if separators
+        .iter()
+        .any(|(at, sep)| form.get(*at) != Some(sep))
+        || form.get(19) != Some(&b'.')
+        || form.get(23) != Some(&b'Z')
+    {
+        return None;
+    }
+    Some([
+        number(0..4)?,
+        number(5..7)?,
+        number(8..10)?,
+        number(11..13)?,
+        number(14..16)?,
+        number(17..19)?,
+        number(20..23)? * 1000,
+    ])
+}
+
+/// Microseconds since the epoch of a date and time, when each part is in range.
+fn civil_us([year, month, day, hour, minute, second, micros]: [i64; 7]) -> Option<i64> {
     if !(1..=12).contains(&month)
         || !(1..=31).contains(&day)
         || hour > 23

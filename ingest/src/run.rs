@@ -395,7 +395,8 @@ pub fn run_with(
         let next = u32::try_from(source_index.len()).unwrap_or(u32::MAX);
         *source_index.entry(path.to_string()).or_insert(next)
     };
-    let mut owner: HashMap<u64, u32> = HashMap::new();
+    // Event ids are digests already: foldhash (seeded per run) rather than SipHash.
+    let mut owner: HashMap<u64, u32, foldhash::fast::RandomState> = HashMap::default();
     for (path, entry) in &manifest.sources {
         let index = intern(path);
         for id in &entry.event_ids {

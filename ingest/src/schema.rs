@@ -3,6 +3,7 @@
 //! Raw facts only — nothing here depends on the engine's knowledge, so a newer engine can
 //! replay an older table. `schema_version` travels in each file's key-value metadata.
 
+use std::borrow::Borrow;
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -253,10 +254,23 @@ pub fn schema() -> Arc<Schema> {
 
 /// Events as one record batch.
 pub fn to_batch(events: &[Event]) -> Result<RecordBatch, ArrowError> {
-    fn strings<'a>(events: &'a [Event], f: impl Fn(&'a Event) -> Option<&'a str>) -> ArrayRef {
-        let mut b = StringBuilder::new();
+    to_batch_of(events)
+}
+
+/// [`to_batch`] of events held or referred to.
+pub fn to_batch_of<E: Borrow<Event>>(events: &[E]) -> Result<RecordBatch, ArrowError> {
+    fn strings<'a, E: Borrow<Event>>(
+        events: &'a [E],
+        f: impl Fn(&'a Event) -> Option<&'a str>,
+    ) -> ArrayRef {
+        // Sized first: growing the long text columns by doubling copied them over and over.
+        let bytes = events
+            .iter()
+            .map(|e| f(e.borrow()).map_or(0, str::len))
+            .sum();
+        let mut b = StringBuilder::with_capacity(events.len(), bytes);
         for e in events {
-            b.append_option(f(e));
+            b.append_option(f(e.borrow()));
         }
         Arc::new(b.finish())
     }
@@ -265,7 +279,7 @@ pub fn to_batch(events: &[Event]) -> Result<RecordBatch, ArrowError> {
     let mut attended = BooleanBuilder::new();
     let mut is_error = BooleanBuilder::new();
     let mut sidechain = BooleanBuilder::new();
-    for e in events {
+    for e in events.iter().map(Borrow::borrow) {
         seq.append_value(e.seq);
         ts.append_option(e.ts_us);
         attended.append_option(e.attended);

@@ -23,12 +23,16 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use serde::{Deserialize, Serialize};
 
 use crate::common::stable_id;
-use crate::schema::{Event, SCHEMA_VERSION, SCHEMA_VERSION_KEY, col, from_batch, to_batch};
+use arrow_array::RecordBatch;
+
+use crate::schema::{
+    Event, SCHEMA_VERSION, SCHEMA_VERSION_KEY, col, from_batch, to_batch, to_batch_of,
+};
 
 /// Buckets projects hash into: one project's history always sits in one bucket.
 pub const BUCKETS: u32 = 64;
@@ -323,29 +327,33 @@ fn staged_name(path: &Path) -> PathBuf {
 pub fn write_fragments(
     dir: &Path,
     batch: &str,
-    mut events: Vec<Event>,
+    events: Vec<Event>,
 ) -> Result<Vec<String>, TableError> {
-    events.sort_by(|a, b| {
+    // References sorted, not the events: moving events of a few hundred bytes each was most of
+    // the sort (the same stable order).
+    let mut sorted: Vec<&Event> = events.iter().collect();
+    sorted.sort_by(|a, b| {
         a.project_key
             .cmp(&b.project_key)
             .then(a.ts_us.cmp(&b.ts_us))
             .then(a.session_id.cmp(&b.session_id))
             .then(a.seq.cmp(&b.seq))
     });
-    let mut by_bucket: BTreeMap<u32, Vec<Event>> = BTreeMap::new();
-    let buckets = buckets_of(events.iter().map(|e| e.project_key.as_str()));
-    for (event, bucket) in events.into_iter().zip(buckets) {
+    let mut by_bucket: BTreeMap<u32, Vec<&Event>> = BTreeMap::new();
+    let buckets = buckets_of(sorted.iter().map(|e| e.project_key.as_str()));
+    for (event, bucket) in sorted.into_iter().zip(buckets) {
         by_bucket.entry(bucket).or_default().push(event);
     }
     let name = format!("{}.parquet", stable_id(&[batch]));
     let mut written = Vec::new();
-    for (bucket, events) in by_bucket {
+    for (bucket, rows) in by_bucket {
         let relative = format!("events/bucket={bucket:02}/{name}");
         let path = dir.join(&relative);
         if let Some(parent) = path.parent() {
             create_private_dir(parent)?;
         }
-        write_parquet(&path, &events)?;
+        let records = to_batch_of(&rows).map_err(|e| err("build a record batch for", &path, e))?;
+        write_batch_file(&path, &records)?;
         written.push(relative);
     }
     Ok(written)
@@ -362,16 +370,37 @@ const COMPRESSED_COLUMNS: [&str; 7] = [
     col::RESULT_EXCERPT,
 ];
 
+/// The columns whose values are (nearly) all distinct: written without a dictionary.
+const DISTINCT_COLUMNS: [&str; 5] = [
+    col::EVENT_ID,
+    col::SOURCE,
+    col::TOOL_INPUT,
+    col::TOOL_USE_ID,
+    col::RESULT_EXCERPT,
+];
+
 /// Writes events to one Parquet file (zstd, the schema version in the metadata), atomically.
 pub fn write_parquet(path: &Path, events: &[Event]) -> Result<(), TableError> {
     let batch = to_batch(events).map_err(|e| err("build a record batch for", path, e))?;
-    let zstd = Compression::ZSTD(ZstdLevel::try_new(3).map_err(|e| TableError(e.to_string()))?);
+    write_batch_file(path, &batch)
+}
+
+/// Writes a record batch of events to one Parquet file, atomically.
+fn write_batch_file(path: &Path, batch: &RecordBatch) -> Result<(), TableError> {
+    let zstd = Compression::ZSTD(ZstdLevel::try_new(1).map_err(|e| TableError(e.to_string()))?);
     // Only the long-text and id columns are compressed: the rest are dictionary-encoded to a few
     // bytes, and each compressed column chunk costs a codec (zstd contexts) to write and read,
     // which dominated writing and reading a transcript's small fragment.
     let mut properties = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED);
     for column in COMPRESSED_COLUMNS {
         properties = properties.set_column_compression(ColumnPath::from(column), zstd);
+    }
+    // Columns whose values are (nearly) all distinct: a dictionary only costs a hash and an
+    // intern per value before falling back to plain, and their page statistics a comparison.
+    for column in DISTINCT_COLUMNS {
+        properties = properties
+            .set_column_dictionary_enabled(ColumnPath::from(column), false)
+            .set_column_statistics_enabled(ColumnPath::from(column), EnabledStatistics::Chunk);
     }
     let properties = properties
         .set_key_value_metadata(Some(vec![KeyValue::new(
@@ -383,7 +412,7 @@ pub fn write_parquet(path: &Path, events: &[Event]) -> Result<(), TableError> {
     let file = create_private(&staged)?;
     let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties))
         .map_err(|e| err("write", &staged, e))?;
-    writer.write(&batch).map_err(|e| err("write", &staged, e))?;
+    writer.write(batch).map_err(|e| err("write", &staged, e))?;
     writer.close().map_err(|e| err("finish", &staged, e))?;
     fs::rename(&staged, path).map_err(|e| err("replace", path, e))
 }

@@ -53,13 +53,22 @@ pub struct Block<'a> {
     /// `name` (of a `tool_use`).
     pub name: Scalar<'a>,
     /// `input` (of a `tool_use`), whole: it is stored.
-    pub input: Option<Value>,
+    pub input: Option<Input<'a>>,
     /// `tool_use_id` (of a `tool_result`).
     pub tool_use_id: Scalar<'a>,
     /// `content` (of a `tool_result`).
     pub content: ResultContent<'a>,
     /// `is_error` (of a `tool_result`).
     pub is_error: Scalar<'a>,
+}
+
+/// A tool input: parsed by `serde_json`, or its JSON text as the fast reading found it, which
+/// then writes it out itself.
+pub enum Input<'a> {
+    /// Read by `serde_json`.
+    Value(Value),
+    /// Its text in the line, checked.
+    Raw(&'a str),
 }
 
 /// A string or boolean field; anything else is kept only as "not a string or boolean".
@@ -122,7 +131,8 @@ impl ResultContent<'_> {
     }
 }
 
-/// Reads one line as a record: `None` when it is not valid JSON.
+/// Reads one line as a record with `serde_json`: `None` when it is not valid JSON (the reader
+/// tries the fast reading first, and comes here when it is unsure).
 pub fn parse_record(text: &str) -> Option<ClaudeRecord<'_>> {
     serde_json::from_str::<ClaudeRecord<'_>>(text).ok()
 }
@@ -382,7 +392,7 @@ impl<'de> Deserialize<'de> for Block<'de> {
                         "tool_use_id" => &mut block.tool_use_id,
                         "is_error" => &mut block.is_error,
                         "input" => {
-                            block.input = Some(map.next_value()?);
+                            block.input = Some(Input::Value(map.next_value()?));
                             continue;
                         }
                         "content" => {
