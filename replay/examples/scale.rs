@@ -132,7 +132,7 @@ fn write(args: &Args, table: &Path) -> Result<u64, String> {
         leastgrant_ingest::table::write_fragments(table, &format!("scale-{seed}"), events)
             .map_err(|e| e.to_string())?;
         seed += 1;
-        if seed % 20 == 0 {
+        if seed.is_multiple_of(20) {
             eprintln!(
                 "  {written} events written, {:.0} s",
                 start.elapsed().as_secs_f64()
@@ -152,9 +152,9 @@ fn time_field<'a>(report: &'a str, name: &str) -> Option<&'a str> {
 
 /// `h:mm:ss` or `m:ss.ss` in seconds.
 fn seconds(clock: &str) -> f64 {
-    clock
-        .split(':')
-        .fold(0.0, |total, part| total * 60.0 + part.parse::<f64>().unwrap_or(0.0))
+    clock.split(':').fold(0.0, |total, part| {
+        total * 60.0 + part.parse::<f64>().unwrap_or(0.0)
+    })
 }
 
 fn replay(args: &Args, bin: &Path, table: &Path, events: u64) -> Result<(), String> {
@@ -183,8 +183,8 @@ fn replay(args: &Args, bin: &Path, table: &Path, events: u64) -> Result<(), Stri
     let summary: serde_json::Value =
         serde_json::from_slice(&done.stdout).map_err(|e| format!("summary: {e}"))?;
     let settings = summary["settings"].as_array().map_or(0, Vec::len) as u64;
-    let elapsed = time_field(&report, "Elapsed (wall clock) time (h:mm:ss or m:ss):")
-        .map_or(0.0, seconds);
+    let elapsed =
+        time_field(&report, "Elapsed (wall clock) time (h:mm:ss or m:ss):").map_or(0.0, seconds);
     let user: f64 = time_field(&report, "User time (seconds):")
         .and_then(|v| v.parse().ok())
         .unwrap_or(0.0);
@@ -208,9 +208,9 @@ fn replay(args: &Args, bin: &Path, table: &Path, events: u64) -> Result<(), Stri
         );
     }
     println!(
-        "outputs: {:.1} MiB; summary events {}",
+        "outputs: {:.1} MiB; events replayed per setting {}",
         size_of(&out) as f64 / 1048576.0,
-        summary["events"]
+        summary["settings"][0]["events"]
     );
     Ok(())
 }
