@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use leastgrant_engine::{Frozen, Grant, Policy, Roots};
+use leastgrant_engine::Frozen;
 use leastgrant_replay::output::Outputs;
 use leastgrant_replay::settings::{Grid, GridFile, Setting, baselines, native_twins};
 use leastgrant_replay::summary::{DEFAULT_MISS_BUDGET, Summary};
@@ -180,30 +180,12 @@ impl ReplayArgs {
 }
 
 /// The rules (`given`, else the hook's default files) and grants of a state directory, for the
-/// replay.
+/// replay (the hook crate's [`RuleFiles`] implements the replay's `ProjectAnswers`).
 pub fn file_answers(state_dir: &Path, given: Vec<PathBuf>) -> Arc<dyn ProjectAnswers> {
-    Arc::new(FileAnswers(RuleFiles {
+    Arc::new(RuleFiles {
         given,
         state_dir: state_dir.display().to_string(),
-    }))
-}
-
-/// The hook's rules and grants ([`RuleFiles`]) answering for the replay.
-#[derive(Debug)]
-struct FileAnswers(RuleFiles);
-
-impl ProjectAnswers for FileAnswers {
-    fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String> {
-        self.0.for_project(roots)
-    }
-
-    fn fingerprint(&self, roots: &Roots) -> Vec<(String, String)> {
-        self.0.fingerprint(roots)
-    }
-
-    fn describe(&self) -> String {
-        self.0.describe()
-    }
+    })
 }
 
 #[derive(Args)]

@@ -22,6 +22,7 @@
 
 // The modules, bottom first: each imports only from those above it in this list.
 mod analyze;
+mod answers;
 mod decay;
 mod decide;
 mod envelope;
@@ -76,7 +77,9 @@ pub use frozen::{
     ProjectEnvelope, encode, thresholds_json,
 };
 
-// Answers given in advance: the rule language and grants.
+// Answers given in advance: the rule language and grants, and the seam the replay reads them
+// through.
+pub use answers::ProjectAnswers;
 pub use grants::{
     Grant, GrantScope, GrantStore, GrantStoreError, GrantVerdict, RulesAndGrants,
     descriptor_digest, digest16, scope_from_json, scope_json,

@@ -91,7 +91,8 @@ impl FileGrantStore {
     }
 }
 
-fn to_json(grants: &[Grant]) -> Value {
+/// A grants file's JSON (what the store writes).
+pub(crate) fn to_json(grants: &[Grant]) -> Value {
     let list: Vec<Value> = grants
         .iter()
         .map(|g| {
@@ -109,7 +110,8 @@ fn to_json(grants: &[Grant]) -> Value {
     json!({"version": FORMAT_VERSION, "grants": list})
 }
 
-fn from_json(value: &Value, path: &Path) -> Result<Vec<Grant>, GrantStoreError> {
+/// The grants of a grants file's JSON (`path` names it in errors).
+pub(crate) fn from_json(value: &Value, path: &Path) -> Result<Vec<Grant>, GrantStoreError> {
     let bad =
         |why: &str| GrantStoreError(format!("`{}` is not a grants file: {why}", path.display()));
     if value.get("version").and_then(Value::as_u64) != Some(FORMAT_VERSION) {

@@ -3,9 +3,11 @@
 //! file of bounded size (a link to one is followed); the user's, in the state directory, only
 //! when it is the user's own and no one else can write it or its directory (`files.rs`).
 
+use std::borrow::Borrow;
 use std::path::{Path, PathBuf};
 
 use leastgrant_engine::{CompiledPolicy, Policy, Roots};
+use serde_json::Value;
 
 use crate::files::{self, Links, Trust};
 use crate::grants::FileGrantStore;
@@ -37,25 +39,48 @@ fn project_rules(roots: &Roots) -> PathBuf {
 /// written by whoever writes the repository: it may tighten the user's policy, never loosen it,
 /// unless the person named it explicitly (`given`).
 pub fn load_policy(files: &[PathBuf], roots: &Roots, given: bool) -> Result<Policy, String> {
+    compile_policy(files, roots, given, |file| read_rules_file(file, roots))
+}
+
+/// One rules file read as [`load_policy`] reads it, not yet compiled: its JSON, or `None` when
+/// it is gone, or why it cannot be used. A file in the state directory is read only when it
+/// and its directories are the user's own. What it says depends on the file and the state
+/// directory only (not on the project), so a file read once serves every project.
+pub fn read_rules_file(file: &Path, roots: &Roots) -> Result<Option<Value>, String> {
+    let state_dir = Path::new(&roots.state_dir);
+    let trust = if file.starts_with(state_dir) {
+        files::check_dirs(state_dir, file).map_err(|e| e.to_string())?;
+        Trust::Owner
+    } else {
+        Trust::Anyone
+    };
+    let Some(bytes) = files::read_regular(file, Links::Follow, trust, files::MAX_RULES_BYTES)
+        .map_err(|e| format!("the rules file cannot be used: {e}"))?
+    else {
+        // Gone since it was listed: nothing to apply.
+        return Ok(None);
+    };
+    let value: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("`{}` is not valid JSON: {e}", file.display()))?;
+    Ok(Some(value))
+}
+
+/// The policy of `files`, each read by `read` ([`read_rules_file`], or what it returned
+/// earlier and elsewhere), in order: the first file that cannot be read or compiled is the
+/// error, as [`load_policy`] reports it.
+pub fn compile_policy<V: Borrow<Value>>(
+    files: &[PathBuf],
+    roots: &Roots,
+    given: bool,
+    mut read: impl FnMut(&Path) -> Result<Option<V>, String>,
+) -> Result<Policy, String> {
     let project_file = project_rules(roots);
     let mut layers = Vec::new();
-    let state_dir = Path::new(&roots.state_dir);
     for file in files {
-        let trust = if file.starts_with(state_dir) {
-            files::check_dirs(state_dir, file).map_err(|e| e.to_string())?;
-            Trust::Owner
-        } else {
-            Trust::Anyone
-        };
-        let Some(bytes) = files::read_regular(file, Links::Follow, trust, files::MAX_RULES_BYTES)
-            .map_err(|e| format!("the rules file cannot be used: {e}"))?
-        else {
-            // Gone since it was listed: nothing to apply.
+        let Some(value) = read(file)? else {
             continue;
         };
-        let value: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("`{}` is not valid JSON: {e}", file.display()))?;
-        let policy = Policy::from_json(&value, roots)
+        let policy = Policy::from_json(value.borrow(), roots)
             .map_err(|e| format!("`{}` is not a rules file: {e}", file.display()))?;
         layers.push(if given || *file != project_file {
             policy
@@ -98,17 +123,18 @@ pub fn load_compiled(
 /// Each of `files` that exists, with the SHA-256 (hex) of its bytes: what `export` records of
 /// the rules it audited, and what `doctor` compares the files in force with.
 pub fn rules_fingerprint(files: &[PathBuf]) -> Vec<(String, String)> {
-    use sha2::{Digest, Sha256};
     files
         .iter()
-        .filter_map(|file| {
-            let bytes =
-                files::read_regular(file, Links::Follow, Trust::Anyone, files::MAX_RULES_BYTES)
-                    .ok()??;
-            let digest = leastgrant_engine::hex(&Sha256::digest(&bytes));
-            Some((file.display().to_string(), digest))
-        })
+        .filter_map(|file| Some((file.display().to_string(), rules_digest(file)?)))
         .collect()
+}
+
+/// The SHA-256 (hex) of a rules file's bytes, when it exists and can be read.
+pub fn rules_digest(file: &Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let bytes =
+        files::read_regular(file, Links::Follow, Trust::Anyone, files::MAX_RULES_BYTES).ok()??;
+    Some(leastgrant_engine::hex(&Sha256::digest(&bytes)))
 }
 
 /// The grant store of the project, kept under its identity: `leastgrant allow` (whose roots are

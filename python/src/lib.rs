@@ -18,8 +18,7 @@ use std::sync::Arc;
 use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use arrow_schema::SchemaRef;
-use leastgrant_engine::{Grant, Policy, Roots};
-use leastgrant_hook::answers::RuleFiles;
+use leastgrant_hook::answers::{RuleFiles, RulesSnapshot};
 use leastgrant_hook::layout;
 use leastgrant_ingest::registry::{discover, source_of_kind};
 use leastgrant_ingest::schema::{from_batch, schema, to_batch};
@@ -212,13 +211,23 @@ impl RunConfig {
 }
 
 /// The rules and grants a run replays with, as `leastgrant simulate` chooses them: none with
-/// `"no_rules": true`, else the files of `"rules"` (empty or absent: the hook's default files
-/// of each project) with the grants of `"state_dir"` (absent: `$LEASTGRANT_HOME`, else
+/// `"no_rules": true`; else what `"answers"` holds (a [`RulesSnapshot`]'s JSON, read on a Spark
+/// driver by [`read_answers`]); else the files of `"rules"` (empty or absent: the hook's default
+/// files of each project) with the grants of `"state_dir"` (absent: `$LEASTGRANT_HOME`, else
 /// `~/.leastgrant`, as the command line finds it).
 fn answers(v: &Value) -> PyResult<Option<Arc<dyn ProjectAnswers>>> {
     if v["no_rules"].as_bool() == Some(true) {
         return Ok(None);
     }
+    if v["answers"].is_object() {
+        let snapshot = RulesSnapshot::from_json(&v["answers"]).map_err(invalid)?;
+        return Ok(Some(Arc::new(snapshot)));
+    }
+    Ok(Some(Arc::new(rule_files(v)?)))
+}
+
+/// The rules files and state directory of a run's JSON (`"rules"`, `"state_dir"`).
+fn rule_files(v: &Value) -> PyResult<RuleFiles> {
     let mut given = Vec::new();
     for file in v["rules"].as_array().into_iter().flatten() {
         let file = file
@@ -230,29 +239,30 @@ fn answers(v: &Value) -> PyResult<Option<Arc<dyn ProjectAnswers>>> {
         Some(dir) => PathBuf::from(dir),
         None => layout::state_dir_from_env(&layout::home()),
     };
-    Ok(Some(Arc::new(FileAnswers(RuleFiles {
+    Ok(RuleFiles {
         given,
         state_dir: state_dir.display().to_string(),
-    }))))
+    })
 }
 
-/// The hook's rules and grants ([`RuleFiles`]) answering for the replay (as the command
-/// line's `simulate` wires them).
-#[derive(Debug)]
-struct FileAnswers(RuleFiles);
-
-impl ProjectAnswers for FileAnswers {
-    fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String> {
-        self.0.for_project(roots)
+/// Reads, here and now, the rules and grants a run of `config` would read for the projects
+/// rooted at `project_roots`, as JSON text for the run's `"answers"`: what a Spark driver ships
+/// to executors that do not hold the files. `None` when the run replays without rules.
+#[pyfunction]
+fn read_answers(
+    py: Python<'_>,
+    config: &str,
+    project_roots: Vec<String>,
+) -> PyResult<Option<String>> {
+    let v: Value = serde_json::from_str(config).map_err(invalid)?;
+    if v["no_rules"].as_bool() == Some(true) {
+        return Ok(None);
     }
-
-    fn fingerprint(&self, roots: &Roots) -> Vec<(String, String)> {
-        self.0.fingerprint(roots)
-    }
-
-    fn describe(&self) -> String {
-        self.0.describe()
-    }
+    let files = rule_files(&v)?;
+    let snapshot = py.detach(|| files.snapshot(project_roots.iter().map(String::as_str)));
+    serde_json::to_string(&snapshot.to_json())
+        .map(Some)
+        .map_err(failed)
 }
 
 /// A replay's tables kept in memory, by name, in the order they arrive.
@@ -562,6 +572,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_events, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_part, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
+    m.add_function(wrap_pyfunction!(read_answers, m)?)?;
     m.add_function(wrap_pyfunction!(ingest, m)?)?;
     m.add_function(wrap_pyfunction!(read_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(read_events, m)?)?;

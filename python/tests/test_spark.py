@@ -1,6 +1,8 @@
 """Spark in local mode against the command line on the demo history: the same events from
 `leastgrant.spark.ingest`, the same files (byte for byte) and tables from
-`leastgrant.spark.simulate` and `python -m leastgrant.spark simulate`.
+`leastgrant.spark.simulate` and `python -m leastgrant.spark simulate`, without rules and with
+the hook's rules and grants or named rules files (read on the driver, shipped to executors
+that do not hold them).
 
 PySpark is an optional dependency: without it these tests skip with the reason — unless
 `LEASTGRANT_REQUIRE_SPARK=1` (CI), where its absence fails.
@@ -19,6 +21,8 @@ import polars as pl
 import pytest
 
 import leastgrant
+from test_package import assert_same_results
+from test_rules import RULES, busiest_project_command, counts, machine  # noqa: F401 (a fixture)
 
 try:
     import pyspark  # noqa: F401
@@ -54,7 +58,9 @@ def same_files(a, b):
 
 def test_spark_simulate_writes_the_cli_files_byte_for_byte(spark, demo, tmp_path):
     # Three parts: several projects per executor task, and more than one task.
-    results = lspark.simulate(spark, lspark.read_events_table(spark, demo["data"]), out=tmp_path / "out", partitions=3)
+    results = lspark.simulate(
+        spark, lspark.read_events_table(spark, demo["data"]), out=tmp_path / "out", partitions=3, no_rules=True
+    )
     assert same_files(tmp_path / "out", demo["replay"]) == []
     expected = leastgrant.read_results(demo["replay"])
     for name in leastgrant.TABLES:
@@ -82,7 +88,7 @@ def test_spark_ingest_reads_what_the_cli_ingests_copies_once_counts_bad_input(sp
     columns = ["event_id", "outcome", "project_key", "project_root", "session_id", "source", "tool_input"]
     assert got.select(columns).sort("event_id").equals(expected.select(columns).sort("event_id"))
     # And the Spark events replay to the command line's tables.
-    results = lspark.simulate(spark, frame, partitions=2)
+    results = lspark.simulate(spark, frame, partitions=2, no_rules=True)
     for name in leastgrant.TABLES:
         assert results.tables()[name].equals(leastgrant.read_results(demo["replay"]).tables()[name]), name
 
@@ -91,7 +97,7 @@ def test_the_module_command_writes_the_cli_files(demo, tmp_path):
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
     done = subprocess.run(
         [sys.executable, "-m", "leastgrant.spark", "--master", "local[2]", "simulate",
-         "--events", str(demo["data"]), "--out", str(tmp_path / "out"), "--partitions", "2", "--json"],
+         "--events", str(demo["data"]), "--out", str(tmp_path / "out"), "--partitions", "2", "--no-rules", "--json"],
         capture_output=True, text=True, env=env,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -106,9 +112,34 @@ def test_a_project_too_large_for_an_executor_is_refused_by_name(spark, demo):
         lspark.simulate(spark, frame, max_project_events=int(largest["count"][0]) - 1)
 
 
-def test_spark_refuses_rules_it_cannot_ship_and_says_why(demo, spark, tmp_path):
-    rules = tmp_path / "rules.json"
-    rules.write_text('{"allow": ["Bash(cargo test:*)"]}')
-    for options in ({"rules": [rules]}, {"no_rules": False}):
-        with pytest.raises(ValueError, match="executors do not hold the rules files"):
-            lspark.simulate(spark, demo["data"], **options)
+def test_spark_with_the_hooks_rules_and_a_grant_writes_the_cli_files(spark, demo, machine, tmp_path):
+    # The rules and the grant live in this (driver) process's state directory only: the Spark
+    # session's Python workers were started before it existed, with another HOME.
+    cli = machine
+    (cli.home / ".leastgrant" / "rules.json").write_text(json.dumps(RULES))
+    (cli.home / ".leastgrant" / "rules.json").chmod(0o600)
+    root, command = busiest_project_command(demo["data"])
+    cli("allow", command, "--project", root, "--cwd", root, "--note", "the test's grant")
+    expected = tmp_path / "cli"
+    cli("simulate", "--events", str(demo["data"]), "--out", str(expected), "--json")
+    results = lspark.simulate(spark, demo["data"], out=tmp_path / "out", partitions=3)
+    assert same_files(tmp_path / "out", expected) == []
+    assert_same_results(results, expected)
+    assert "rules.json" in results.summary["assumptions"]["rules"]
+    # The rules and the grant changed the replay: the comparison can fail.
+    assert counts(results.summary) != counts(json.loads((demo["replay"] / "summary.json").read_text()))
+
+
+def test_spark_with_named_rules_files_writes_the_cli_files(spark, demo, machine, tmp_path):
+    cli = machine
+    rules = tmp_path / "team-rules.json"
+    rules.write_text(json.dumps(RULES))
+    expected = tmp_path / "cli"
+    cli("simulate", "--events", str(demo["data"]), "--out", str(expected), "--json", "--rules", str(rules),
+        "--miss-budget-on", "risky")
+    frame = lspark.read_events_table(spark, demo["data"])
+    results = lspark.simulate(spark, frame, out=tmp_path / "out", partitions=2, rules=[rules], miss_budget_on="risky")
+    assert same_files(tmp_path / "out", expected) == []
+    assert_same_results(results, expected)
+    assert str(rules) in results.summary["assumptions"]["rules"]
+    assert counts(results.summary) != counts(json.loads((demo["replay"] / "summary.json").read_text()))

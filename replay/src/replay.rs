@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use leastgrant_engine::{
     ActionFlags, Analysis, Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity,
-    Grant, Judgement, Learned, NoAnswers, Policy, Posture, PreparedAction, Roots, Rule,
-    RulesAndGrants, SessionState, Settings, Situation, Stage, Thresholds, ToolCall, analyze,
-    decide_prepared, judge, prepare, stable_hash,
+    Judgement, Learned, NoAnswers, Policy, Posture, PreparedAction, Roots, Rule, RulesAndGrants,
+    SessionState, Settings, Situation, Stage, Thresholds, ToolCall, analyze, decide_prepared,
+    judge, prepare, stable_hash,
 };
 use leastgrant_ingest::schema::Outcome;
 
@@ -546,18 +546,9 @@ pub struct Options {
     pub answers: Option<Arc<dyn ProjectAnswers>>,
 }
 
-/// The answers given in advance per project (rules and grants), for the replay: the CLI reads
-/// the same files the hook reads, so what is audited is what will run.
-pub trait ProjectAnswers: Send + Sync + std::fmt::Debug {
-    /// The policy and grants in force for a project.
-    fn for_project(&self, roots: &Roots) -> Result<(Policy, Vec<Grant>), String>;
-    /// What the summary says about them (the files read, or "none").
-    fn describe(&self) -> String;
-    /// The rules files read for a project, with a digest of each, for the export to record.
-    fn fingerprint(&self, _roots: &Roots) -> Vec<(String, String)> {
-        Vec::new()
-    }
-}
+/// The answers given in advance per project (rules and grants): the engine's seam, which the
+/// hook crate implements over the files it reads.
+pub use leastgrant_engine::ProjectAnswers;
 
 impl Default for Options {
     fn default() -> Options {

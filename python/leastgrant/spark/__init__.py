@@ -205,17 +205,17 @@ def simulate(
     **options: Any,
 ) -> Results:
     """Replays an events DataFrame on Spark: the same tables and summary as
-    ``leastgrant simulate --no-rules`` on the same events, row for row (the files in ``out``
-    are byte-identical to the command line's).
+    ``leastgrant simulate`` with the same options on the same events, row for row (the files in
+    ``out`` are byte-identical to the command line's).
 
-    Rules and grants are not replayed on Spark: ``no_rules=True`` is the default and the only
-    choice (``rules=`` or ``no_rules=False`` is refused). The rules a replay applies are read
-    per project from files the executors do not have — the driver's state directory
-    (``rules.json`` and the grants, kept per project identity) and each project's own
-    ``.leastgrant/rules.json`` in its checkout — and the summary names the files it read, so
-    shipping their text would need the replay to take rules and grants as values rather than
-    files (docs/fleet.md). Audit a setting with rules by ``leastgrant.simulate`` or
-    ``leastgrant simulate --shard`` on machines that hold them.
+    Rules and grants as ``leastgrant simulate`` and `leastgrant.simulate` take them: by default
+    the hook's (the state directory's ``rules.json`` and grants, ``$LEASTGRANT_HOME`` or
+    ``~/.leastgrant``, and each project's ``.leastgrant/rules.json``), ``rules=[paths]`` as
+    ``--rules``, ``no_rules=True`` as ``--no-rules``. They are read once, on the driver, for
+    every project root of the events (the files the command line would read on this machine),
+    and travel to the executors with the job as a value (a broadcast of the rules' JSON, each
+    file once, and each project's grants): an executor compiles the same rules against the same
+    roots and answers as the command line does, without holding the files.
 
     ``events`` is a DataFrame with the events table's columns (`ingest`,
     `read_events_table`) or an events table directory. The events are repartitioned by
@@ -226,14 +226,11 @@ def simulate(
     """
     if isinstance(events, (str, os.PathLike)):
         events = read_events_table(spark, events)
-    if options.get("rules") or not options.setdefault("no_rules", True):
-        raise ValueError(
-            "leastgrant.spark.simulate replays without rules and grants (no_rules=True): the "
-            "executors do not hold the rules files and grants the replay reads; use "
-            "leastgrant.simulate or `leastgrant simulate --shard` for a replay with rules"
-        )
     config = run_config(settings, grid, **options)
-    projects = [(row[0], int(row[1])) for row in events.groupBy("project_key").count().collect()]
+    from pyspark.sql import functions as F
+
+    counted = events.groupBy("project_key").agg(F.count("*"), F.collect_set("project_root")).collect()
+    projects = [(row[0], int(row[1])) for row in counted]
     # A task holds its partition's events while it replays them: a project too large for one
     # executor is refused by name before any task runs, rather than failing one in the middle.
     too_large = sorted((rows, key) for key, rows in projects if rows > max_project_events)
@@ -244,6 +241,17 @@ def simulate(
             "one executor is trusted to hold; raise it for executors with the memory (about 1 KB "
             "an event), or replay that project alone with `leastgrant simulate`"
         )
+    # The rules and grants the command line would read here, for every project of the events,
+    # read once and shipped with the job (docs/fleet.md).
+    roots = sorted({root for row in counted for root in row[2] if root is not None})
+    shipped = _native.read_answers(config, roots)
+    if shipped is not None:
+        config = json.dumps({**json.loads(config), "answers": json.loads(shipped)})
+    try:
+        shared = spark.sparkContext.broadcast(config)
+        config_of = lambda: shared.value  # noqa: E731
+    except Exception:  # Spark Connect has no broadcast: the config travels in the closure.
+        config_of = lambda: config  # noqa: E731
     if partitions is None:
         # Enough parts to use every core, and about a million events per part at most.
         total = sum(rows for _, rows in projects)
@@ -260,7 +268,7 @@ def simulate(
         table = _events_only(pa.Table.from_batches(received)) if received else events_schema().empty_table()
         work = tempfile.mkdtemp(prefix="leastgrant-shard-")
         try:
-            native.simulate_part(table, projects, shard, count, config, os.path.join(work, "out"))
+            native.simulate_part(table, projects, shard, count, config_of(), os.path.join(work, "out"))
             for name in sorted(os.listdir(os.path.join(work, "out"))):
                 data = Path(work, "out", name).read_bytes()
                 yield pa.RecordBatch.from_pydict(

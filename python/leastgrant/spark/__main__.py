@@ -3,7 +3,7 @@
     python -m leastgrant.spark simulate --events DIR --out DIR [--master local[4]] [--partitions N]
     python -m leastgrant.spark ingest --claude PATH … --out DIR [--master …]
 
-``simulate`` writes the files ``leastgrant simulate --no-rules`` writes (the tables and
+``simulate`` writes the files ``leastgrant simulate`` writes with the same flags (the tables and
 ``summary.json``, byte for byte); ``ingest`` writes the events as a Parquet dataset that
 ``simulate --events`` reads back (``DIR/events/``, Spark's layout, not ``leastgrant ingest``'s
 incremental table).
@@ -32,6 +32,10 @@ def main(argv=None) -> int:
     sim.add_argument("--miss-budget", type=float, default=0.10)
     sim.add_argument("--tune-until")
     sim.add_argument("--window", type=int, default=50)
+    sim.add_argument("--rules", action="append", default=[], metavar="FILE",
+                     help="a rules file to replay with (repeatable) [default: the hook's, with your grants]")
+    sim.add_argument("--no-rules", action="store_true", help="replay with no rules and no grants")
+    sim.add_argument("--miss-budget-on", default="all")
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
     ing = sub.add_parser("ingest", help="read transcripts into an events dataset on Spark")
     # One flag per transcript source, named as `leastgrant ingest` names it: the first kind of
@@ -46,6 +50,8 @@ def main(argv=None) -> int:
         ing.add_argument(f"--{flag}", action="append", default=[], metavar="PATH")
     ing.add_argument("--out", required=True)
     args = parser.parse_args(argv)
+    if args.command == "simulate" and args.rules and args.no_rules:
+        parser.error("--rules and --no-rules exclude each other")
 
     from pyspark.sql import SparkSession
 
@@ -68,6 +74,9 @@ def main(argv=None) -> int:
                 miss_budget=args.miss_budget,
                 tune_until=args.tune_until,
                 window=args.window,
+                rules=args.rules or None,
+                no_rules=args.no_rules,
+                miss_budget_on=args.miss_budget_on,
             )
             if args.json:
                 print(json.dumps(results.summary, indent=2))
