@@ -376,18 +376,22 @@ pub(crate) fn shell_signature<'e>(
     flags.dedup();
     let mut redirects: Vec<&String> = redirects.iter().collect();
     redirects.sort_unstable();
-    // The same text as joining every part with spaces, without copying flags and redirects.
-    let mut signature = parts.join(" ");
-    let mut first = parts.is_empty();
-    for part in flags
-        .iter()
-        .map(|f| f.as_ref())
-        .chain(redirects.iter().map(|r| r.as_str()))
-    {
-        if !first {
+    // The parts, then the flags, then the redirections, joined with spaces: sized once for
+    // all of them (joined first and then grown, the text was copied again for the flags).
+    let all = || {
+        parts
+            .iter()
+            .map(|p| p.as_ref())
+            .chain(flags.iter().map(|f| f.as_ref()))
+            .chain(redirects.iter().map(|r| r.as_str()))
+    };
+    let count = parts.len() + flags.len() + redirects.len();
+    let mut signature =
+        String::with_capacity(all().map(str::len).sum::<usize>() + count.saturating_sub(1));
+    for (i, part) in all().enumerate() {
+        if i > 0 {
             signature.push(' ');
         }
-        first = false;
         signature.push_str(part);
     }
     signature
