@@ -62,8 +62,9 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
             }
         }
     };
-    let tool = canonical.map_or_else(|| call.tool.clone(), str::to_string);
-    let call_args = std::sync::Arc::new(crate::tools::canonical_args(&tool, &call.input));
+    // Borrowed: the name is only asked of, never kept.
+    let tool: &str = canonical.unwrap_or(&call.tool);
+    let call_args = std::sync::Arc::new(crate::tools::canonical_args(tool, &call.input));
     for action in &mut analysis.actions {
         analysis.problems.extend(action.unknowns.iter().cloned());
         action.subject.call_args = Some(std::sync::Arc::clone(&call_args));

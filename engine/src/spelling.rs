@@ -26,14 +26,18 @@ pub(crate) fn spell(
         &effective.program_path
     };
     let mut flags: Vec<&str> = Vec::new();
-    // Both spellings share the positionals: built once, appended to each.
-    let mut positionals = String::with_capacity(
-        effective
-            .args
-            .iter()
-            .map(|w| w.text.len() + 1)
-            .sum::<usize>(),
+    // Both spellings share the positionals: built once, straight into the spelling without
+    // flags (the program, then the positionals), and copied from there into the other (no
+    // separate text of the positionals to allocate and copy twice).
+    let mut without = String::with_capacity(
+        program.len()
+            + effective
+                .args
+                .iter()
+                .map(|w| w.text.len() + 1)
+                .sum::<usize>(),
     );
+    without.push_str(program);
     for word in &effective.args {
         let text = word.text.as_str();
         if text.starts_with('-') && text.len() > 1 && word.is_literal() {
@@ -43,22 +47,20 @@ pub(crate) fn spell(
                 flags.push(text);
             }
         } else {
-            positionals.push(' ');
+            without.push(' ');
             if word.is_literal() && target_words.contains(&text) {
                 match normalizer.resolved(text) {
-                    Some(resolved) => positionals.push_str(resolved),
-                    None => positionals.push_str(text),
+                    Some(resolved) => without.push_str(resolved),
+                    None => without.push_str(text),
                 }
             } else {
-                push_word(&mut positionals, word);
+                push_word(&mut without, word);
             }
         }
     }
     flags.sort_unstable();
     flags.dedup();
-    let mut without = String::with_capacity(program.len() + positionals.len());
-    without.push_str(program);
-    without.push_str(&positionals);
+    let positionals = without.get(program.len()..).unwrap_or("");
     let mut with = String::with_capacity(
         program.len() + flags.iter().map(|f| f.len() + 1).sum::<usize>() + positionals.len(),
     );
@@ -67,7 +69,7 @@ pub(crate) fn spell(
         with.push(' ');
         with.push_str(flag);
     }
-    with.push_str(&positionals);
+    with.push_str(positionals);
     (with, without)
 }
 
@@ -374,18 +376,22 @@ pub(crate) fn shell_signature<'e>(
     flags.dedup();
     let mut redirects: Vec<&String> = redirects.iter().collect();
     redirects.sort_unstable();
-    // The same text as joining every part with spaces, without copying flags and redirects.
-    let mut signature = parts.join(" ");
-    let mut first = parts.is_empty();
-    for part in flags
-        .iter()
-        .map(|f| f.as_ref())
-        .chain(redirects.iter().map(|r| r.as_str()))
-    {
-        if !first {
+    // The parts, then the flags, then the redirections, joined with spaces: sized once for
+    // all of them (joined first and then grown, the text was copied again for the flags).
+    let all = || {
+        parts
+            .iter()
+            .map(|p| p.as_ref())
+            .chain(flags.iter().map(|f| f.as_ref()))
+            .chain(redirects.iter().map(|r| r.as_str()))
+    };
+    let count = parts.len() + flags.len() + redirects.len();
+    let mut signature =
+        String::with_capacity(all().map(str::len).sum::<usize>() + count.saturating_sub(1));
+    for (i, part) in all().enumerate() {
+        if i > 0 {
             signature.push(' ');
         }
-        first = false;
         signature.push_str(part);
     }
     signature

@@ -149,30 +149,22 @@ impl<'a> Invocation<'a> {
 
     /// [`Invocation::positionals`], with the options that take a value given by a test.
     pub(crate) fn positionals_where(&self, is_valued: impl Fn(&str) -> bool) -> Vec<&'a Word> {
-        let mut out = Vec::new();
-        let mut skip_next = false;
-        let mut rest_positional = false;
-        for word in self.args {
-            if skip_next {
-                skip_next = false;
-                continue;
-            }
-            let t = word.text.as_str();
-            if rest_positional || !t.starts_with('-') || t == "-" {
-                out.push(word);
-            } else if t == "--" {
-                rest_positional = true;
-            } else if is_valued(t) {
-                skip_next = true;
-            }
-        }
-        out
+        positional_words(self.args, is_valued).collect()
+    }
+
+    /// The first two positional words (usually a subcommand and its first operand), empty
+    /// when absent: found without listing every positional.
+    pub(crate) fn first_positionals(&self, valued: Names<'_>) -> (&'a str, &'a str) {
+        let mut words = positional_words(self.args, |t| valued.contains(t));
+        let sub = words.next().map_or("", |w| w.text.as_str());
+        let arg = words.next().map_or("", |w| w.text.as_str());
+        (sub, arg)
     }
 
     /// The first positional word (usually a subcommand), lower-cased.
     pub(crate) fn sub(&self, valued: Names<'_>) -> String {
-        self.positionals(valued)
-            .first()
+        positional_words(self.args, |t| valued.contains(t))
+            .next()
             .map(|w| w.text.to_ascii_lowercase())
             .unwrap_or_default()
     }
@@ -257,3 +249,29 @@ impl<'a> Invocation<'a> {
 
 /// A table entry's function: judges an invocation of one of its programs.
 pub(super) type Judge = fn(&Invocation<'_>) -> Classification;
+
+/// The positional words of `args`, in order, given the options that take a value (the word
+/// after one is its value). Everything after `--` is positional.
+fn positional_words(
+    args: &[Word],
+    is_valued: impl Fn(&str) -> bool,
+) -> impl Iterator<Item = &Word> {
+    let mut skip_next = false;
+    let mut rest_positional = false;
+    args.iter().filter(move |word| {
+        if skip_next {
+            skip_next = false;
+            return false;
+        }
+        let t = word.text.as_str();
+        if rest_positional || !t.starts_with('-') || t == "-" {
+            return true;
+        }
+        if t == "--" {
+            rest_positional = true;
+        } else if is_valued(t) {
+            skip_next = true;
+        }
+        false
+    })
+}

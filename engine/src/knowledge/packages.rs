@@ -317,9 +317,7 @@ fn js(inv: &Invocation<'_>) -> Classification {
             ),
         );
     }
-    let positionals = inv.positionals(valued);
-    let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
-    let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
+    let (sub, arg) = inv.first_positionals(valued);
     let j = match sub {
         "" | "install" | "i" | "ci" | "add" | "remove" | "rm" | "uninstall" | "un" | "update"
         | "up" | "upgrade" | "dedupe" | "prune" | "rebuild" | "link" | "ln" | "unlink"
@@ -457,9 +455,7 @@ fn python_project(inv: &Invocation<'_>) -> Classification {
         "--extra",
         "-C",
     ];
-    let positionals = inv.positionals(valued);
-    let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
-    let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
+    let (sub, arg) = inv.first_positionals(valued);
     let j = match sub {
         "pip" => {
             let rest: Vec<_> = inv
@@ -632,7 +628,7 @@ fn rustup(inv: &Invocation<'_>) -> Classification {
 }
 
 fn go(inv: &Invocation<'_>) -> Classification {
-    let positionals = inv.positionals(flags![
+    let (sub, arg) = inv.first_positionals(flags![
         "-o",
         "-run",
         "-tags",
@@ -660,8 +656,6 @@ fn go(inv: &Invocation<'_>) -> Classification {
     if ["exec", "toolexec", "vettool"].into_iter().any(go_flag) {
         return Classification::opaque(C::ExecUnknown, "runs the build through another program");
     }
-    let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
-    let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     let j = match sub {
         "test" | "vet" => Classification::new(C::ExecTest),
         "build" | "fmt" | "doc" | "clean" | "tool"
@@ -816,9 +810,7 @@ fn dotnet(inv: &Invocation<'_>) -> Classification {
 }
 
 fn composer(inv: &Invocation<'_>) -> Classification {
-    let positionals = inv.positionals(flags!["-d", "--working-dir"]);
-    let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
-    let arg = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
+    let (sub, arg) = inv.first_positionals(flags!["-d", "--working-dir"]);
     let j = match sub {
         "install" | "update" | "require" | "remove" | "upgrade" | "reinstall" => {
             Classification::new(C::ExecPkg)

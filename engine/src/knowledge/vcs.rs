@@ -516,7 +516,7 @@ fn git_push(inv: &Invocation<'_>, rest: &[&Word]) -> Classification {
 }
 
 fn forge(inv: &Invocation<'_>) -> Classification {
-    let positionals = inv.positionals(flags![
+    let (sub, verb) = inv.first_positionals(flags![
         "-R",
         "--repo",
         "-t",
@@ -544,8 +544,6 @@ fn forge(inv: &Invocation<'_>) -> Classification {
         "-l",
         "--label",
     ]);
-    let sub = positionals.first().map(|w| w.text.as_str()).unwrap_or("");
-    let verb = positionals.get(1).map(|w| w.text.as_str()).unwrap_or("");
     const READ_VERBS: &[&str] = &[
         "list", "view", "status", "diff", "checks", "search", "ls", "show", "browse", "",
     ];

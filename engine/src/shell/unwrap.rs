@@ -500,7 +500,13 @@ pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
 /// Peels every command of a script, and marks the commands that read what a network fetch
 /// wrote into their pipeline (directly, or through a decoder such as `base64 -d`).
 pub fn unwrap_script(commands: Vec<SimpleCommand>, template: &Effective) -> Vec<Effective> {
-    let surroundings: Vec<Surroundings> = commands.iter().map(|c| c.surroundings).collect();
+    // Only the commands whose input is piped from others are looked at after peeling: their
+    // positions and where their input comes from (nearly always none: no list allocated).
+    let piped: Vec<(usize, (usize, usize))> = commands
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.surroundings.piped_from.map(|from| (i, from)))
+        .collect();
     // Every command's effective commands in one list, each command's as a range of it: no list
     // per command, and nothing moved a second time to flatten them.
     let mut all: Vec<Effective> = Vec::with_capacity(commands.len());
@@ -519,11 +525,12 @@ pub fn unwrap_script(commands: Vec<SimpleCommand>, template: &Effective) -> Vec<
             .map_or(from, |b| b.1);
         (from, to.max(from))
     };
+    if piped.is_empty() {
+        // No command reads another's output: none is fed from the network.
+        return all;
+    }
     let mut fed = vec![false; bounds.len()];
-    for (i, around) in surroundings.iter().enumerate() {
-        let Some((start, end)) = around.piped_from else {
-            continue;
-        };
+    for &(i, (start, end)) in &piped {
         let (from, to) = if start < end && end <= bounds.len() {
             span(start, end)
         } else {
