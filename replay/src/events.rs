@@ -187,6 +187,13 @@ impl BucketIndex {
         self.projects.keys().map(String::as_str)
     }
 
+    /// How many rows a project has in the bucket (0 for a key it does not hold).
+    pub fn rows(&self, key: &str) -> usize {
+        self.projects
+            .get(key)
+            .map_or(0, |runs| runs.iter().map(|(_, _, len)| len).sum())
+    }
+
     /// What identifies the bucket's contents without reading them again: every file's name and
     /// length, and every project's rows (16 hex digits of SHA-256). Two tables with the same
     /// digests per bucket hold the same files with the same projects.

@@ -77,7 +77,7 @@ pub fn run_shard(
             }
             ordinal += 1;
         }
-        for chunk in keys.chunks(batch) {
+        for chunk in chunks(&keys, &index, batch) {
             let names: Vec<&str> = chunk.iter().map(|(_, key)| *key).collect();
             let runs: Vec<ProjectRun> = events::read_projects(&index, &names)?
                 .into_par_iter()
@@ -104,6 +104,43 @@ pub fn run_shard(
     manifest.events_fingerprint = leastgrant_ingest::common::stable_id(&parts);
     manifest.table_projects = ordinal;
     Ok((summary, manifest))
+}
+
+/// Rows read together at least, when the projects are small: each read of a bucket opens its
+/// files and decompresses the pages that hold the rows selected, so reading a fleet of small
+/// projects a few at a time decompressed the same pages again and again (20,000 projects of 50
+/// events: a fifth of an export's time in zstd, 13 s against 3.7 s for the same events in 2,000
+/// projects).
+const ROWS_PER_READ: usize = 65_536;
+/// Projects read together at most: what a chunk holds after its replay (each project's curves
+/// for every setting) grows with them.
+const PROJECTS_PER_READ: usize = 256;
+
+/// The bucket's projects in chunks to read and replay together: at least `batch` (a few per
+/// thread), more while their rows stay under [`ROWS_PER_READ`], never more than
+/// [`PROJECTS_PER_READ`]. The chunks keep the key order, so the results do not depend on them.
+fn chunks<'k>(
+    keys: &'k [(u64, &'k str)],
+    index: &events::BucketIndex,
+    batch: usize,
+) -> Vec<&'k [(u64, &'k str)]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut rows = 0;
+    for (at, (_, key)) in keys.iter().enumerate() {
+        let taken = at - start;
+        if taken >= batch && (rows + index.rows(key) > ROWS_PER_READ || taken >= PROJECTS_PER_READ)
+        {
+            out.push(&keys[start..at]);
+            start = at;
+            rows = 0;
+        }
+        rows += index.rows(key);
+    }
+    if start < keys.len() {
+        out.push(&keys[start..]);
+    }
+    out
 }
 
 /// Replays events held in memory rather than read from a table (the Python package, and each
