@@ -402,33 +402,43 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, decision: Decision, class: Class, risky: bool, source: LabelSource) {
-        self.events += 1;
+    /// Counts `n` verdicts of one kind.
+    fn add_many(
+        &mut self,
+        decision: Decision,
+        class: Class,
+        risky: bool,
+        source: LabelSource,
+        n: u64,
+    ) {
+        self.events += n;
         match decision {
-            Decision::Allow => self.allow += 1,
-            Decision::Ask => self.ask += 1,
-            Decision::Deny => self.deny += 1,
+            Decision::Allow => self.allow += n,
+            Decision::Ask => self.ask += n,
+            Decision::Deny => self.deny += n,
         }
         match class {
-            Class::Miss => self.miss += 1,
-            Class::Catch => self.catch += 1,
-            Class::Saved => self.saved += 1,
-            Class::Friction => self.friction += 1,
-            Class::FalseBlock => self.false_block += 1,
-            Class::Unlabeled => self.unlabeled += 1,
-            Class::ClassifierDenied => self.classifier_denied += 1,
+            Class::Miss => self.miss += n,
+            Class::Catch => self.catch += n,
+            Class::Saved => self.saved += n,
+            Class::Friction => self.friction += n,
+            Class::FalseBlock => self.false_block += n,
+            Class::Unlabeled => self.unlabeled += n,
+            Class::ClassifierDenied => self.classifier_denied += n,
         }
         if matches!(class, Class::Miss | Class::Catch) {
-            self.refused += 1;
+            self.refused += n;
             if risky {
-                self.refused_risky += 1;
-                self.miss_risky += u64::from(class == Class::Miss);
+                self.refused_risky += n;
+                if class == Class::Miss {
+                    self.miss_risky += n;
+                }
             }
         }
         if decision == Decision::Ask {
             match source {
-                LabelSource::Observed => self.ask_observed += 1,
-                LabelSource::Inferred => self.ask_inferred += 1,
+                LabelSource::Observed => self.ask_observed += n,
+                LabelSource::Inferred => self.ask_inferred += n,
                 LabelSource::None => {}
             }
         }
@@ -474,15 +484,6 @@ pub struct CurvePoint {
 }
 
 impl CurvePoint {
-    fn add(&mut self, decision: Decision) {
-        self.events += 1;
-        match decision {
-            Decision::Allow => self.allow += 1,
-            Decision::Ask => self.ask += 1,
-            Decision::Deny => self.deny += 1,
-        }
-    }
-
     /// Asks per event.
     pub fn prompt_rate(&self) -> f64 {
         if self.events == 0 {
@@ -1066,6 +1067,13 @@ fn replay_classified(
     let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_count];
     let mut judgements: Vec<Judgement> = Vec::new();
     let mut approvals_after: Vec<usize> = Vec::new();
+    // The loop's bookkeeping, batched: per setting a flat tally of (period, verdict, class,
+    // stake, label source) and per window and day a row of verdicts for every setting, each
+    // touched by one increment per setting and event and turned into counts and curves at the end.
+    let setting_count = settings.len();
+    let mut tallies: Vec<[u64; TALLY]> = vec![[0; TALLY]; setting_count];
+    let mut window_rows: Vec<[u32; 3]> = Vec::new();
+    let mut day_rows: Vec<[u32; 3]> = Vec::new();
     for (index, event) in events.iter().enumerate() {
         let Some(call) = event_call.get(index).and_then(|c| calls.get(*c)) else {
             // A standing approval: `granted` evidence for every engine setting, from its time.
@@ -1121,6 +1129,23 @@ fn replay_classified(
         let day = u32::try_from((now - first_ts).max(0) / DAY_US).unwrap_or(u32::MAX);
         let analysis = &call.analysis;
         let signatures = &call.action_signatures;
+        // The class, the evidence and the tally slot of each verdict: the same for every
+        // setting, so worked out once per event for each verdict that occurs.
+        let mut outcomes: [Option<VerdictOutcome>; 3] = [None; 3];
+        let window_row = (window < options.max_windows).then(|| {
+            let at = window as usize * setting_count;
+            if window_rows.len() <= at {
+                window_rows.resize(at + setting_count, [0; 3]);
+            }
+            at
+        });
+        let day_row = (day < options.max_days).then(|| {
+            let at = day as usize * setting_count;
+            if day_rows.len() <= at {
+                day_rows.resize(at + setting_count, [0; 3]);
+            }
+            at
+        });
         // Once per event, for every sharing setting: the shared familiarity of each action,
         // and the shared evidence.
         let mut shared_learns = (None, false);
@@ -1218,15 +1243,21 @@ fn replay_classified(
                     decision
                 }
             };
-            let class = Class::of(decision, label, options.unattended);
+            let verdict = decision as usize;
+            let (class, evidence, ran, slot) = *outcomes[verdict].get_or_insert_with(|| {
+                let class = Class::of(decision, label, options.unattended);
+                let (evidence, ran) = counterfactual(decision, label, options.unattended);
+                let slot = tally_slot(period, decision, class, call.risky, source);
+                (class, evidence, ran, slot)
+            });
+            tallies[setting_index][slot] += 1;
+            if let Some(at) = window_row {
+                window_rows[at + setting_index][verdict] += 1;
+            }
+            if let Some(at) = day_row {
+                day_rows[at + setting_index][verdict] += 1;
+            }
             let run = &mut state.run;
-            run.periods[period].add(decision, class, call.risky, source);
-            if window < options.max_windows {
-                grow(&mut run.windows, window).add(decision);
-            }
-            if day < options.max_days {
-                grow(&mut run.days, day).add(decision);
-            }
             if options.keep_verdicts {
                 run.verdicts.push(decision);
             }
@@ -1299,7 +1330,6 @@ fn replay_classified(
                     }
                 }
             }
-            let (evidence, ran) = counterfactual(decision, label, options.unattended);
             match (&setting.method, &mut state.learned) {
                 (Method::Engine(_) | Method::Native(_), Learning::Own(envelope)) => {
                     if let Some(evidence) = evidence {
@@ -1367,7 +1397,29 @@ fn replay_classified(
     }
     states
         .into_iter()
-        .map(|mut state| {
+        .zip(tallies)
+        .enumerate()
+        .map(|(setting_index, (mut state, tally))| {
+            for (slot, count) in tally.into_iter().enumerate() {
+                if count > 0 {
+                    let (period, decision, class, risky, source) = tally_key(slot);
+                    state.run.periods[period].add_many(decision, class, risky, source, count);
+                }
+            }
+            let curve = |rows: &[[u32; 3]]| -> Vec<CurvePoint> {
+                rows.iter()
+                    .skip(setting_index)
+                    .step_by(setting_count.max(1))
+                    .map(|&[allow, ask, deny]| CurvePoint {
+                        events: allow + ask + deny,
+                        allow,
+                        ask,
+                        deny,
+                    })
+                    .collect()
+            };
+            state.run.windows = curve(&window_rows);
+            state.run.days = curve(&day_rows);
             for (code, count) in state.friction {
                 *state.run.friction_reasons.entry(code).or_insert(0) += count;
             }
@@ -1426,10 +1478,45 @@ fn miss_record(
     }
 }
 
-fn grow(points: &mut Vec<CurvePoint>, at: u32) -> &mut CurvePoint {
-    let at = at as usize;
-    if points.len() <= at {
-        points.resize(at + 1, CurvePoint::default());
-    }
-    &mut points[at]
+/// A verdict's class, the evidence it gives, whether the call ran, and its tally slot.
+type VerdictOutcome = (Class, Option<Evidence>, bool, usize);
+
+/// Slots of a setting's tally: period (2) × verdict (3) × class (7) × risky (2) × label source (3).
+const TALLY: usize = 2 * 3 * 7 * 2 * 3;
+const CLASSES: [Class; 7] = [
+    Class::Miss,
+    Class::Catch,
+    Class::Saved,
+    Class::Friction,
+    Class::FalseBlock,
+    Class::Unlabeled,
+    Class::ClassifierDenied,
+];
+const DECISIONS: [Decision; 3] = [Decision::Allow, Decision::Ask, Decision::Deny];
+const SOURCES: [LabelSource; 3] = [
+    LabelSource::Observed,
+    LabelSource::Inferred,
+    LabelSource::None,
+];
+
+/// The tally slot of one verdict (inverse of [`tally_key`]).
+fn tally_slot(
+    period: usize,
+    decision: Decision,
+    class: Class,
+    risky: bool,
+    source: LabelSource,
+) -> usize {
+    (((period * 3 + decision as usize) * 7 + class as usize) * 2 + usize::from(risky)) * 3
+        + source as usize
+}
+
+/// What a tally slot counts (inverse of [`tally_slot`]).
+fn tally_key(slot: usize) -> (usize, Decision, Class, bool, LabelSource) {
+    let source = SOURCES[slot % 3];
+    let risky = (slot / 3) % 2 == 1;
+    let class = CLASSES[(slot / 6) % 7];
+    let decision = DECISIONS[(slot / 42) % 3];
+    let period = slot / 126;
+    (period, decision, class, risky, source)
 }
