@@ -956,7 +956,7 @@ const CRATES: &[Rules] = &[
             &["rules"],
             &["rules::lint", "rules::compiled"],
             &["grants"],
-            &["decide"],
+            &["answers", "decide"],
             &["frozen::layout", "frozen::record"],
             &["frozen::shared", "frozen::table"],
             &["frozen::writer"],
