@@ -572,10 +572,22 @@ const DECODERS: &[&str] = &[
 /// A command's starting point for peeling: the template's wrappers and environment, then the
 /// command's own words.
 fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
-    let mut assignments = template.assignments.clone();
-    assignments.extend(command.assignments);
-    let mut redirects = template.redirects.clone();
-    redirects.extend(command.redirects);
+    // The template's lists are nearly always empty (a top-level command): the command's own
+    // are then moved, not copied into a new list.
+    let assignments = if template.assignments.is_empty() {
+        command.assignments
+    } else {
+        let mut assignments = template.assignments.clone();
+        assignments.extend(command.assignments);
+        assignments
+    };
+    let redirects = if template.redirects.is_empty() {
+        command.redirects
+    } else {
+        let mut redirects = template.redirects.clone();
+        redirects.extend(command.redirects);
+        redirects
+    };
     let written = if template.written.is_empty() {
         // Sized for the words and their separators (quotes, if any, may grow it once).
         let mut out = String::with_capacity(
