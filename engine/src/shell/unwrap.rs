@@ -681,6 +681,13 @@ fn strip_options<'a>(
     (args.get(i..).unwrap_or(&[]), seen)
 }
 
+/// The last `keep` words of a wrapper's own copy of its words, moved (they were copied a
+/// second time): `keep` is the length of the tail `strip_options` left, always a suffix.
+fn into_tail(mut rest: Vec<Word>, keep: usize) -> Vec<Word> {
+    rest.drain(..rest.len().saturating_sub(keep));
+    rest
+}
+
 fn has_flag(seen: &[(String, Option<Word>)], names: Names<'_>) -> bool {
     seen.iter().any(|(f, _)| {
         names.contains(f)
@@ -842,7 +849,8 @@ fn peel_builtin(
         return Step::Runs;
     }
     let (tail, _) = strip_options(&rest, flags!["-a"]);
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -918,7 +926,8 @@ fn peel_privilege(
             ) || tail.is_empty()
             {
                 current.program = program;
-                current.args = tail.to_vec();
+                let keep = tail.len();
+                current.args = into_tail(rest, keep);
                 current.opaque("a privileged shell or editor");
                 out.push(std::mem::take(current));
                 return Step::Done;
@@ -926,7 +935,8 @@ fn peel_privilege(
             if let Some(dir) = flag_value(&seen, flags!["-D", "--chdir"]) {
                 current.chdir = Some(dir.clone());
             }
-            current.args = tail.to_vec();
+            let keep = tail.len();
+            current.args = into_tail(rest, keep);
         }
     }
     Step::Again
@@ -1068,7 +1078,8 @@ fn peel_time(
             is_file: true,
         });
     }
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -1086,7 +1097,8 @@ fn peel_detach(
         Wrapper::Detach
     });
     let (tail, _) = strip_options(&rest, flags!["-i", "-o", "-e"]);
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -1117,7 +1129,8 @@ fn peel_watch(
         shell_text(std::mem::take(current), &joined, out);
         return Step::Done;
     }
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -1268,7 +1281,8 @@ fn peel_shell(
         return Step::Done;
     }
     current.wrappers.push(Wrapper::ShellEval);
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     if login {
         current.unread("a login or interactive shell runs startup files");
     } else if from_input {
@@ -1371,7 +1385,8 @@ fn peel_fetch_runner(
     {
         current.wrappers.push(Wrapper::Runner);
         current.runner = Some(program.clone());
-        current.args = tail.to_vec();
+        let keep = tail.len();
+        current.args = into_tail(rest, keep);
         return Step::Again;
     }
     current.wrappers.push(Wrapper::FetchRun);
@@ -1504,7 +1519,8 @@ fn peel_env_runner(
             out,
         );
     }
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -1555,7 +1571,8 @@ fn peel_js_package_manager(
         }
         current.wrappers.push(Wrapper::Runner);
         current.runner = Some(program.clone());
-        current.args = tail.to_vec();
+        let keep = tail.len();
+        current.args = into_tail(rest, keep);
         return Step::Again;
     }
     runs_as_given(current, program, first, rest, out)
@@ -1600,8 +1617,9 @@ fn peel_git(
     }
     current.config_keys.sort();
     current.program = program;
-    current.program_path = first.text.clone();
-    current.args = tail.to_vec();
+    current.program_path = first.text;
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Runs
 }
 
