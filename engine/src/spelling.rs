@@ -48,13 +48,17 @@ pub(crate) fn spell(
             }
         } else {
             without.push(' ');
-            if word.is_literal() && target_words.contains(&text) {
+            // Whether the word is literal asked once (a byte search of the word), not again
+            // by `push_word`.
+            if !word.is_literal() {
+                without.push(crate::shell::UNRESOLVED);
+            } else if target_words.contains(&text) {
                 match normalizer.resolved(text) {
                     Some(resolved) => without.push_str(resolved),
                     None => without.push_str(text),
                 }
             } else {
-                push_word(&mut without, word);
+                push_quoted(&mut without, text, true);
             }
         }
     }
