@@ -48,13 +48,17 @@ pub(crate) fn spell(
             }
         } else {
             without.push(' ');
-            if word.is_literal() && target_words.contains(&text) {
+            // Whether the word is literal asked once (a byte search of the word), not again
+            // by `push_word`.
+            if !word.is_literal() {
+                without.push(crate::shell::UNRESOLVED);
+            } else if target_words.contains(&text) {
                 match normalizer.resolved(text) {
                     Some(resolved) => without.push_str(resolved),
                     None => without.push_str(text),
                 }
             } else {
-                push_word(&mut without, word);
+                push_quoted(&mut without, text, true);
             }
         }
     }
@@ -273,9 +277,10 @@ pub(crate) fn shell_signature<'e>(
             continue;
         }
         let is_flag = !after_dashes && text.starts_with('-') && text.len() > 1;
+        // The cheap tests first: whether a word is literal is a byte search of it.
         if is_flag
-            && word.is_literal()
             && let Some(p) = &precision
+            && word.is_literal()
         {
             let next = effective.args.get(at + 1).map(|w| w.text.as_str());
             if p.turns_plugin_off(text, next) {
@@ -346,9 +351,9 @@ pub(crate) fn shell_signature<'e>(
                 // A word the program opens is a path even without a path's look (`ls src`,
                 // `mkdir build`); a word already typed (`HEAD:.env`, a URL) keeps its type.
                 if part == text
+                    && target_words.contains(&text)
                     && text.is_ascii()
                     && word.is_literal()
-                    && target_words.contains(&text)
                 {
                     Some(Cow::Borrowed(path_placeholder(&normalizer.placement(text))))
                 } else {

@@ -572,10 +572,22 @@ const DECODERS: &[&str] = &[
 /// A command's starting point for peeling: the template's wrappers and environment, then the
 /// command's own words.
 fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
-    let mut assignments = template.assignments.clone();
-    assignments.extend(command.assignments);
-    let mut redirects = template.redirects.clone();
-    redirects.extend(command.redirects);
+    // The template's lists are nearly always empty (a top-level command): the command's own
+    // are then moved, not copied into a new list.
+    let assignments = if template.assignments.is_empty() {
+        command.assignments
+    } else {
+        let mut assignments = template.assignments.clone();
+        assignments.extend(command.assignments);
+        assignments
+    };
+    let redirects = if template.redirects.is_empty() {
+        command.redirects
+    } else {
+        let mut redirects = template.redirects.clone();
+        redirects.extend(command.redirects);
+        redirects
+    };
     let written = if template.written.is_empty() {
         // Sized for the words and their separators (quotes, if any, may grow it once).
         let mut out = String::with_capacity(
@@ -667,6 +679,13 @@ fn strip_options<'a>(
         i += 1;
     }
     (args.get(i..).unwrap_or(&[]), seen)
+}
+
+/// The last `keep` words of a wrapper's own copy of its words, moved (they were copied a
+/// second time): `keep` is the length of the tail `strip_options` left, always a suffix.
+fn into_tail(mut rest: Vec<Word>, keep: usize) -> Vec<Word> {
+    rest.drain(..rest.len().saturating_sub(keep));
+    rest
 }
 
 fn has_flag(seen: &[(String, Option<Word>)], names: Names<'_>) -> bool {
@@ -830,7 +849,8 @@ fn peel_builtin(
         return Step::Runs;
     }
     let (tail, _) = strip_options(&rest, flags!["-a"]);
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -906,7 +926,8 @@ fn peel_privilege(
             ) || tail.is_empty()
             {
                 current.program = program;
-                current.args = tail.to_vec();
+                let keep = tail.len();
+                current.args = into_tail(rest, keep);
                 current.opaque("a privileged shell or editor");
                 out.push(std::mem::take(current));
                 return Step::Done;
@@ -914,7 +935,8 @@ fn peel_privilege(
             if let Some(dir) = flag_value(&seen, flags!["-D", "--chdir"]) {
                 current.chdir = Some(dir.clone());
             }
-            current.args = tail.to_vec();
+            let keep = tail.len();
+            current.args = into_tail(rest, keep);
         }
     }
     Step::Again
@@ -1056,7 +1078,8 @@ fn peel_time(
             is_file: true,
         });
     }
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -1074,7 +1097,8 @@ fn peel_detach(
         Wrapper::Detach
     });
     let (tail, _) = strip_options(&rest, flags!["-i", "-o", "-e"]);
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -1105,7 +1129,8 @@ fn peel_watch(
         shell_text(std::mem::take(current), &joined, out);
         return Step::Done;
     }
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -1256,7 +1281,8 @@ fn peel_shell(
         return Step::Done;
     }
     current.wrappers.push(Wrapper::ShellEval);
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     if login {
         current.unread("a login or interactive shell runs startup files");
     } else if from_input {
@@ -1359,7 +1385,8 @@ fn peel_fetch_runner(
     {
         current.wrappers.push(Wrapper::Runner);
         current.runner = Some(program.clone());
-        current.args = tail.to_vec();
+        let keep = tail.len();
+        current.args = into_tail(rest, keep);
         return Step::Again;
     }
     current.wrappers.push(Wrapper::FetchRun);
@@ -1492,7 +1519,8 @@ fn peel_env_runner(
             out,
         );
     }
-    current.args = tail.to_vec();
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Again
 }
 
@@ -1543,7 +1571,8 @@ fn peel_js_package_manager(
         }
         current.wrappers.push(Wrapper::Runner);
         current.runner = Some(program.clone());
-        current.args = tail.to_vec();
+        let keep = tail.len();
+        current.args = into_tail(rest, keep);
         return Step::Again;
     }
     runs_as_given(current, program, first, rest, out)
@@ -1588,8 +1617,9 @@ fn peel_git(
     }
     current.config_keys.sort();
     current.program = program;
-    current.program_path = first.text.clone();
-    current.args = tail.to_vec();
+    current.program_path = first.text;
+    let keep = tail.len();
+    current.args = into_tail(rest, keep);
     Step::Runs
 }
 
