@@ -469,31 +469,22 @@ pub fn parse(text: &str) -> Option<ClaudeRecord<'_>> {
     }
     let mut record = ClaudeRecord::default();
     cursor
-        .object(|c, key| {
-            let field = match key {
-                "type" => &mut record.kind,
-                "uuid" => &mut record.uuid,
-                "permissionMode" => &mut record.permission_mode,
-                "cwd" => &mut record.cwd,
-                "timestamp" => &mut record.timestamp,
-                "sessionId" => &mut record.session_id,
-                "session_id" => &mut record.session_id_snake,
-                "version" => &mut record.version,
-                "gitBranch" => &mut record.git_branch,
-                "isSidechain" => &mut record.is_sidechain,
-                "toolDenialKind" => &mut record.tool_denial_kind,
-                "message" => {
-                    record.blocks = c.message()?;
-                    return Ok(());
+        .object(|c, key| match key {
+            "message" => {
+                record.blocks = c.message()?;
+                Ok(())
+            }
+            "toolUseResult" => {
+                record.interrupted = c.use_result()?;
+                Ok(())
+            }
+            other => match record.scalar(other) {
+                Some(field) => {
+                    *field = c.scalar()?;
+                    Ok(())
                 }
-                "toolUseResult" => {
-                    record.interrupted = c.use_result()?;
-                    return Ok(());
-                }
-                _ => return c.skip(),
-            };
-            *field = c.scalar()?;
-            Ok(())
+                None => c.skip(),
+            },
         })
         .ok()?;
     cursor.at_end().then_some(record)

@@ -43,6 +43,28 @@ pub struct ClaudeRecord<'a> {
     pub blocks: Option<Vec<Block<'a>>>,
 }
 
+impl<'a> ClaudeRecord<'a> {
+    /// The scalar field a top-level key fills, for both readers (`serde_json`'s and
+    /// `fast::parse`); `message` and `toolUseResult` are read by each reader's nested readers,
+    /// and any other key is skipped.
+    pub fn scalar(&mut self, key: &str) -> Option<&mut Scalar<'a>> {
+        Some(match key {
+            "type" => &mut self.kind,
+            "uuid" => &mut self.uuid,
+            "permissionMode" => &mut self.permission_mode,
+            "cwd" => &mut self.cwd,
+            "timestamp" => &mut self.timestamp,
+            "sessionId" => &mut self.session_id,
+            "session_id" => &mut self.session_id_snake,
+            "version" => &mut self.version,
+            "gitBranch" => &mut self.git_branch,
+            "isSidechain" => &mut self.is_sidechain,
+            "toolDenialKind" => &mut self.tool_denial_kind,
+            _ => return None,
+        })
+    }
+}
+
 /// A content block of a message; absent fields when the block is not an object.
 #[derive(Default)]
 pub struct Block<'a> {
@@ -281,32 +303,18 @@ impl<'de> Deserialize<'de> for ClaudeRecord<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut record = ClaudeRecord::default();
                 while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                    let field = match key.as_ref() {
-                        "type" => &mut record.kind,
-                        "uuid" => &mut record.uuid,
-                        "permissionMode" => &mut record.permission_mode,
-                        "cwd" => &mut record.cwd,
-                        "timestamp" => &mut record.timestamp,
-                        "sessionId" => &mut record.session_id,
-                        "session_id" => &mut record.session_id_snake,
-                        "version" => &mut record.version,
-                        "gitBranch" => &mut record.git_branch,
-                        "isSidechain" => &mut record.is_sidechain,
-                        "toolDenialKind" => &mut record.tool_denial_kind,
-                        "message" => {
-                            record.blocks = map.next_value::<Message<'de>>()?.0;
-                            continue;
-                        }
+                    match key.as_ref() {
+                        "message" => record.blocks = map.next_value::<Message<'de>>()?.0,
                         "toolUseResult" => {
                             record.interrupted = map.next_value::<UseResult<'de>>()?.0;
-                            continue;
                         }
-                        _ => {
-                            map.next_value::<Skip>()?;
-                            continue;
-                        }
-                    };
-                    *field = map.next_value()?;
+                        other => match record.scalar(other) {
+                            Some(field) => *field = map.next_value()?,
+                            None => {
+                                map.next_value::<Skip>()?;
+                            }
+                        },
+                    }
                 }
                 Ok(record)
             }
