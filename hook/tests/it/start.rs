@@ -5,6 +5,7 @@
 //! (a closed standard descriptor is opened on `/dev/null`, so no file it opens takes its place).
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
@@ -27,17 +28,15 @@ fn ledger(home: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn a_reader_that_went_away_does_not_kill_the_hook() {
-    let home = scratch("start-epipe");
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
-    let mut child = Command::new(hook_binary())
-        .args(["--agent", "claude-code"])
-        .env("HOME", &home)
+/// Starts `command` (the hook, or a shell that execs it) under `home` with standard output on
+/// `stdout`, writes one payload whose call id is `call_id`, and returns the ledger's lines once
+/// it exited 0.
+fn run_once(home: &Path, mut command: Command, stdout: Stdio, call_id: &str) -> Vec<Value> {
+    let mut child = command
+        .env("HOME", home)
         .env("LEASTGRANT_HOME", home.join("state"))
         .stdin(Stdio::piped())
-        .stdout(Stdio::from(writer))
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -45,11 +44,21 @@ fn a_reader_that_went_away_does_not_kill_the_hook() {
         .stdin
         .take()
         .unwrap()
-        .write_all(&payload("toolu_epipe"))
+        .write_all(&payload(call_id))
         .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0), "{status:?}");
-    let lines = ledger(&home);
+    ledger(home)
+}
+
+#[test]
+fn a_reader_that_went_away_does_not_kill_the_hook() {
+    let home = scratch("start-epipe");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut hook = Command::new(hook_binary());
+    hook.args(["--agent", "claude-code"]);
+    let lines = run_once(&home, hook, Stdio::from(writer), "toolu_epipe");
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["call_id"], "toolu_epipe");
 }
@@ -57,28 +66,13 @@ fn a_reader_that_went_away_does_not_kill_the_hook() {
 #[test]
 fn with_standard_output_and_error_closed_the_hook_still_decides_and_logs() {
     let home = scratch("start-closed");
-    let mut child = Command::new("sh")
-        .args([
-            "-c",
-            r#"exec "$0" --agent claude-code >&- 2>&-"#,
-            hook_binary(),
-        ])
-        .env("HOME", &home)
-        .env("LEASTGRANT_HOME", home.join("state"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&payload("toolu_closed"))
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "{status:?}");
-    let lines = ledger(&home);
+    let mut shell = Command::new("sh");
+    shell.args([
+        "-c",
+        r#"exec "$0" --agent claude-code >&- 2>&-"#,
+        hook_binary(),
+    ]);
+    let lines = run_once(&home, shell, Stdio::null(), "toolu_closed");
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["call_id"], "toolu_closed");
     assert_eq!(lines[0]["kind"], "decision");
