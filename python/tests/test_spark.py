@@ -143,3 +143,28 @@ def test_spark_with_named_rules_files_writes_the_cli_files(spark, demo, machine,
     assert_same_results(results, expected)
     assert str(rules) in results.summary["assumptions"]["rules"]
     assert counts(results.summary) != counts(json.loads((demo["replay"] / "summary.json").read_text()))
+
+
+def test_the_module_command_with_a_rules_file_writes_the_cli_files(demo, machine, tmp_path):
+    # The scheduled-job entry replays with a named rules file exactly as `leastgrant simulate`
+    # does, and refuses `--rules` with `--no-rules` as the command line refuses it.
+    cli = machine
+    rules = tmp_path / "team-rules.json"
+    rules.write_text(json.dumps(RULES))
+    expected = tmp_path / "cli"
+    cli("simulate", "--events", str(demo["data"]), "--out", str(expected), "--json", "--rules", str(rules),
+        "--miss-budget-on", "risky")
+    command = [sys.executable, "-m", "leastgrant.spark", "--master", "local[2]", "simulate",
+               "--events", str(demo["data"]), "--out", str(tmp_path / "out"), "--partitions", "2",
+               "--rules", str(rules), "--miss-budget-on", "risky", "--json"]
+    env = {**cli.env, "PYSPARK_PYTHON": sys.executable}
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary == json.loads((expected / "summary.json").read_text())
+    assert str(rules) in summary["assumptions"]["rules"]
+    assert counts(summary) != counts(json.loads((demo["replay"] / "summary.json").read_text()))
+    assert same_files(tmp_path / "out", expected) == []
+    refused = subprocess.run(command + ["--no-rules"], capture_output=True, text=True, env=env)
+    assert refused.returncode != 0
+    assert "--rules and --no-rules exclude each other" in refused.stderr
