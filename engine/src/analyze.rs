@@ -502,6 +502,22 @@ fn names_secret_variable(raw: &str) -> bool {
             "PRIVATE_KEY",
             "CREDENTIAL",
             "AUTH",
+            // Passwords by other names (`DB_PASS`, `MYSQL_PWD`, `GPG_PASSPHRASE`) and keys
+            // (`STRIPE_KEY`, `SIGNING_KEY`).
+            "PASS",
+            "_PWD",
+            "_KEY",
+            // URLs and connection strings that carry a password or a key.
+            "DATABASE_URL",
+            "DB_URL",
+            "_DSN",
+            "CONNECTION_STRING",
+            "CONN_STR",
+            "MONGODB_URI",
+            "MONGO_URL",
+            "REDIS_URL",
+            "AMQP_URL",
+            "WEBHOOK",
         ]
         .iter()
         .any(|s| name.contains(s))

@@ -48,8 +48,6 @@ pub(super) const TABLE: &[(&[&str], Judge)] = &[
             "iconv",
             "base64",
             "base32",
-            "jq",
-            "yq",
             "zcat",
             "zless",
             "bzcat",
@@ -202,6 +200,7 @@ pub(super) const TABLE: &[(&[&str], Judge)] = &[
         extract,
     ),
     (&["gzip", "bzip2", "xz", "zstd", "lz4", "brotli"], compress),
+    (&["jq", "yq", "gojq", "jaq"], json_query),
     (&["patch"], patch),
     (&["split", "csplit"], split),
     (
@@ -257,15 +256,6 @@ fn reader(inv: &Invocation<'_>) -> Classification {
             "-n", "-s", "-j", "-N", "-t", "-A", "-w", "-c", "-l", "-o", "-e", "-f", "-g",
         ],
         "strings" => flags!["-n", "-t", "-e", "--bytes", "--radix", "--encoding"],
-        "jq" | "yq" => flags![
-            "--arg",
-            "--argjson",
-            "--slurpfile",
-            "--rawfile",
-            "--indent",
-            "-L",
-            "--args",
-        ],
         "join" => flags!["-1", "-2", "-j", "-t", "-e", "-o"],
         "paste" => flags!["-d", "--delimiters"],
         "pr" => flags!["-h", "-l", "-w", "-o", "-N", "-s"],
@@ -275,19 +265,10 @@ fn reader(inv: &Invocation<'_>) -> Classification {
         _ => flags![],
     };
     let mut positionals = inv.positionals(valued);
-    if inv.program == "jq" || inv.program == "yq" {
-        // The first positional is the filter expression.
-        if !positionals.is_empty() && !inv.has_any(flags!["-f", "--from-file"]) {
-            positionals.remove(0);
-        }
-    }
     // Readers that can also write: an output option or a second operand.
     let output = match inv.program {
         "uniq" | "xxd" if positionals.len() >= 2 => positionals.pop().cloned(),
         "iconv" => inv.any_value(flags!["-o", "--output"]),
-        "yq" if inv.has_any(flags!["-i", "--inplace"]) => {
-            return Classification::new(C::FsWriteWorkspace).with_paths(positionals, Access::Write);
-        }
         _ => None,
     };
     if let Some(out) = output {
@@ -635,6 +616,155 @@ fn shell_state(inv: &Invocation<'_>) -> Classification {
         "printf" | "read" => Classification::new(C::ExecInspect).reach(Reach::None),
         _ => Classification::new(C::Meta),
     }
+}
+
+/// jq, yq and their ports: the first operand is an expression, matched against the input and
+/// never opened (`jq '.scripts.env' package.json` reads no `.env`); the other operands are read,
+/// and rewritten by yq's `-i`. `--rawfile`/`--slurpfile NAME FILE` and `-L DIR` read what they
+/// name; `--arg`/`--argjson NAME VALUE` take two words; after `--args`/`--jsonargs` operands are
+/// values, not files. An expression from a file (`-f`) or one that loads files is not
+/// understood; one that reads the environment is a secret read.
+fn json_query(inv: &Invocation<'_>) -> Classification {
+    let mut reads: Vec<&Word> = Vec::new();
+    let mut operands: Vec<&Word> = Vec::new();
+    // Strings handed to the expression: never opened.
+    let mut strings: Vec<&Word> = Vec::new();
+    let mut words = inv.args.iter();
+    let (mut options, mut values) = (true, false);
+    while let Some(word) = words.next() {
+        let text = word.text.as_str();
+        if !options || !text.starts_with('-') || text == "-" {
+            if !values || operands.is_empty() {
+                operands.push(word);
+            } else {
+                strings.push(word);
+            }
+            continue;
+        }
+        match text {
+            "--" => options = false,
+            "--args" | "--jsonargs" => values = true,
+            "--arg" | "--argjson" => {
+                words.next();
+                strings.extend(words.next());
+            }
+            "--rawfile" | "--slurpfile" => {
+                words.next();
+                reads.extend(words.next());
+            }
+            "-L" | "--library-path" => reads.extend(words.next()),
+            "-f" | "--from-file" => {
+                return Classification::opaque(
+                    C::FsReadWorkspace,
+                    "the expression is read from a file the engine has not read",
+                );
+            }
+            "--indent" | "-o" | "--output-format" | "-p" | "--input-format" | "-I" => {
+                words.next();
+            }
+            _ if text.starts_with("-L") && text.len() > 2 => {
+                reads.push(word);
+            }
+            _ => {}
+        }
+    }
+    if inv.program == "yq" && inv.has_any(flags!["-s", "--split-exp"]) {
+        return Classification::opaque(
+            C::FsWriteWorkspace,
+            "writes one file per document, named by an expression",
+        );
+    }
+    // yq v4's subcommands come before the expression.
+    let operands = match operands.split_first() {
+        Some((sub, rest))
+            if inv.program == "yq"
+                && matches!(sub.text.as_str(), "e" | "eval" | "ea" | "eval-all") =>
+        {
+            rest
+        }
+        _ => &operands[..],
+    };
+    let (expression, files) = match operands.split_first() {
+        Some((expression, files)) => (Some(*expression), files),
+        None => (None, &[][..]),
+    };
+    let in_place = inv.program == "yq" && inv.has_any(flags!["-i", "--inplace"]);
+    let reach = expression.and_then(|e| expression_reach(&e.text));
+    let judged = match (reach, in_place) {
+        (Some(_), true) => Classification::opaque(
+            C::FsWriteWorkspace,
+            "an in-place edit whose expression reads the environment or loads files",
+        )
+        .with_paths(files.iter().copied(), Access::Write),
+        (Some(j), false) => j.with_paths(files.iter().copied(), Access::Read),
+        (None, true) => Classification::new(C::FsWriteWorkspace)
+            .with_paths(files.iter().copied(), Access::Write),
+        (None, false) => {
+            Classification::new(C::FsReadWorkspace).with_paths(files.iter().copied(), Access::Read)
+        }
+    };
+    judged
+        .with_paths(reads, Access::Read)
+        .with_patterns(inv, expression.into_iter().chain(strings))
+}
+
+/// What a jq or yq expression reaches beyond its input: the environment (jq's `env` and
+/// `$ENV`, yq's `env(…)`, `strenv(…)` and `envsubst`), which routinely holds tokens, and files
+/// it loads (yq's `load`, `load_str`, `load_xml`, …): a file named by a plain string literal is
+/// a read of that file; any other argument is not understood. A name counts only as a whole
+/// identifier: `.env` and `.payload` are fields. `None`: it reaches nothing beyond its input.
+fn expression_reach(expression: &str) -> Option<Classification> {
+    let bytes = expression.as_bytes();
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let starts_name = |at: usize| {
+        !at.checked_sub(1)
+            .and_then(|i| bytes.get(i))
+            .is_some_and(|b| is_name(*b) || *b == b'.')
+    };
+    let names = |name: &'static str| expression.match_indices(name).map(|(at, _)| at);
+    let environment = names("env")
+        .any(|at| starts_name(at) && !bytes.get(at + 3).is_some_and(|b| is_name(*b)))
+        || names("ENV").any(|at| {
+            at.checked_sub(1).and_then(|i| bytes.get(i)) == Some(&b'$')
+                && !bytes.get(at + 3).is_some_and(|b| is_name(*b))
+        })
+        || expression.contains("strenv")
+        || expression.contains("envsubst");
+    let mut loaded: Vec<(Word, Access)> = Vec::new();
+    for at in names("load").filter(|at| starts_name(*at)) {
+        let rest = expression.get(at + 4..).unwrap_or_default();
+        let Some(call) = rest
+            .trim_start_matches(|c: char| c == '_' || c.is_ascii_alphanumeric())
+            .strip_prefix('(')
+        else {
+            continue;
+        };
+        // A plain literal: `"…"` without escapes or interpolation, then `)`.
+        let literal = call
+            .trim_start()
+            .strip_prefix('"')
+            .and_then(|s| s.split_once('"'))
+            .filter(|(path, after)| !path.contains('\\') && after.trim_start().starts_with(')'));
+        match literal {
+            Some((path, _)) => loaded.push((Word::plain(path), Access::Read)),
+            None => {
+                return Some(Classification::opaque(
+                    C::FsReadWorkspace,
+                    "the expression loads a file it computes",
+                ));
+            }
+        }
+    }
+    if !environment && loaded.is_empty() {
+        return None;
+    }
+    let mut j = Classification::new(if environment {
+        C::SecretRead
+    } else {
+        C::FsReadWorkspace
+    });
+    j.targets.extend(loaded);
+    Some(j)
 }
 
 fn print_env(_inv: &Invocation<'_>) -> Classification {

@@ -638,6 +638,26 @@ fn process_inspect(inv: &Invocation<'_>) -> Classification {
     ) {
         return Classification::opaque(C::ExecProcess, "attaches to or runs another program");
     }
+    // `ps e`, `ps auxe` (procps' BSD syntax) and macOS `ps -E` print every process's
+    // environment, which routinely holds tokens.
+    if inv.program == "ps"
+        && (inv.has("-E")
+            || inv
+                .positionals(flags![
+                    "-o", "-O", "-p", "-q", "-C", "-u", "-U", "-g", "-G", "-t", "-s", "-k",
+                    "--pid", "--ppid", "--sort", "--format", "--user", "--group", "--cols",
+                    "--rows"
+                ])
+                .iter()
+                .any(|w| {
+                    let t = w.text.as_bytes();
+                    t.first().is_some_and(|b| *b != b'-')
+                        && t.iter().all(u8::is_ascii_alphabetic)
+                        && t.contains(&b'e')
+                }))
+    {
+        return Classification::new(C::SecretRead).reach(Reach::Machine);
+    }
     if inv.program == "journalctl"
         && inv.has_any(flags![
             "--vacuum-size",

@@ -63,10 +63,6 @@ pub(crate) const SECRET_DIR_ROWS: &[Row] = &[
     row(".ngrok2", "ngrok authtoken (legacy place)"),
     row(".config/stripe", "Stripe API keys"),
     row(".dbt/profiles.yml", "dbt warehouse credentials"),
-    row(
-        ".config/configstore/firebase-tools.json",
-        "Firebase CLI token",
-    ),
     row(".gemini/oauth_creds.json", "Gemini CLI OAuth tokens"),
     row(
         ".config/github-copilot",
@@ -87,6 +83,19 @@ pub(crate) const SECRET_DIR_ROWS: &[Row] = &[
     row(".pulumi/credentials.json", "Pulumi access token"),
     row(".config/heroku", "Heroku token"),
     row(".netrc.gpg", "netrc, encrypted"),
+    row(
+        ".snowflake",
+        "Snowflake CLI connections with passwords and keys",
+    ),
+    row(".netlify/config.json", "Netlify token (legacy place)"),
+    row(
+        ".config/configstore",
+        "tokens of npm-distributed CLIs (Firebase, Vercel, Snyk, …)",
+    ),
+    row(".supabase/access-token", "Supabase access token"),
+    row(".doppler", "Doppler token (legacy place)"),
+    row(".railway", "Railway token"),
+    row(".config/linode-cli", "Linode token"),
 ];
 
 /// Credential file names.
@@ -178,11 +187,18 @@ pub(crate) const SECRET_FILE_ROWS: &[Row] = &[
     row(".sentryclirc", "Sentry token"),
     row("kaggle.json", "Kaggle API key"),
     row("service_account.json", "a cloud service-account key"),
+    row("sa-key.json", "a cloud service-account key"),
+    row(
+        "local.settings.json",
+        "Azure Functions settings: connection strings and keys",
+    ),
 ];
 
-/// A name pattern: the name starts with `prefix` and ends with `suffix`, and what it holds.
+/// A name pattern: the name starts with `prefix`, holds `part` somewhere after it (when not
+/// empty) and ends with `suffix`, and what it holds.
 pub(crate) struct Pattern {
     pub prefix: &'static str,
+    pub part: &'static str,
     pub suffix: &'static str,
     pub why: &'static str,
 }
@@ -190,6 +206,18 @@ pub(crate) struct Pattern {
 const fn pattern(prefix: &'static str, suffix: &'static str, why: &'static str) -> Pattern {
     Pattern {
         prefix,
+        part: "",
+        suffix,
+        why,
+    }
+}
+
+/// A name that holds `part` and ends with `suffix`: generated names such as
+/// `<project>-firebase-adminsdk-<id>-<hash>.json`.
+const fn holding(part: &'static str, suffix: &'static str, why: &'static str) -> Pattern {
+    Pattern {
+        prefix: "",
+        part,
         suffix,
         why,
     }
@@ -221,7 +249,17 @@ pub(crate) const SECRET_NAME_PATTERNS: &[Pattern] = &[
     pattern("service-account", ".json", "a cloud service-account key"),
     pattern("service_account", ".json", "a cloud service-account key"),
     pattern("", "-sa-key.json", "a cloud service-account key"),
-    pattern("", "firebase-adminsdk.json", "a Firebase Admin SDK key"),
+    holding("firebase-adminsdk", ".json", "a Firebase Admin SDK key"),
+    pattern(
+        "",
+        ".tfvars",
+        "Terraform variable values: passwords and keys",
+    ),
+    pattern(
+        "",
+        ".tfvars.json",
+        "Terraform variable values: passwords and keys",
+    ),
     pattern(
         "appsettings.",
         ".json",
@@ -257,6 +295,10 @@ pub(crate) fn pattern_holding(name: &str) -> Option<&'static str> {
                 && p.prefix.as_bytes().first().is_none_or(|b| first == Some(b))
                 && name.starts_with(p.prefix)
                 && name.ends_with(p.suffix)
+                && (p.part.is_empty()
+                    || name
+                        .get(p.prefix.len()..name.len() - p.suffix.len())
+                        .is_some_and(|middle| middle.contains(p.part)))
         })
         .map(|p| p.why)
 }
@@ -278,11 +320,10 @@ mod tests {
             .iter()
             .chain(SECRET_FILE_ROWS)
             .map(|r| r.path.to_string())
-            .chain(
-                SECRET_NAME_PATTERNS
-                    .iter()
-                    .map(|p| format!("{}*{}", p.prefix, p.suffix)),
-            );
+            .chain(SECRET_NAME_PATTERNS.iter().map(|p| match p.part {
+                "" => format!("{}*{}", p.prefix, p.suffix),
+                part => format!("{}*{part}*{}", p.prefix, p.suffix),
+            }));
         let missing: Vec<String> = names.filter(|n| !rows.contains(&n.as_str())).collect();
         assert!(missing.is_empty(), "rows without a case: {missing:?}");
     }
