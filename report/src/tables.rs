@@ -221,6 +221,47 @@ pub struct Labels {
     pub weak_meaning: String,
 }
 
+impl Labels {
+    /// The rows of the labels table, the same on both pages: each agent in order, then the
+    /// total when there is more than one agent.
+    pub fn rows(&self) -> Vec<LabelRow<'_>> {
+        let mut rows: Vec<LabelRow<'_>> = self
+            .agents
+            .iter()
+            .map(|counts| LabelRow {
+                agent: Some(&counts.agent),
+                weak: counts.weak,
+                counts,
+            })
+            .collect();
+        if self.agents.len() > 1 {
+            rows.push(LabelRow {
+                agent: None,
+                weak: false,
+                counts: &self.total,
+            });
+        }
+        rows
+    }
+
+    /// What a weakly labelled agent is, when an agent in the table is one and the replay said.
+    pub fn weak_note(&self) -> Option<&str> {
+        (self.agents.iter().any(|a| a.weak) && !self.weak_meaning.is_empty())
+            .then_some(self.weak_meaning.as_str())
+    }
+}
+
+/// One row of the labels table ([`Labels::rows`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelRow<'a> {
+    /// The agent; `None` on the total's row.
+    pub agent: Option<&'a str>,
+    /// The agent is weakly labelled.
+    pub weak: bool,
+    /// The row's counts.
+    pub counts: &'a LabelCounts,
+}
+
 /// One agent's (or the total's) labels.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LabelCounts {
@@ -275,6 +316,15 @@ impl Results {
     /// The recommended setting.
     pub fn recommended(&self) -> Option<&Setting> {
         self.settings.iter().find(|s| s.recommended)
+    }
+
+    /// Where the labels came from, when the replay kept it and it names an agent: the pages'
+    /// labels section, absent otherwise.
+    pub fn labels(&self) -> Option<&Labels> {
+        self.summary
+            .labels
+            .as_ref()
+            .filter(|l| !l.agents.is_empty())
     }
 
     /// The settings the focused plots compare: the recommendation, then the enforcing settings
