@@ -7,14 +7,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{json_of, leastgrant};
+use crate::support::{json_of, leastgrant, scratch};
 
 fn temp(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("leastgrant-e2e-demo-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch(&format!("demo-{name}"))
 }
 
 /// Every file below `dir`, by path relative to it, with its bytes.

@@ -13,13 +13,7 @@ use serde_json::{Value, json};
 use crate::support::{json_of, leastgrant};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-sources-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::support::scratch(&format!("sources-{name}"))
 }
 
 /// A Claude Code session file with one call per `(id, command)`, each with a result.

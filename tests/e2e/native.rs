@@ -2,71 +2,29 @@
 //! simulated and frozen, then rendered as native rules into a settings file with foreign rules,
 //! checked, and compared.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use serde_json::{Value, json};
 
-fn home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-native-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::support::{at_home, claude_week, scratch};
 
-fn leastgrant(home: &Path, args: &[&str]) -> Output {
-    crate::support::leastgrant(home, home, args)
+fn home(name: &str) -> PathBuf {
+    scratch(&format!("native-{name}"))
 }
 
 fn text(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr)
 }
 
-/// Seven attended sessions on seven days in /home/dev/proj, each running `npm test`
-/// (approved); on the last day a refused `git push`.
-fn write_history(home: &Path) {
-    let dir = home.join(".claude/projects/-home-dev-proj");
-    std::fs::create_dir_all(&dir).unwrap();
-    for day in 0..7 {
-        let session = format!("session-{day}");
-        let mut lines = Vec::new();
-        let mut add = |n: i64, command: &str, refused: bool| {
-            let id = format!("toolu_{day}_{n}");
-            let ts = format!("2026-01-{:02}T10:{:02}:00Z", day + 1, n);
-            lines.push(json!({"type": "assistant", "uuid": format!("a-{id}"), "sessionId": session, "timestamp": ts,
-                "cwd": "/home/dev/proj", "version": "2.1.0", "permissionMode": "default",
-                "message": {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]}}));
-            let (content, is_error) = if refused {
-                (
-                    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
-                    true,
-                )
-            } else {
-                ("ok", false)
-            };
-            lines.push(json!({"type": "user", "uuid": format!("u-{id}"), "sessionId": session, "timestamp": ts,
-                "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error}]}}));
-        };
-        add(0, "npm test", false);
-        if day == 6 {
-            add(1, "git push origin main", true);
-        }
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(dir.join(format!("{session}.jsonl")), text).unwrap();
-    }
-}
-
 #[test]
 fn export_to_claude_merges_checks_and_diffs() {
     let home = home("claude");
-    write_history(&home);
-    assert!(leastgrant(&home, &["ingest", "--json"]).status.success());
+    claude_week(&home, "2.1.0");
+    assert!(at_home(&home, &["ingest", "--json"]).status.success());
     let envelope = home.join("envelope.lgenv");
     let env = envelope.to_str().unwrap();
-    let exported = leastgrant(&home, &["export", "--setting", "assist", "--out", env]);
+    let exported = at_home(&home, &["export", "--setting", "assist", "--out", env]);
     assert!(exported.status.success(), "{}", text(&exported));
 
     // An existing settings file with foreign rules and settings.
@@ -88,7 +46,7 @@ fn export_to_claude_merges_checks_and_diffs() {
         "--out",
         out,
     ];
-    let first = leastgrant(&home, &args);
+    let first = at_home(&home, &args);
     assert!(first.status.success(), "{}", text(&first));
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
@@ -105,12 +63,12 @@ fn export_to_claude_merges_checks_and_diffs() {
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), foreign);
     // Idempotent, and the backup is made once.
     let after_first = std::fs::read_to_string(&settings).unwrap();
-    assert!(leastgrant(&home, &args).status.success());
+    assert!(at_home(&home, &args).status.success());
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), after_first);
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), foreign);
 
     let check = |file: &str| {
-        leastgrant(
+        at_home(
             &home,
             &[
                 "export",
@@ -157,13 +115,13 @@ fn export_to_claude_merges_checks_and_diffs() {
         "--out",
         bad.to_str().unwrap(),
     ];
-    let refused = leastgrant(&home, &bad_out);
+    let refused = at_home(&home, &bad_out);
     assert!(!refused.status.success());
     assert!(text(&refused).contains("bad.json"), "{}", text(&refused));
     assert_eq!(std::fs::read_to_string(&bad).unwrap(), "{not json");
 
     // The diff from the written file to the broad one: widened, each with a witness.
-    let diffed = leastgrant(
+    let diffed = at_home(
         &home,
         &[
             "export",
@@ -183,7 +141,7 @@ fn export_to_claude_merges_checks_and_diffs() {
     assert!(said.contains("widened   Bash(npm:*)"), "{said}");
     // `npm test` is still covered by the broad rules: nothing narrowed.
     assert!(!said.contains("narrowed"), "{said}");
-    let back = leastgrant(
+    let back = at_home(
         &home,
         &[
             "export",
@@ -209,12 +167,12 @@ fn export_to_claude_merges_checks_and_diffs() {
 #[test]
 fn export_to_gemini_keeps_foreign_rules_and_codex_and_copilot_prefixes_exceed() {
     let home = home("agents");
-    write_history(&home);
-    assert!(leastgrant(&home, &["ingest", "--json"]).status.success());
+    claude_week(&home, "2.1.0");
+    assert!(at_home(&home, &["ingest", "--json"]).status.success());
     let envelope = home.join("envelope.lgenv");
     let env = envelope.to_str().unwrap();
     assert!(
-        leastgrant(&home, &["export", "--setting", "assist", "--out", env])
+        at_home(&home, &["export", "--setting", "assist", "--out", env])
             .status
             .success()
     );
@@ -229,7 +187,7 @@ fn export_to_gemini_keeps_foreign_rules_and_codex_and_copilot_prefixes_exceed() 
     let run = |args: &[&str]| {
         let mut all: Vec<&str> = args.to_vec();
         all.extend(common);
-        leastgrant(&home, &all)
+        at_home(&home, &all)
     };
 
     // Gemini: the exact rule lands in leastgrant's block; the foreign rule stays byte for byte.

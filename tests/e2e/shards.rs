@@ -6,17 +6,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{json_of, leastgrant};
+use crate::support::{at_home, json_of, scratch};
 
 fn temp() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leastgrant-e2e-shards-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch("shards")
 }
 
 fn run(home: &Path, args: &[&str]) -> Output {
-    leastgrant(home, home, args)
+    at_home(home, args)
 }
 
 /// Every file of a directory by name, with its bytes.
