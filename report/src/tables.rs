@@ -741,52 +741,44 @@ fn read_promotions(path: &Path) -> Result<Vec<Promotion>, ReportError> {
 
 fn read_friction(path: &Path) -> Result<Vec<Friction>, ReportError> {
     use col::friction as c;
-    optional(
-        path,
-        &[c::SETTING_ID, c::REASON_CODE, c::COUNT],
-        |b, out| {
-            let (setting, code, count) = (
-                texts(b, c::SETTING_ID)?,
-                texts(b, c::REASON_CODE)?,
-                counts(b, c::COUNT)?,
-            );
-            for i in 0..b.num_rows() {
-                out.push(Friction {
-                    setting_id: setting[i].clone(),
-                    reason_code: code[i].clone(),
-                    count: count[i],
-                });
-            }
-            Ok(())
-        },
-    )
+    let rows = texts_and_count(path, [c::SETTING_ID, c::REASON_CODE, c::COUNT])?;
+    Ok(rows
+        .into_iter()
+        .map(|(setting_id, reason_code, count)| Friction {
+            setting_id,
+            reason_code,
+            count,
+        })
+        .collect())
 }
 
 fn read_capabilities(path: &Path) -> Result<Vec<Capability>, ReportError> {
     use col::capabilities as c;
-    optional(
-        path,
-        &[c::PROJECT_KEY, c::CAPABILITY, c::ACTIONS],
-        |b, out| {
-            let (project, capability, actions) = (
-                texts(b, c::PROJECT_KEY)?,
-                texts(b, c::CAPABILITY)?,
-                counts(b, c::ACTIONS)?,
-            );
-            for i in 0..b.num_rows() {
-                out.push(Capability {
-                    project_key: project[i].clone(),
-                    capability: capability[i].clone(),
-                    actions: actions[i],
-                });
-            }
-            Ok(())
-        },
-    )
+    let rows = texts_and_count(path, [c::PROJECT_KEY, c::CAPABILITY, c::ACTIONS])?;
+    Ok(rows
+        .into_iter()
+        .map(|(project_key, capability, actions)| Capability {
+            project_key,
+            capability,
+            actions,
+        })
+        .collect())
 }
 
-/// Reads a Parquet file batch by batch, only the named columns; a missing column is an error
-/// that names it.
+/// The rows of an optional table read as two text columns and a count, in that order.
+fn texts_and_count(
+    path: &Path,
+    [first, second, count]: [&str; 3],
+) -> Result<Vec<(String, String, u64)>, ReportError> {
+    optional(path, &[first, second, count], |b, out| {
+        let (a, t, n) = (texts(b, first)?, texts(b, second)?, counts(b, count)?);
+        for i in 0..b.num_rows() {
+            out.push((a[i].clone(), t[i].clone(), n[i]));
+        }
+        Ok(())
+    })
+}
+
 /// The rows of a table the replay writes only when it has rows: none when the file is absent.
 fn optional<T>(
     path: &Path,
@@ -800,6 +792,8 @@ fn optional<T>(
     Ok(out)
 }
 
+/// Reads a Parquet file batch by batch, only the named columns; a missing column is an error
+/// that names it.
 fn scan(
     path: &Path,
     columns: &[&str],
