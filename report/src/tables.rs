@@ -10,8 +10,8 @@ use std::path::Path;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Float32Type, Float64Type, Int32Type, Int64Type, TimestampMicrosecondType, UInt32Type,
-    UInt64Type,
+    ArrowPrimitiveType, Float32Type, Float64Type, Int32Type, Int64Type, TimestampMicrosecondType,
+    UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
@@ -870,53 +870,32 @@ fn texts(batch: &RecordBatch, name: &str) -> Result<Vec<String>, String> {
     })
 }
 
+/// The values of a primitive column converted, with `null` where a value is null.
+fn primitives<T: ArrowPrimitiveType, R: Copy>(
+    a: &dyn Array,
+    null: R,
+    convert: impl Fn(T::Native) -> R,
+) -> Vec<R> {
+    let v = a.as_primitive::<T>();
+    (0..v.len())
+        .map(|i| {
+            if v.is_null(i) {
+                null
+            } else {
+                convert(v.value(i))
+            }
+        })
+        .collect()
+}
+
 /// Counts (null → 0; negative → 0).
 fn counts(batch: &RecordBatch, name: &str) -> Result<Vec<u64>, String> {
     let a = column(batch, name)?;
-    let n = a.len();
     Ok(match a.data_type() {
-        DataType::UInt64 => {
-            let v = a.as_primitive::<UInt64Type>();
-            (0..n)
-                .map(|i| if v.is_null(i) { 0 } else { v.value(i) })
-                .collect()
-        }
-        DataType::Int64 => {
-            let v = a.as_primitive::<Int64Type>();
-            (0..n)
-                .map(|i| {
-                    if v.is_null(i) {
-                        0
-                    } else {
-                        v.value(i).max(0) as u64
-                    }
-                })
-                .collect()
-        }
-        DataType::UInt32 => {
-            let v = a.as_primitive::<UInt32Type>();
-            (0..n)
-                .map(|i| {
-                    if v.is_null(i) {
-                        0
-                    } else {
-                        u64::from(v.value(i))
-                    }
-                })
-                .collect()
-        }
-        DataType::Int32 => {
-            let v = a.as_primitive::<Int32Type>();
-            (0..n)
-                .map(|i| {
-                    if v.is_null(i) {
-                        0
-                    } else {
-                        v.value(i).max(0) as u64
-                    }
-                })
-                .collect()
-        }
+        DataType::UInt64 => primitives::<UInt64Type, _>(a, 0, |x| x),
+        DataType::Int64 => primitives::<Int64Type, _>(a, 0, |x| x.max(0) as u64),
+        DataType::UInt32 => primitives::<UInt32Type, _>(a, 0, u64::from),
+        DataType::Int32 => primitives::<Int32Type, _>(a, 0, |x| x.max(0) as u64),
         other => return Err(wrong_type(name, other)),
     })
 }
@@ -924,26 +903,9 @@ fn counts(batch: &RecordBatch, name: &str) -> Result<Vec<u64>, String> {
 /// Real numbers (null → NaN, which the plots skip).
 fn reals(batch: &RecordBatch, name: &str) -> Result<Vec<f64>, String> {
     let a = column(batch, name)?;
-    let n = a.len();
     Ok(match a.data_type() {
-        DataType::Float64 => {
-            let v = a.as_primitive::<Float64Type>();
-            (0..n)
-                .map(|i| if v.is_null(i) { f64::NAN } else { v.value(i) })
-                .collect()
-        }
-        DataType::Float32 => {
-            let v = a.as_primitive::<Float32Type>();
-            (0..n)
-                .map(|i| {
-                    if v.is_null(i) {
-                        f64::NAN
-                    } else {
-                        f64::from(v.value(i))
-                    }
-                })
-                .collect()
-        }
+        DataType::Float64 => primitives::<Float64Type, _>(a, f64::NAN, |x| x),
+        DataType::Float32 => primitives::<Float32Type, _>(a, f64::NAN, f64::from),
         other => return Err(wrong_type(name, other)),
     })
 }
@@ -963,20 +925,11 @@ fn flags(batch: &RecordBatch, name: &str) -> Result<Vec<bool>, String> {
 /// Timestamps in UTC microseconds (any time zone annotation; an integer column is taken as µs).
 fn times(batch: &RecordBatch, name: &str) -> Result<Vec<Option<i64>>, String> {
     let a = column(batch, name)?;
-    let n = a.len();
     match a.data_type() {
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            let v = a.as_primitive::<TimestampMicrosecondType>();
-            Ok((0..n)
-                .map(|i| (!v.is_null(i)).then(|| v.value(i)))
-                .collect())
+            Ok(primitives::<TimestampMicrosecondType, _>(a, None, Some))
         }
-        DataType::Int64 => {
-            let v = a.as_primitive::<Int64Type>();
-            Ok((0..n)
-                .map(|i| (!v.is_null(i)).then(|| v.value(i)))
-                .collect())
-        }
+        DataType::Int64 => Ok(primitives::<Int64Type, _>(a, None, Some)),
         other => Err(wrong_type(name, other)),
     }
 }
