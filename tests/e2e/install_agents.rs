@@ -76,6 +76,22 @@ fn hook_binary() -> PathBuf {
     hook
 }
 
+/// A fresh sandbox `<temp>/leastgrant-e2e-agents-<name>-<pid>` with a project (`proj`, a git
+/// root) and a state directory; returns it and the path of `file` under its home, whose
+/// directory is made.
+fn sandbox(name: &str, file: &str) -> (PathBuf, PathBuf) {
+    let root = std::env::temp_dir().join(format!(
+        "leastgrant-e2e-agents-{name}-{}",
+        std::process::id()
+    ));
+    let _ = fs::remove_dir_all(&root);
+    fs::create_dir_all(root.join("proj/.git")).unwrap();
+    fs::create_dir_all(root.join("state")).unwrap();
+    let file = root.join("home").join(file);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    (root, file)
+}
+
 fn leastgrant(root: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_leastgrant"))
         .env("HOME", root.join("home"))
@@ -126,16 +142,7 @@ fn codex_copilot_and_gemini_install_answer_and_uninstall_without_touching_foreig
     let hook = hook_binary();
     let hook_text = hook.display().to_string();
     for case in cases() {
-        let root = std::env::temp_dir().join(format!(
-            "leastgrant-e2e-agents-{}-{}",
-            case.agent,
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("proj/.git")).unwrap();
-        fs::create_dir_all(root.join("state")).unwrap();
-        let file = root.join("home").join(case.file);
-        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let (root, file) = sandbox(case.agent, case.file);
         let original = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(case.fixture)).unwrap();
         fs::write(&file, &original).unwrap();
         let before: Value = serde_json::from_slice(&original).unwrap();
@@ -243,15 +250,7 @@ fn codex_copilot_and_gemini_install_answer_and_uninstall_without_touching_foreig
 #[test]
 fn a_configuration_that_cannot_be_parsed_is_left_untouched_and_named() {
     for case in cases() {
-        let root = std::env::temp_dir().join(format!(
-            "leastgrant-e2e-agents-bad-{}-{}",
-            case.agent,
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("proj/.git")).unwrap();
-        let file = root.join("home").join(case.file);
-        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let (root, file) = sandbox(&format!("bad-{}", case.agent), case.file);
         fs::write(&file, b"{\"hooks\": [").unwrap();
         let out = leastgrant(&root, &["install", case.agent, "--hook", "/bin/true"]);
         assert_ne!(out.status.code(), Some(0), "{}", case.agent);
@@ -281,15 +280,7 @@ fn gemini_settings_with_comments_are_read_and_kept_in_the_backup() {
         &fs::read(data.join("gemini-settings-comments.plain.json")).unwrap(),
     )
     .unwrap();
-    let root = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-agents-gemini-comments-{}",
-        std::process::id()
-    ));
-    let _ = fs::remove_dir_all(&root);
-    fs::create_dir_all(root.join("proj/.git")).unwrap();
-    fs::create_dir_all(root.join("state")).unwrap();
-    let file = root.join("home/.gemini/settings.json");
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let (root, file) = sandbox("gemini-comments", ".gemini/settings.json");
     fs::write(&file, &original).unwrap();
     let backup = file.with_file_name("settings.json.leastgrant-backup");
 
@@ -353,14 +344,7 @@ fn gemini_settings_with_comments_are_read_and_kept_in_the_backup() {
 /// valid for it here either: install names the file and leaves it untouched.
 #[test]
 fn claude_settings_with_comments_stay_an_error() {
-    let root = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-agents-claude-comments-{}",
-        std::process::id()
-    ));
-    let _ = fs::remove_dir_all(&root);
-    fs::create_dir_all(root.join("proj/.git")).unwrap();
-    let file = root.join("home/.claude/settings.json");
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let (root, file) = sandbox("claude-comments", ".claude/settings.json");
     let text = b"{\n  // a comment\n  \"theme\": \"dark\"\n}\n";
     fs::write(&file, text).unwrap();
     let out = leastgrant(&root, &["install", "claude-code", "--hook", "/bin/true"]);

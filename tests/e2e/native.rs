@@ -2,15 +2,41 @@
 //! simulated and frozen, then rendered as native rules into a settings file with foreign rules,
 //! checked, and compared.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::{Value, json};
 
 use crate::support::{at_home, claude_week, scratch};
 
-fn home(name: &str) -> PathBuf {
-    scratch(&format!("native-{name}"))
+/// A home with the week's history ingested and the `assist` setting's envelope frozen, and
+/// the envelope's path.
+fn frozen(name: &str) -> (PathBuf, String) {
+    let home = scratch(&format!("native-{name}"));
+    claude_week(&home, "2.1.0");
+    assert!(at_home(&home, &["ingest", "--json"]).status.success());
+    let envelope = home.join("envelope.lgenv").to_str().unwrap().to_string();
+    let exported = at_home(
+        &home,
+        &["export", "--setting", "assist", "--out", &envelope],
+    );
+    assert!(exported.status.success(), "{}", text(&exported));
+    (home, envelope)
+}
+
+/// `leastgrant <args>` for the project `/home/dev/proj` of the envelope `env`, as of
+/// 2026-01-08.
+fn on_project(home: &Path, env: &str, args: &[&str]) -> Output {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend([
+        "--project",
+        "/home/dev/proj",
+        "--envelope",
+        env,
+        "--at",
+        "2026-01-08",
+    ]);
+    at_home(home, &all)
 }
 
 fn text(output: &Output) -> String {
@@ -19,13 +45,8 @@ fn text(output: &Output) -> String {
 
 #[test]
 fn export_to_claude_merges_checks_and_diffs() {
-    let home = home("claude");
-    claude_week(&home, "2.1.0");
-    assert!(at_home(&home, &["ingest", "--json"]).status.success());
-    let envelope = home.join("envelope.lgenv");
-    let env = envelope.to_str().unwrap();
-    let exported = at_home(&home, &["export", "--setting", "assist", "--out", env]);
-    assert!(exported.status.success(), "{}", text(&exported));
+    let (home, envelope) = frozen("claude");
+    let env = envelope.as_str();
 
     // An existing settings file with foreign rules and settings.
     let settings = home.join("proj/.claude/settings.local.json");
@@ -33,20 +54,8 @@ fn export_to_claude_merges_checks_and_diffs() {
     let foreign = "{\n  \"env\": {\"A\": \"1\"},\n  \"permissions\": {\n    \"deny\": [\"Read(./.env)\"],\n    \"ask\": [\"Bash(git push:*)\"],\n    \"allow\": []\n  }\n}\n";
     std::fs::write(&settings, foreign).unwrap();
     let out = settings.to_str().unwrap();
-    let args = [
-        "export",
-        "--to",
-        "claude",
-        "--project",
-        "/home/dev/proj",
-        "--envelope",
-        env,
-        "--at",
-        "2026-01-08",
-        "--out",
-        out,
-    ];
-    let first = at_home(&home, &args);
+    let args = ["export", "--to", "claude", "--out", out];
+    let first = on_project(&home, env, &args);
     assert!(first.status.success(), "{}", text(&first));
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
@@ -63,28 +72,11 @@ fn export_to_claude_merges_checks_and_diffs() {
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), foreign);
     // Idempotent, and the backup is made once.
     let after_first = std::fs::read_to_string(&settings).unwrap();
-    assert!(at_home(&home, &args).status.success());
+    assert!(on_project(&home, env, &args).status.success());
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), after_first);
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), foreign);
 
-    let check = |file: &str| {
-        at_home(
-            &home,
-            &[
-                "export",
-                "--check",
-                file,
-                "--to",
-                "claude",
-                "--project",
-                "/home/dev/proj",
-                "--envelope",
-                env,
-                "--at",
-                "2026-01-08",
-            ],
-        )
-    };
+    let check = |file: &str| on_project(&home, env, &["export", "--check", file, "--to", "claude"]);
     let ok = check(out);
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
 
@@ -121,40 +113,20 @@ fn export_to_claude_merges_checks_and_diffs() {
     assert_eq!(std::fs::read_to_string(&bad).unwrap(), "{not json");
 
     // The diff from the written file to the broad one: widened, each with a witness.
-    let diffed = at_home(
+    let diffed = on_project(
         &home,
-        &[
-            "export",
-            "--diff",
-            out,
-            broad.to_str().unwrap(),
-            "--project",
-            "/home/dev/proj",
-            "--envelope",
-            env,
-            "--at",
-            "2026-01-08",
-        ],
+        env,
+        &["export", "--diff", out, broad.to_str().unwrap()],
     );
     let said = text(&diffed);
     assert_eq!(diffed.status.code(), Some(1), "{said}");
     assert!(said.contains("widened   Bash(npm:*)"), "{said}");
     // `npm test` is still covered by the broad rules: nothing narrowed.
     assert!(!said.contains("narrowed"), "{said}");
-    let back = at_home(
+    let back = on_project(
         &home,
-        &[
-            "export",
-            "--diff",
-            broad.to_str().unwrap(),
-            out,
-            "--project",
-            "/home/dev/proj",
-            "--envelope",
-            env,
-            "--at",
-            "2026-01-08",
-        ],
+        env,
+        &["export", "--diff", broad.to_str().unwrap(), out],
     );
     assert_eq!(back.status.code(), Some(0), "{}", text(&back));
     assert!(
@@ -166,29 +138,8 @@ fn export_to_claude_merges_checks_and_diffs() {
 
 #[test]
 fn export_to_gemini_keeps_foreign_rules_and_codex_and_copilot_prefixes_exceed() {
-    let home = home("agents");
-    claude_week(&home, "2.1.0");
-    assert!(at_home(&home, &["ingest", "--json"]).status.success());
-    let envelope = home.join("envelope.lgenv");
-    let env = envelope.to_str().unwrap();
-    assert!(
-        at_home(&home, &["export", "--setting", "assist", "--out", env])
-            .status
-            .success()
-    );
-    let common = [
-        "--project",
-        "/home/dev/proj",
-        "--envelope",
-        env,
-        "--at",
-        "2026-01-08",
-    ];
-    let run = |args: &[&str]| {
-        let mut all: Vec<&str> = args.to_vec();
-        all.extend(common);
-        at_home(&home, &all)
-    };
+    let (home, envelope) = frozen("agents");
+    let run = |args: &[&str]| on_project(&home, &envelope, args);
 
     // Gemini: the exact rule lands in leastgrant's block; the foreign rule stays byte for byte.
     let policy = home.join("policies/project.toml");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{at_home, json_of, scratch};
+use crate::support::{at_home, json_of, scratch, simulate_events};
 
 const FIXTURES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -35,18 +35,7 @@ fn run(home: &Path, args: &[&str]) -> std::process::Output {
 
 /// `simulate` of the events table `table` into `replay`, without rules.
 fn simulate(home: &Path, table: &str, replay: &str) -> Value {
-    json_of(&run(
-        home,
-        &[
-            "simulate",
-            "--events",
-            table,
-            "--out",
-            replay,
-            "--no-rules",
-            "--json",
-        ],
-    ))
+    simulate_events(home, Path::new(table), Path::new(replay), &["--no-rules"])
 }
 
 #[test]

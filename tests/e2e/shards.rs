@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{at_home, json_of, scratch};
+use crate::support::{at_home, ingest_claude, json_of, scratch};
 
 fn temp() -> PathBuf {
     scratch("shards")
@@ -57,17 +57,7 @@ fn demo_table(home: &Path, name: &str, seed: &str) -> String {
         ],
     ));
     let table = home.join(format!("table-{name}"));
-    json_of(&run(
-        home,
-        &[
-            "ingest",
-            "--claude",
-            demo.join("projects").to_str().unwrap(),
-            "--out",
-            table.to_str().unwrap(),
-            "--json",
-        ],
-    ));
+    ingest_claude(home, &demo.join("projects"), &table);
     table.to_str().unwrap().to_string()
 }
 

@@ -3,7 +3,8 @@
 //! Claude Code history several tests learn from.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -21,10 +22,10 @@ pub fn at_home(home: &Path, args: &[&str]) -> Output {
     leastgrant(home, home, args)
 }
 
-/// Runs `leastgrant args…` with `HOME` set to `home` and the discovery variables cleared, in
-/// `cwd`.
-pub fn leastgrant(home: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leastgrant"))
+/// `command` set to run in `cwd` with `HOME` set to `home` and the variables that would lead
+/// it to this machine's agents or state cleared.
+pub fn isolated<'a>(command: &'a mut Command, home: &Path, cwd: &Path) -> &'a mut Command {
+    command
         .env("HOME", home)
         .env_remove("LEASTGRANT_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
@@ -32,9 +33,73 @@ pub fn leastgrant(home: &Path, cwd: &Path, args: &[&str]) -> Output {
         .env_remove("CODEX_HOME")
         .env_remove("COPILOT_HOME")
         .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("leastgrant runs")
+}
+
+/// Runs `leastgrant args…` with `HOME` set to `home` and the discovery variables cleared, in
+/// `cwd`.
+pub fn leastgrant(home: &Path, cwd: &Path, args: &[&str]) -> Output {
+    isolated(
+        &mut Command::new(env!("CARGO_BIN_EXE_leastgrant")),
+        home,
+        cwd,
+    )
+    .args(args)
+    .output()
+    .expect("leastgrant runs")
+}
+
+/// Waits for a `leastgrant args…` started with piped output, and kills it if it has not
+/// finished after two minutes: a hang fails the test instead of stopping the suite. (A guard,
+/// not a measurement: no test asserts a duration.)
+pub fn finishing(mut child: Child, args: &[&str]) -> Output {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(120) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("leastgrant {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// [`scratch`] as a home holding a project: `<home>/proj`, a git root. Returns both.
+pub fn scratch_project(name: &str) -> (PathBuf, PathBuf) {
+    let home = scratch(name);
+    let project = home.join("proj");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    (home, project)
+}
+
+/// `ingest --claude <projects> --out <table> --json` in `home`: the summary it printed.
+pub fn ingest_claude(home: &Path, projects: &Path, table: &Path) -> Value {
+    json_of(&at_home(
+        home,
+        &[
+            "ingest",
+            "--claude",
+            projects.to_str().unwrap(),
+            "--out",
+            table.to_str().unwrap(),
+            "--json",
+        ],
+    ))
+}
+
+/// `simulate --events <table> --out <replay> --json` and `extra` in `home`: the summary it
+/// printed.
+pub fn simulate_events(home: &Path, table: &Path, replay: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "simulate",
+        "--events",
+        table.to_str().unwrap(),
+        "--out",
+        replay.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    json_of(&at_home(home, &args))
 }
 
 /// The JSON a successful run printed.
