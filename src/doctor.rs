@@ -376,15 +376,15 @@ fn agent_checks(workspace: &Workspace, checks: &mut Vec<Check>) -> Installed {
 }
 
 fn scope_state(agent: Agent, file: &Path) -> ScopeState {
-    match read_config(file) {
+    match read_config(file, agent) {
         Err(error) => ScopeState::Broken(format!(
             "{error:#}: {} cannot read its hooks from it either",
             agent.title()
         )),
         Ok(config) => match config {
             None => ScopeState::Absent("no such file".to_string()),
-            Some(document) => {
-                let found = find_our_entries(agent, &document);
+            Some(config) => {
+                let found = find_our_entries(agent, &config.document);
                 if found.is_empty() {
                     ScopeState::Absent("no leastgrant entry".to_string())
                 } else {

@@ -325,7 +325,11 @@ pub fn backup_path(file: &Path) -> PathBuf {
 /// `<file>.leastgrant-backup` (never overwriting an older backup); the new text goes to a temp
 /// file in the same directory with the old file's mode (0600 for a new file), which is then
 /// renamed over it. Returns whether a backup was made now.
-fn write_config(file: &Path, document: &Json) -> Result<bool> {
+///
+/// A file with comments (`had_comments`, Gemini CLI's) is rewritten without them, as plain
+/// JSON: only when the backup can keep the file as it was (it is made now), and with a warning
+/// that says where; with an older backup in the way it is refused, unchanged.
+fn write_config(file: &Path, document: &Json, had_comments: bool) -> Result<bool> {
     let target = match fs::symlink_metadata(file) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(file)
             .with_context(|| format!("cannot follow the symlink `{}`", file.display()))?,
@@ -339,6 +343,22 @@ fn write_config(file: &Path, document: &Json) -> Result<bool> {
             fs::copy(&target, &backup)
                 .with_context(|| format!("cannot back up `{}`", file.display()))?;
             backed_up = true;
+        } else if had_comments {
+            bail!(
+                "`{}` has comments, which leastgrant does not keep when it rewrites the file, and \
+                 `{}` already holds an older copy: move that backup away (leastgrant then keeps \
+                 this file there before rewriting it), or remove the comments",
+                file.display(),
+                backup.display()
+            );
+        }
+        if had_comments {
+            eprintln!(
+                "warning: `{}` had comments or trailing commas, which the rewritten file does not \
+                 keep; the file as it was is at `{}`",
+                file.display(),
+                backup.display()
+            );
         }
     }
     let dir = target
@@ -488,9 +508,10 @@ pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
         }
     }
     let command = hook_command(&hook, args.agent);
-    let config = read_config(&file)?;
+    let config = read_config(&file, args.agent)?;
     let existed = config.is_some();
-    let mut document = config.unwrap_or_else(|| Json::Object(Vec::new()));
+    let had_comments = config.as_ref().is_some_and(|c| c.had_comments);
+    let mut document = config.map_or_else(|| Json::Object(Vec::new()), |c| c.document);
     let ours_in_our_events: Vec<FoundEntry> = find_our_entries(args.agent, &document)
         .into_iter()
         .filter(|f| args.agent.registered().any(|e| e.name == f.event))
@@ -518,7 +539,7 @@ pub fn install_command(args: &InstallArgs) -> Result<ExitCode> {
     let changed = install_into(args.agent, &mut document, &command, &file)?;
     let modified = !existed || document != before;
     let backed_up = if modified {
-        write_config(&file, &document)?
+        write_config(&file, &document, had_comments)?
     } else {
         false
     };
@@ -599,12 +620,12 @@ pub fn uninstall_command(args: &UninstallArgs) -> Result<ExitCode> {
     let workspace = Workspace::discover(None, None)?;
     let scope = scope_of(args.project);
     let file = config_file(args.agent, scope, &workspace);
-    let (touched, removed, backed_up) = match read_config(&file)? {
+    let (touched, removed, backed_up) = match read_config(&file, args.agent)? {
         None => (Vec::new(), 0, false),
-        Some(mut document) => {
-            let (touched, removed) = uninstall_from(args.agent, &mut document);
+        Some(mut config) => {
+            let (touched, removed) = uninstall_from(args.agent, &mut config.document);
             let backed_up = if removed > 0 {
-                write_config(&file, &document)?
+                write_config(&file, &config.document, config.had_comments)?
             } else {
                 false
             };

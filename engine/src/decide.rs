@@ -4,7 +4,8 @@
 //! Reasons are written for people and say what would change the answer. The replay and the
 //! hook both call [`decide`], so a replayed verdict and a live one are the same verdict.
 
-use crate::envelope::{Familiarity, Learned, Promotion, Thresholds, can_promote};
+use crate::envelope::stats::{Familiarity, Thresholds};
+use crate::envelope::{Learned, Promotion, can_promote};
 use crate::model::{
     Access, Action, Analysis, Answer, AnswerSource, Answers, Capability as C, Decision, Exposure,
     Reach, Reversibility, Scale, Zone,

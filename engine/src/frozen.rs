@@ -27,7 +27,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use crate::decay::{DayCounts, Exact};
-use crate::envelope::{Familiarity, Learned, StoredFacts, Thresholds};
+use crate::envelope::Learned;
+use crate::envelope::stats::{Familiarity, StoredFacts, Thresholds};
 use crate::hex::hex;
 use crate::model::Capability;
 use crate::paths;

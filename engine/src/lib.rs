@@ -66,10 +66,11 @@ pub use session::SessionState;
 
 // Learning.
 pub use decay::{DecayTable, Exact, Weights};
-pub use envelope::{
-    Approvals, DAY_US, Envelope, Evidence, Familiarity, Learned, Promotion, SignatureStats,
-    Thresholds, can_promote, day_of, riskiest, stable_hash, wilson_lower_bound,
+pub use envelope::stats::{
+    Approvals, DAY_US, Evidence, Familiarity, SignatureStats, Thresholds, day_of, stable_hash,
+    wilson_lower_bound,
 };
+pub use envelope::{Envelope, Learned, Promotion, can_promote, riskiest};
 
 // The frozen envelope the hook reads.
 pub use frozen::{

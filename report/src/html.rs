@@ -232,12 +232,7 @@ fn assumptions(out: &mut String, data: &Results) {
 
 /// Where the labels came from, per agent and in total (absent from older replays).
 fn labels(out: &mut String, data: &Results) {
-    let Some(labels) = data
-        .summary
-        .labels
-        .as_ref()
-        .filter(|l| !l.agents.is_empty())
-    else {
+    let Some(labels) = data.labels() else {
         return;
     };
     out.push_str(
@@ -249,22 +244,18 @@ fn labels(out: &mut String, data: &Results) {
         let _ = write!(out, "<th class=\"n\">{}</th>", esc(h));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    let mut rows: Vec<(&crate::tables::LabelCounts, bool)> =
-        labels.agents.iter().map(|a| (a, false)).collect();
-    if labels.agents.len() > 1 {
-        rows.push((&labels.total, true));
-    }
-    for (c, total) in rows {
-        if total {
-            out.push_str("<tr class=\"total\"><td>total</td>");
-        } else {
-            let _ = write!(out, "<tr><td><code>{}</code>", esc(&c.agent));
-            if c.weak {
-                out.push_str("<span class=\"tag weak\">weakly labelled</span>");
+    for row in labels.rows() {
+        match row.agent {
+            None => out.push_str("<tr class=\"total\"><td>total</td>"),
+            Some(agent) => {
+                let _ = write!(out, "<tr><td><code>{}</code>", esc(agent));
+                if row.weak {
+                    out.push_str("<span class=\"tag weak\">weakly labelled</span>");
+                }
+                out.push_str("</td>");
             }
-            out.push_str("</td>");
         }
-        for cell in text::label_cells(c) {
+        for cell in text::label_cells(row.counts) {
             let _ = write!(out, "<td class=\"n\">{}</td>", esc(&cell));
         }
         out.push_str("</tr>\n");
@@ -272,8 +263,8 @@ fn labels(out: &mut String, data: &Results) {
     out.push_str("</tbody>\n</table>\n<p class=\"more\">");
     out.push_str(&esc(text::LABELS_NOTE));
     out.push('.');
-    if labels.agents.iter().any(|a| a.weak) && !labels.weak_meaning.is_empty() {
-        let _ = write!(out, " Weakly labelled: {}.", esc(&labels.weak_meaning));
+    if let Some(weak) = labels.weak_note() {
+        let _ = write!(out, " Weakly labelled: {}.", esc(weak));
     }
     out.push_str("</p>\n");
     if !labels.assumption.is_empty() {

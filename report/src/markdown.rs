@@ -155,12 +155,7 @@ pub fn page(data: &Results, figures: &[Figure], notes: &[String]) -> String {
 
 /// Where the labels came from, per agent and in total (absent from older replays).
 fn labels(out: &mut String, data: &Results) {
-    let Some(labels) = data
-        .summary
-        .labels
-        .as_ref()
-        .filter(|l| !l.agents.is_empty())
-    else {
+    let Some(labels) = data.labels() else {
         return;
     };
     out.push_str(
@@ -176,27 +171,22 @@ fn labels(out: &mut String, data: &Results) {
         out.push_str("---:|");
     }
     out.push('\n');
-    let mut rows: Vec<(String, &crate::tables::LabelCounts)> = labels
-        .agents
-        .iter()
-        .map(|a| {
-            let weak = if a.weak { " (weakly labelled)" } else { "" };
-            (format!("{}{weak}", cell(&a.agent)), a)
-        })
-        .collect();
-    if labels.agents.len() > 1 {
-        rows.push(("**total**".to_string(), &labels.total));
-    }
-    for (name, c) in rows {
-        let _ = write!(out, "| {name} |");
-        for c in text::label_cells(c) {
+    for row in labels.rows() {
+        match row.agent {
+            None => out.push_str("| **total** |"),
+            Some(agent) => {
+                let weak = if row.weak { " (weakly labelled)" } else { "" };
+                let _ = write!(out, "| {}{weak} |", cell(agent));
+            }
+        }
+        for c in text::label_cells(row.counts) {
             let _ = write!(out, " {} |", cell(&c));
         }
         out.push('\n');
     }
     let _ = write!(out, "\n{}.", cell(text::LABELS_NOTE));
-    if labels.agents.iter().any(|a| a.weak) && !labels.weak_meaning.is_empty() {
-        let _ = write!(out, " Weakly labelled: {}.", cell(&labels.weak_meaning));
+    if let Some(weak) = labels.weak_note() {
+        let _ = write!(out, " Weakly labelled: {}.", cell(weak));
     }
     out.push('\n');
     if !labels.assumption.is_empty() {

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Float32Type, Float64Type, Int32Type, Int64Type, TimestampMicrosecondType, UInt32Type,
-    UInt64Type,
+    ArrowPrimitiveType, Float32Type, Float64Type, Int32Type, Int64Type, TimestampMicrosecondType,
+    UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
@@ -221,6 +221,47 @@ pub struct Labels {
     pub weak_meaning: String,
 }
 
+impl Labels {
+    /// The rows of the labels table, the same on both pages: each agent in order, then the
+    /// total when there is more than one agent.
+    pub fn rows(&self) -> Vec<LabelRow<'_>> {
+        let mut rows: Vec<LabelRow<'_>> = self
+            .agents
+            .iter()
+            .map(|counts| LabelRow {
+                agent: Some(&counts.agent),
+                weak: counts.weak,
+                counts,
+            })
+            .collect();
+        if self.agents.len() > 1 {
+            rows.push(LabelRow {
+                agent: None,
+                weak: false,
+                counts: &self.total,
+            });
+        }
+        rows
+    }
+
+    /// What a weakly labelled agent is, when an agent in the table is one and the replay said.
+    pub fn weak_note(&self) -> Option<&str> {
+        (self.agents.iter().any(|a| a.weak) && !self.weak_meaning.is_empty())
+            .then_some(self.weak_meaning.as_str())
+    }
+}
+
+/// One row of the labels table ([`Labels::rows`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelRow<'a> {
+    /// The agent; `None` on the total's row.
+    pub agent: Option<&'a str>,
+    /// The agent is weakly labelled.
+    pub weak: bool,
+    /// The row's counts.
+    pub counts: &'a LabelCounts,
+}
+
 /// One agent's (or the total's) labels.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LabelCounts {
@@ -275,6 +316,15 @@ impl Results {
     /// The recommended setting.
     pub fn recommended(&self) -> Option<&Setting> {
         self.settings.iter().find(|s| s.recommended)
+    }
+
+    /// Where the labels came from, when the replay kept it and it names an agent: the pages'
+    /// labels section, absent otherwise.
+    pub fn labels(&self) -> Option<&Labels> {
+        self.summary
+            .labels
+            .as_ref()
+            .filter(|l| !l.agents.is_empty())
     }
 
     /// The settings the focused plots compare: the recommendation, then the enforcing settings
@@ -691,52 +741,44 @@ fn read_promotions(path: &Path) -> Result<Vec<Promotion>, ReportError> {
 
 fn read_friction(path: &Path) -> Result<Vec<Friction>, ReportError> {
     use col::friction as c;
-    optional(
-        path,
-        &[c::SETTING_ID, c::REASON_CODE, c::COUNT],
-        |b, out| {
-            let (setting, code, count) = (
-                texts(b, c::SETTING_ID)?,
-                texts(b, c::REASON_CODE)?,
-                counts(b, c::COUNT)?,
-            );
-            for i in 0..b.num_rows() {
-                out.push(Friction {
-                    setting_id: setting[i].clone(),
-                    reason_code: code[i].clone(),
-                    count: count[i],
-                });
-            }
-            Ok(())
-        },
-    )
+    let rows = texts_and_count(path, [c::SETTING_ID, c::REASON_CODE, c::COUNT])?;
+    Ok(rows
+        .into_iter()
+        .map(|(setting_id, reason_code, count)| Friction {
+            setting_id,
+            reason_code,
+            count,
+        })
+        .collect())
 }
 
 fn read_capabilities(path: &Path) -> Result<Vec<Capability>, ReportError> {
     use col::capabilities as c;
-    optional(
-        path,
-        &[c::PROJECT_KEY, c::CAPABILITY, c::ACTIONS],
-        |b, out| {
-            let (project, capability, actions) = (
-                texts(b, c::PROJECT_KEY)?,
-                texts(b, c::CAPABILITY)?,
-                counts(b, c::ACTIONS)?,
-            );
-            for i in 0..b.num_rows() {
-                out.push(Capability {
-                    project_key: project[i].clone(),
-                    capability: capability[i].clone(),
-                    actions: actions[i],
-                });
-            }
-            Ok(())
-        },
-    )
+    let rows = texts_and_count(path, [c::PROJECT_KEY, c::CAPABILITY, c::ACTIONS])?;
+    Ok(rows
+        .into_iter()
+        .map(|(project_key, capability, actions)| Capability {
+            project_key,
+            capability,
+            actions,
+        })
+        .collect())
 }
 
-/// Reads a Parquet file batch by batch, only the named columns; a missing column is an error
-/// that names it.
+/// The rows of an optional table read as two text columns and a count, in that order.
+fn texts_and_count(
+    path: &Path,
+    [first, second, count]: [&str; 3],
+) -> Result<Vec<(String, String, u64)>, ReportError> {
+    optional(path, &[first, second, count], |b, out| {
+        let (a, t, n) = (texts(b, first)?, texts(b, second)?, counts(b, count)?);
+        for i in 0..b.num_rows() {
+            out.push((a[i].clone(), t[i].clone(), n[i]));
+        }
+        Ok(())
+    })
+}
+
 /// The rows of a table the replay writes only when it has rows: none when the file is absent.
 fn optional<T>(
     path: &Path,
@@ -750,6 +792,8 @@ fn optional<T>(
     Ok(out)
 }
 
+/// Reads a Parquet file batch by batch, only the named columns; a missing column is an error
+/// that names it.
 fn scan(
     path: &Path,
     columns: &[&str],
@@ -826,53 +870,32 @@ fn texts(batch: &RecordBatch, name: &str) -> Result<Vec<String>, String> {
     })
 }
 
+/// The values of a primitive column converted, with `null` where a value is null.
+fn primitives<T: ArrowPrimitiveType, R: Copy>(
+    a: &dyn Array,
+    null: R,
+    convert: impl Fn(T::Native) -> R,
+) -> Vec<R> {
+    let v = a.as_primitive::<T>();
+    (0..v.len())
+        .map(|i| {
+            if v.is_null(i) {
+                null
+            } else {
+                convert(v.value(i))
+            }
+        })
+        .collect()
+}
+
 /// Counts (null → 0; negative → 0).
 fn counts(batch: &RecordBatch, name: &str) -> Result<Vec<u64>, String> {
     let a = column(batch, name)?;
-    let n = a.len();
     Ok(match a.data_type() {
-        DataType::UInt64 => {
-            let v = a.as_primitive::<UInt64Type>();
-            (0..n)
-                .map(|i| if v.is_null(i) { 0 } else { v.value(i) })
-                .collect()
-        }
-        DataType::Int64 => {
-            let v = a.as_primitive::<Int64Type>();
-            (0..n)
-                .map(|i| {
-                    if v.is_null(i) {
-                        0
-                    } else {
-                        v.value(i).max(0) as u64
-                    }
-                })
-                .collect()
-        }
-        DataType::UInt32 => {
-            let v = a.as_primitive::<UInt32Type>();
-            (0..n)
-                .map(|i| {
-                    if v.is_null(i) {
-                        0
-                    } else {
-                        u64::from(v.value(i))
-                    }
-                })
-                .collect()
-        }
-        DataType::Int32 => {
-            let v = a.as_primitive::<Int32Type>();
-            (0..n)
-                .map(|i| {
-                    if v.is_null(i) {
-                        0
-                    } else {
-                        v.value(i).max(0) as u64
-                    }
-                })
-                .collect()
-        }
+        DataType::UInt64 => primitives::<UInt64Type, _>(a, 0, |x| x),
+        DataType::Int64 => primitives::<Int64Type, _>(a, 0, |x| x.max(0) as u64),
+        DataType::UInt32 => primitives::<UInt32Type, _>(a, 0, u64::from),
+        DataType::Int32 => primitives::<Int32Type, _>(a, 0, |x| x.max(0) as u64),
         other => return Err(wrong_type(name, other)),
     })
 }
@@ -880,26 +903,9 @@ fn counts(batch: &RecordBatch, name: &str) -> Result<Vec<u64>, String> {
 /// Real numbers (null → NaN, which the plots skip).
 fn reals(batch: &RecordBatch, name: &str) -> Result<Vec<f64>, String> {
     let a = column(batch, name)?;
-    let n = a.len();
     Ok(match a.data_type() {
-        DataType::Float64 => {
-            let v = a.as_primitive::<Float64Type>();
-            (0..n)
-                .map(|i| if v.is_null(i) { f64::NAN } else { v.value(i) })
-                .collect()
-        }
-        DataType::Float32 => {
-            let v = a.as_primitive::<Float32Type>();
-            (0..n)
-                .map(|i| {
-                    if v.is_null(i) {
-                        f64::NAN
-                    } else {
-                        f64::from(v.value(i))
-                    }
-                })
-                .collect()
-        }
+        DataType::Float64 => primitives::<Float64Type, _>(a, f64::NAN, |x| x),
+        DataType::Float32 => primitives::<Float32Type, _>(a, f64::NAN, f64::from),
         other => return Err(wrong_type(name, other)),
     })
 }
@@ -919,20 +925,11 @@ fn flags(batch: &RecordBatch, name: &str) -> Result<Vec<bool>, String> {
 /// Timestamps in UTC microseconds (any time zone annotation; an integer column is taken as µs).
 fn times(batch: &RecordBatch, name: &str) -> Result<Vec<Option<i64>>, String> {
     let a = column(batch, name)?;
-    let n = a.len();
     match a.data_type() {
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            let v = a.as_primitive::<TimestampMicrosecondType>();
-            Ok((0..n)
-                .map(|i| (!v.is_null(i)).then(|| v.value(i)))
-                .collect())
+            Ok(primitives::<TimestampMicrosecondType, _>(a, None, Some))
         }
-        DataType::Int64 => {
-            let v = a.as_primitive::<Int64Type>();
-            Ok((0..n)
-                .map(|i| (!v.is_null(i)).then(|| v.value(i)))
-                .collect())
-        }
+        DataType::Int64 => Ok(primitives::<Int64Type, _>(a, None, Some)),
         other => Err(wrong_type(name, other)),
     }
 }

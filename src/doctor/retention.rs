@@ -19,6 +19,7 @@ use leastgrant_ingest::table::Manifest;
 use serde_json::Value;
 
 use crate::schedule;
+use crate::shared::jsonc;
 use crate::shared::time::human;
 use crate::workspace::Workspace;
 
@@ -303,10 +304,17 @@ fn date(time: SystemTime) -> String {
     iso.get(..10).unwrap_or(&iso).to_string()
 }
 
-/// A settings file as JSON (`None` when absent or unreadable, with why).
-fn settings(path: &Path) -> Option<Result<Value, String>> {
+/// A settings file as JSON (`None` when absent or unreadable, with why); `comments` where the
+/// agent reads it as JSON with comments (Gemini CLI).
+fn settings(path: &Path, comments: bool) -> Option<Result<Value, String>> {
     let bytes = std::fs::read(path).ok()?;
-    Some(serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let plain = comments.then(|| jsonc::plain(text)).flatten();
+    Some(serde_json::from_str(plain.as_deref().unwrap_or(text)).map_err(|e| e.to_string()))
 }
 
 /// Claude Code's `cleanupPeriodDays`: managed settings over the user's
@@ -322,7 +330,7 @@ fn claude_policy(home: &Path, env: &dyn Fn(&str) -> Option<String>) -> Option<Po
     };
     let mut notes = Vec::new();
     for file in [managed, user_dir.join("settings.json")] {
-        match settings(&file) {
+        match settings(&file, false) {
             None => {}
             Some(Err(error)) => notes.push(format!("{} is not JSON: {error}", file.display())),
             Some(Ok(value)) => match value.get("cleanupPeriodDays") {
@@ -356,7 +364,7 @@ fn claude_policy(home: &Path, env: &dyn Fn(&str) -> Option<String>) -> Option<Po
 /// default) and `maxCount`. `None` when it is off.
 fn gemini_policy(home: &Path, _env: &dyn Fn(&str) -> Option<String>) -> Option<Policy> {
     let file = home.join(".gemini/settings.json");
-    let value = match settings(&file) {
+    let value = match settings(&file, true) {
         None => {
             return Some(Policy {
                 max_age: Some(Duration::from_secs(DEFAULT_DAYS * DAY)),

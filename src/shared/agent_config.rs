@@ -11,6 +11,7 @@ use leastgrant_hook::catalogue::Agent;
 use leastgrant_hook::files::{self, Links, Trust};
 use serde_json::Value;
 
+use crate::shared::jsonc;
 use crate::shared::ordered_json::Json;
 use crate::workspace::Workspace;
 
@@ -229,10 +230,29 @@ pub fn is_our_handler(handler: &Json) -> bool {
 /// The largest agent configuration file read.
 pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
 
-/// Reads a configuration file: `None` when it does not exist, an empty object when it is empty;
-/// an error when it is not a JSON object, or not a regular file of at most
-/// [`MAX_CONFIG_BYTES`] (a FIFO or a link to a device a repository carries is never read).
-pub fn read_config(path: &Path) -> Result<Option<Json>> {
+/// Whether an agent reads its configuration as JSON with comments: Gemini CLI's
+/// `settings.json` takes `//` and `/* */` comments and trailing commas. The others read plain
+/// JSON (Claude Code refuses a comment in its settings, Codex parses `hooks.json` strictly), so
+/// a comment there is an error here as it is to the agent.
+pub fn takes_comments(agent: Agent) -> bool {
+    matches!(agent, Agent::Gemini)
+}
+
+/// A configuration file as read.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Its value, members in file order.
+    pub document: Json,
+    /// It had comments or trailing commas (only where the agent takes them): text that a
+    /// rewrite does not keep.
+    pub had_comments: bool,
+}
+
+/// Reads an agent's configuration file: `None` when it does not exist, an empty object when it
+/// is empty; an error when it is not a JSON object (with comments, for an agent that
+/// [`takes_comments`]), or not a regular file of at most [`MAX_CONFIG_BYTES`] (a FIFO or a link
+/// to a device a repository carries is never read).
+pub fn read_config(path: &Path, agent: Agent) -> Result<Option<Config>> {
     let Some(bytes) = files::read_regular(path, Links::Follow, Trust::Anyone, MAX_CONFIG_BYTES)?
     else {
         return Ok(None);
@@ -240,6 +260,9 @@ pub fn read_config(path: &Path) -> Result<Option<Json>> {
     let text = String::from_utf8(bytes)
         .with_context(|| format!("`{}` is not UTF-8 text", path.display()))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let plain = takes_comments(agent).then(|| jsonc::plain(text)).flatten();
+    let had_comments = plain.is_some();
+    let text = plain.as_deref().unwrap_or(text);
     let document = if text.trim().is_empty() {
         Json::Object(Vec::new())
     } else {
@@ -251,5 +274,8 @@ pub fn read_config(path: &Path) -> Result<Option<Json>> {
     if !matches!(document, Json::Object(_)) {
         bail!("`{}` is not a JSON object", path.display());
     }
-    Ok(Some(document))
+    Ok(Some(Config {
+        document,
+        had_comments,
+    }))
 }

@@ -12,27 +12,16 @@ use std::process::{Command, Output, Stdio};
 use leastgrant_engine::{FrozenMeta, Settings, encode};
 use serde_json::json;
 
+use crate::support::{isolated, scratch_project};
+
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let home = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-closed-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&home);
-    let project = home.join("proj");
-    std::fs::create_dir_all(project.join(".git")).unwrap();
-    (home, project)
+    scratch_project(&format!("closed-{name}"))
 }
 
 fn command(home: &Path, cwd: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_leastgrant"));
-    command
+    isolated(&mut command, home, cwd)
         .args(args)
-        .env("HOME", home)
-        .env_remove("LEASTGRANT_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("APPDATA")
-        .env_remove("CODEX_HOME")
-        .current_dir(cwd)
         .stdin(Stdio::null())
         .stderr(Stdio::piped());
     command

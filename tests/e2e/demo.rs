@@ -7,14 +7,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{json_of, leastgrant};
+use crate::support::{ingest_claude, json_of, leastgrant, scratch, simulate_events};
 
 fn temp(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("leastgrant-e2e-demo-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch(&format!("demo-{name}"))
 }
 
 /// Every file below `dir`, by path relative to it, with its bytes.
@@ -85,18 +81,7 @@ fn ingest_reads_every_line_and_the_replay_counts_every_refusal() {
 
     let projects = out.join("projects");
     let table = home.join("table");
-    let ingested = json_of(&leastgrant(
-        &home,
-        &home,
-        &[
-            "ingest",
-            "--claude",
-            projects.to_str().unwrap(),
-            "--out",
-            table.to_str().unwrap(),
-            "--json",
-        ],
-    ));
+    let ingested = ingest_claude(&home, &projects, &table);
     assert_eq!(ingested["bad_lines"], serde_json::json!({}), "{ingested}");
     assert_eq!(ingested["files"], summary["files"]);
     assert_eq!(ingested["events"].as_u64(), Some(events));
@@ -111,18 +96,7 @@ fn ingest_reads_every_line_and_the_replay_counts_every_refusal() {
     }
 
     let replay = home.join("replay");
-    let simulated = json_of(&leastgrant(
-        &home,
-        &home,
-        &[
-            "simulate",
-            "--events",
-            table.to_str().unwrap(),
-            "--out",
-            replay.to_str().unwrap(),
-            "--json",
-        ],
-    ));
+    let simulated = simulate_events(&home, &table, &replay, &[]);
     let settings = simulated["settings"].as_array().unwrap();
     assert!(settings.len() > 3);
     for setting in settings {

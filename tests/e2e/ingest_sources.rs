@@ -6,20 +6,13 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{json_of, leastgrant};
+use crate::support::{finishing, isolated, json_of, leastgrant};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-sources-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::support::scratch(&format!("sources-{name}"))
 }
 
 /// A Claude Code session file with one call per `(id, command)`, each with a result.
@@ -43,31 +36,19 @@ fn write_session(path: &Path, session: &str, calls: &[(&str, &str)]) {
     std::fs::write(path, text).unwrap();
 }
 
-/// Runs `leastgrant` and kills it if it has not finished after two minutes: a hang fails the
-/// test instead of stopping the suite. (A guard, not a measurement: no test asserts a duration.)
-fn finishing(home: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_leastgrant"))
-        .env("HOME", home)
-        .env_remove("LEASTGRANT_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("APPDATA")
-        .env_remove("CODEX_HOME")
-        .current_dir(home)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(120) {
-            child.kill().unwrap();
-            let _ = child.wait();
-            panic!("leastgrant {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+/// Runs `leastgrant args…` in `home`, killed if it hangs ([`finishing`]).
+fn finishing_at(home: &Path, args: &[&str]) -> Output {
+    let child = isolated(
+        &mut Command::new(env!("CARGO_BIN_EXE_leastgrant")),
+        home,
+        home,
+    )
+    .args(args)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    finishing(child, args)
 }
 
 fn path_str(path: &Path) -> &str {
@@ -128,7 +109,7 @@ fn special_files_and_link_loops_are_skipped_by_name_without_reading() {
     std::os::unix::fs::symlink("../..", projects.join("top")).unwrap();
 
     let out = home.join("table");
-    let output = finishing(
+    let output = finishing_at(
         &home,
         &[
             "ingest",
@@ -164,7 +145,7 @@ fn special_files_and_link_loops_are_skipped_by_name_without_reading() {
     assert_eq!(summary["bad_lines"]["file-over-size-limit"], 1, "{summary}");
 
     // The same rules for files named on the command line, and the names in the text report.
-    let output = finishing(
+    let output = finishing_at(
         &home,
         &[
             "ingest",

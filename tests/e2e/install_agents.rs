@@ -76,6 +76,22 @@ fn hook_binary() -> PathBuf {
     hook
 }
 
+/// A fresh sandbox `<temp>/leastgrant-e2e-agents-<name>-<pid>` with a project (`proj`, a git
+/// root) and a state directory; returns it and the path of `file` under its home, whose
+/// directory is made.
+fn sandbox(name: &str, file: &str) -> (PathBuf, PathBuf) {
+    let root = std::env::temp_dir().join(format!(
+        "leastgrant-e2e-agents-{name}-{}",
+        std::process::id()
+    ));
+    let _ = fs::remove_dir_all(&root);
+    fs::create_dir_all(root.join("proj/.git")).unwrap();
+    fs::create_dir_all(root.join("state")).unwrap();
+    let file = root.join("home").join(file);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    (root, file)
+}
+
 fn leastgrant(root: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_leastgrant"))
         .env("HOME", root.join("home"))
@@ -126,16 +142,7 @@ fn codex_copilot_and_gemini_install_answer_and_uninstall_without_touching_foreig
     let hook = hook_binary();
     let hook_text = hook.display().to_string();
     for case in cases() {
-        let root = std::env::temp_dir().join(format!(
-            "leastgrant-e2e-agents-{}-{}",
-            case.agent,
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("proj/.git")).unwrap();
-        fs::create_dir_all(root.join("state")).unwrap();
-        let file = root.join("home").join(case.file);
-        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let (root, file) = sandbox(case.agent, case.file);
         let original = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(case.fixture)).unwrap();
         fs::write(&file, &original).unwrap();
         let before: Value = serde_json::from_slice(&original).unwrap();
@@ -243,15 +250,7 @@ fn codex_copilot_and_gemini_install_answer_and_uninstall_without_touching_foreig
 #[test]
 fn a_configuration_that_cannot_be_parsed_is_left_untouched_and_named() {
     for case in cases() {
-        let root = std::env::temp_dir().join(format!(
-            "leastgrant-e2e-agents-bad-{}-{}",
-            case.agent,
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("proj/.git")).unwrap();
-        let file = root.join("home").join(case.file);
-        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let (root, file) = sandbox(&format!("bad-{}", case.agent), case.file);
         fs::write(&file, b"{\"hooks\": [").unwrap();
         let out = leastgrant(&root, &["install", case.agent, "--hook", "/bin/true"]);
         assert_ne!(out.status.code(), Some(0), "{}", case.agent);
@@ -264,4 +263,94 @@ fn a_configuration_that_cannot_be_parsed_is_left_untouched_and_named() {
         assert_eq!(fs::read(&file).unwrap(), b"{\"hooks\": [", "{}", case.agent);
         let _ = fs::remove_dir_all(&root);
     }
+}
+
+/// Gemini CLI reads its `settings.json` with `//` and `/* */` comments and trailing commas:
+/// install reads such a file (a `//` inside a string is no comment), keeps every setting,
+/// keeps the file as it was in the backup and says the rewrite drops the comments; doctor sees
+/// the entries; uninstall leaves the settings as they were, as plain JSON. With an older backup
+/// in the way, a commented file is not rewritten.
+#[test]
+fn gemini_settings_with_comments_are_read_and_kept_in_the_backup() {
+    let hook = hook_binary();
+    let hook_text = hook.display().to_string();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/install");
+    let original = fs::read(data.join("gemini-settings-comments.json")).unwrap();
+    let plain: Value = serde_json::from_slice(
+        &fs::read(data.join("gemini-settings-comments.plain.json")).unwrap(),
+    )
+    .unwrap();
+    let (root, file) = sandbox("gemini-comments", ".gemini/settings.json");
+    fs::write(&file, &original).unwrap();
+    let backup = file.with_file_name("settings.json.leastgrant-backup");
+
+    let out = leastgrant(
+        &root,
+        &["install", "gemini", "--hook", &hook_text, "--json"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let report = json_of(&out);
+    assert_eq!(report["changed"], true);
+    assert_eq!(report["backup_created"], true);
+    assert!(stderr.contains("had comments"), "{stderr}");
+    assert!(stderr.contains(&backup.display().to_string()), "{stderr}");
+    assert_eq!(fs::read(&backup).unwrap(), original);
+    let mut config: Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+    let command = format!("{hook_text} --agent gemini");
+    for event in ["BeforeTool", "AfterTool"] {
+        let ours = config["hooks"][event]
+            .as_array_mut()
+            .unwrap()
+            .pop()
+            .unwrap();
+        assert_eq!(ours["hooks"][0]["command"], command.as_str(), "{event}");
+    }
+    // Without leastgrant's entries, the settings are exactly the commented file's.
+    config["hooks"]
+        .as_object_mut()
+        .unwrap()
+        .retain(|_, v| !v.as_array().unwrap().is_empty());
+    assert_eq!(config, plain);
+
+    let doctor: Value =
+        serde_json::from_slice(&leastgrant(&root, &["doctor", "--json"]).stdout).unwrap();
+    let check = doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "gemini.user")
+        .unwrap();
+    assert_eq!(check["status"], "ok", "{check}");
+
+    let removed = json_of(&leastgrant(&root, &["uninstall", "gemini", "--json"]));
+    assert_eq!(removed["removed"], 2);
+    let back: Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+    assert_eq!(back, plain);
+
+    // The comments back, and the backup of the first install still there: not rewritten.
+    fs::write(&file, &original).unwrap();
+    let out = leastgrant(&root, &["install", "gemini", "--hook", &hook_text]);
+    assert_ne!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("has comments") && stderr.contains("move that backup away"),
+        "{stderr}"
+    );
+    assert_eq!(fs::read(&file).unwrap(), original);
+    let _ = fs::remove_dir_all(&root);
+}
+
+/// Claude Code refuses a comment in its settings, so a commented `settings.json` is not
+/// valid for it here either: install names the file and leaves it untouched.
+#[test]
+fn claude_settings_with_comments_stay_an_error() {
+    let (root, file) = sandbox("claude-comments", ".claude/settings.json");
+    let text = b"{\n  // a comment\n  \"theme\": \"dark\"\n}\n";
+    fs::write(&file, text).unwrap();
+    let out = leastgrant(&root, &["install", "claude-code", "--hook", "/bin/true"]);
+    assert_ne!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is not valid JSON"), "{stderr}");
+    assert_eq!(fs::read(&file).unwrap(), text);
+    let _ = fs::remove_dir_all(&root);
 }

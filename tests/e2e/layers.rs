@@ -950,6 +950,7 @@ const CRATES: &[Rules] = &[
             &["tools"],
             &["analyze", "native"],
             &["decay"],
+            &["envelope::stats"],
             &["envelope"],
             &["session"],
             &["rules::pattern"],

@@ -7,67 +7,46 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-fn home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-native-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+use crate::support::{at_home, claude_week, scratch};
+
+/// A home with the week's history ingested and the `assist` setting's envelope frozen, and
+/// the envelope's path.
+fn frozen(name: &str) -> (PathBuf, String) {
+    let home = scratch(&format!("native-{name}"));
+    claude_week(&home, "2.1.0");
+    assert!(at_home(&home, &["ingest", "--json"]).status.success());
+    let envelope = home.join("envelope.lgenv").to_str().unwrap().to_string();
+    let exported = at_home(
+        &home,
+        &["export", "--setting", "assist", "--out", &envelope],
+    );
+    assert!(exported.status.success(), "{}", text(&exported));
+    (home, envelope)
 }
 
-fn leastgrant(home: &Path, args: &[&str]) -> Output {
-    crate::support::leastgrant(home, home, args)
+/// `leastgrant <args>` for the project `/home/dev/proj` of the envelope `env`, as of
+/// 2026-01-08.
+fn on_project(home: &Path, env: &str, args: &[&str]) -> Output {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend([
+        "--project",
+        "/home/dev/proj",
+        "--envelope",
+        env,
+        "--at",
+        "2026-01-08",
+    ]);
+    at_home(home, &all)
 }
 
 fn text(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr)
 }
 
-/// Seven attended sessions on seven days in /home/dev/proj, each running `npm test`
-/// (approved); on the last day a refused `git push`.
-fn write_history(home: &Path) {
-    let dir = home.join(".claude/projects/-home-dev-proj");
-    std::fs::create_dir_all(&dir).unwrap();
-    for day in 0..7 {
-        let session = format!("session-{day}");
-        let mut lines = Vec::new();
-        let mut add = |n: i64, command: &str, refused: bool| {
-            let id = format!("toolu_{day}_{n}");
-            let ts = format!("2026-01-{:02}T10:{:02}:00Z", day + 1, n);
-            lines.push(json!({"type": "assistant", "uuid": format!("a-{id}"), "sessionId": session, "timestamp": ts,
-                "cwd": "/home/dev/proj", "version": "2.1.0", "permissionMode": "default",
-                "message": {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]}}));
-            let (content, is_error) = if refused {
-                (
-                    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
-                    true,
-                )
-            } else {
-                ("ok", false)
-            };
-            lines.push(json!({"type": "user", "uuid": format!("u-{id}"), "sessionId": session, "timestamp": ts,
-                "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error}]}}));
-        };
-        add(0, "npm test", false);
-        if day == 6 {
-            add(1, "git push origin main", true);
-        }
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(dir.join(format!("{session}.jsonl")), text).unwrap();
-    }
-}
-
 #[test]
 fn export_to_claude_merges_checks_and_diffs() {
-    let home = home("claude");
-    write_history(&home);
-    assert!(leastgrant(&home, &["ingest", "--json"]).status.success());
-    let envelope = home.join("envelope.lgenv");
-    let env = envelope.to_str().unwrap();
-    let exported = leastgrant(&home, &["export", "--setting", "assist", "--out", env]);
-    assert!(exported.status.success(), "{}", text(&exported));
+    let (home, envelope) = frozen("claude");
+    let env = envelope.as_str();
 
     // An existing settings file with foreign rules and settings.
     let settings = home.join("proj/.claude/settings.local.json");
@@ -75,20 +54,8 @@ fn export_to_claude_merges_checks_and_diffs() {
     let foreign = "{\n  \"env\": {\"A\": \"1\"},\n  \"permissions\": {\n    \"deny\": [\"Read(./.env)\"],\n    \"ask\": [\"Bash(git push:*)\"],\n    \"allow\": []\n  }\n}\n";
     std::fs::write(&settings, foreign).unwrap();
     let out = settings.to_str().unwrap();
-    let args = [
-        "export",
-        "--to",
-        "claude",
-        "--project",
-        "/home/dev/proj",
-        "--envelope",
-        env,
-        "--at",
-        "2026-01-08",
-        "--out",
-        out,
-    ];
-    let first = leastgrant(&home, &args);
+    let args = ["export", "--to", "claude", "--out", out];
+    let first = on_project(&home, env, &args);
     assert!(first.status.success(), "{}", text(&first));
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
@@ -105,28 +72,11 @@ fn export_to_claude_merges_checks_and_diffs() {
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), foreign);
     // Idempotent, and the backup is made once.
     let after_first = std::fs::read_to_string(&settings).unwrap();
-    assert!(leastgrant(&home, &args).status.success());
+    assert!(on_project(&home, env, &args).status.success());
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), after_first);
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), foreign);
 
-    let check = |file: &str| {
-        leastgrant(
-            &home,
-            &[
-                "export",
-                "--check",
-                file,
-                "--to",
-                "claude",
-                "--project",
-                "/home/dev/proj",
-                "--envelope",
-                env,
-                "--at",
-                "2026-01-08",
-            ],
-        )
-    };
+    let check = |file: &str| on_project(&home, env, &["export", "--check", file, "--to", "claude"]);
     let ok = check(out);
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
 
@@ -157,46 +107,26 @@ fn export_to_claude_merges_checks_and_diffs() {
         "--out",
         bad.to_str().unwrap(),
     ];
-    let refused = leastgrant(&home, &bad_out);
+    let refused = at_home(&home, &bad_out);
     assert!(!refused.status.success());
     assert!(text(&refused).contains("bad.json"), "{}", text(&refused));
     assert_eq!(std::fs::read_to_string(&bad).unwrap(), "{not json");
 
     // The diff from the written file to the broad one: widened, each with a witness.
-    let diffed = leastgrant(
+    let diffed = on_project(
         &home,
-        &[
-            "export",
-            "--diff",
-            out,
-            broad.to_str().unwrap(),
-            "--project",
-            "/home/dev/proj",
-            "--envelope",
-            env,
-            "--at",
-            "2026-01-08",
-        ],
+        env,
+        &["export", "--diff", out, broad.to_str().unwrap()],
     );
     let said = text(&diffed);
     assert_eq!(diffed.status.code(), Some(1), "{said}");
     assert!(said.contains("widened   Bash(npm:*)"), "{said}");
     // `npm test` is still covered by the broad rules: nothing narrowed.
     assert!(!said.contains("narrowed"), "{said}");
-    let back = leastgrant(
+    let back = on_project(
         &home,
-        &[
-            "export",
-            "--diff",
-            broad.to_str().unwrap(),
-            out,
-            "--project",
-            "/home/dev/proj",
-            "--envelope",
-            env,
-            "--at",
-            "2026-01-08",
-        ],
+        env,
+        &["export", "--diff", broad.to_str().unwrap(), out],
     );
     assert_eq!(back.status.code(), Some(0), "{}", text(&back));
     assert!(
@@ -208,29 +138,8 @@ fn export_to_claude_merges_checks_and_diffs() {
 
 #[test]
 fn export_to_gemini_keeps_foreign_rules_and_codex_and_copilot_prefixes_exceed() {
-    let home = home("agents");
-    write_history(&home);
-    assert!(leastgrant(&home, &["ingest", "--json"]).status.success());
-    let envelope = home.join("envelope.lgenv");
-    let env = envelope.to_str().unwrap();
-    assert!(
-        leastgrant(&home, &["export", "--setting", "assist", "--out", env])
-            .status
-            .success()
-    );
-    let common = [
-        "--project",
-        "/home/dev/proj",
-        "--envelope",
-        env,
-        "--at",
-        "2026-01-08",
-    ];
-    let run = |args: &[&str]| {
-        let mut all: Vec<&str> = args.to_vec();
-        all.extend(common);
-        leastgrant(&home, &all)
-    };
+    let (home, envelope) = frozen("agents");
+    let run = |args: &[&str]| on_project(&home, &envelope, args);
 
     // Gemini: the exact rule lands in leastgrant's block; the foreign rule stays byte for byte.
     let policy = home.join("policies/project.toml");

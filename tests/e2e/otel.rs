@@ -8,51 +8,7 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::support::json_of;
-
-fn home() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leastgrant-e2e-otel-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn leastgrant(home: &Path, args: &[&str]) -> Output {
-    crate::support::leastgrant(home, home, args)
-}
-
-const REFUSAL: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
-
-/// Seven attended sessions on seven days in January 2026, each running `npm test`, and on the
-/// last a `git push` the person refused: as far as the transcripts tell, a person approved each
-/// test run.
-fn write_history(home: &Path) {
-    let dir = home.join(".claude/projects/-home-dev-proj");
-    std::fs::create_dir_all(&dir).unwrap();
-    for day in 0..7 {
-        let session = format!("session-{day}");
-        let mut lines = Vec::new();
-        for (n, command, refused) in [(0, "npm test", false), (1, "git push origin main", true)] {
-            if n == 1 && day != 6 {
-                continue;
-            }
-            let id = format!("toolu_{day}_{n}");
-            let ts = format!("2026-01-{:02}T10:{n:02}:00Z", day + 1);
-            lines.push(json!({"type": "assistant", "uuid": format!("a-{id}"), "sessionId": session, "timestamp": ts,
-                "cwd": "/home/dev/proj", "version": "2.1.190", "permissionMode": "default",
-                "message": {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]}}));
-            let (content, is_error) = if refused {
-                (REFUSAL, true)
-            } else {
-                ("ok", false)
-            };
-            lines.push(json!({"type": "user", "uuid": format!("u-{id}"), "sessionId": session, "timestamp": ts,
-                "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error}]}}));
-        }
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(dir.join(format!("{session}.jsonl")), text).unwrap();
-    }
-}
+use crate::support::{at_home, claude_week, json_of, scratch};
 
 /// One export request holding a `claude_code.tool_decision` record.
 fn decision(session: &str, id: &str, decision: &str, source: &str) -> String {
@@ -93,7 +49,22 @@ fn write_log(home: &Path, test_source: &str) -> PathBuf {
 }
 
 fn simulate(home: &Path) -> Value {
-    json_of(&leastgrant(home, &["simulate", "--json"]))
+    json_of(&at_home(home, &["simulate", "--json"]))
+}
+
+/// `ingest` of the Claude Code history with the collector's log at `log`; `extra` is `--json`
+/// or nothing.
+fn ingest_with_log(home: &Path, log: &Path, extra: &[&str]) -> Output {
+    let projects = home.join(".claude/projects");
+    let mut args = vec!["ingest"];
+    args.extend_from_slice(extra);
+    args.extend([
+        "--claude",
+        projects.to_str().unwrap(),
+        "--otel",
+        log.to_str().unwrap(),
+    ]);
+    at_home(home, &args)
 }
 
 /// The `assist` setting's asks and allows, and the Claude Code label counts.
@@ -118,14 +89,12 @@ fn assist_and_labels(simulated: &Value) -> ((u64, u64), Value) {
 
 #[test]
 fn decisions_from_the_log_replace_the_inferred_labels() {
-    let home = home();
-    write_history(&home);
-    let projects = home.join(".claude/projects");
-    let projects = projects.to_str().unwrap();
+    let home = scratch("otel");
+    claude_week(&home, "2.1.190");
 
     // The transcripts alone: every label inferred; the person is taken to have approved each
     // test run, so `assist` learns to let it through (design §5).
-    let ingested = json_of(&leastgrant(&home, &["ingest", "--json"]));
+    let ingested = json_of(&at_home(&home, &["ingest", "--json"]));
     assert_eq!(ingested["events"], 8);
     assert_eq!(ingested["decisions"]["recorded"], 0);
     let (assist, labels) = assist_and_labels(&simulate(&home));
@@ -135,17 +104,7 @@ fn decisions_from_the_log_replace_the_inferred_labels() {
     // The log says a rule let every test run through: no person approved one. The tests teach
     // `observed` at most, so nothing is learned, and every run is still asked about.
     let log = write_log(&home, "config");
-    let ingested = json_of(&leastgrant(
-        &home,
-        &[
-            "ingest",
-            "--json",
-            "--claude",
-            projects,
-            "--otel",
-            log.to_str().unwrap(),
-        ],
-    ));
+    let ingested = json_of(&ingest_with_log(&home, &log, &["--json"]));
     assert_eq!(ingested["events"], 8);
     assert_eq!(
         ingested["decisions"],
@@ -160,33 +119,14 @@ fn decisions_from_the_log_replace_the_inferred_labels() {
     // The log rewritten: a person approved each run at the prompt. The labels are observed, and
     // `assist` learns as it did from the inference.
     let log = write_log(&home, "user_temporary");
-    let ingested = json_of(&leastgrant(
-        &home,
-        &[
-            "ingest",
-            "--json",
-            "--claude",
-            projects,
-            "--otel",
-            log.to_str().unwrap(),
-        ],
-    ));
+    let ingested = json_of(&ingest_with_log(&home, &log, &["--json"]));
     assert_eq!(ingested["decisions"]["joined"], 8);
     let (assist, labels) = assist_and_labels(&simulate(&home));
     assert_eq!(labels, json!({"observed": 8, "inferred": 0, "unjudged": 0}));
     assert_eq!(assist, (6, 2));
 
     // The text summary says what was joined.
-    let text = leastgrant(
-        &home,
-        &[
-            "ingest",
-            "--claude",
-            projects,
-            "--otel",
-            log.to_str().unwrap(),
-        ],
-    );
+    let text = ingest_with_log(&home, &log, &[]);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.contains("for 8 call(s): 8 joined, 0 on a row of another session, 0 with no call"),

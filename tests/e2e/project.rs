@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{json_of, leastgrant};
+use serde_json::Value;
+
+use crate::support::{at_home, json_of, scratch, simulate_events};
 
 const FIXTURES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -13,13 +15,7 @@ const FIXTURES: &str = concat!(
 );
 
 fn home(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-project-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch(&format!("project-{name}"))
 }
 
 /// The fixture exports copied under `<home>/collected/.specstory/history/`.
@@ -34,7 +30,12 @@ fn collect(home: &Path) -> PathBuf {
 }
 
 fn run(home: &Path, args: &[&str]) -> std::process::Output {
-    leastgrant(home, home, args)
+    at_home(home, args)
+}
+
+/// `simulate` of the events table `table` into `replay`, without rules.
+fn simulate(home: &Path, table: &str, replay: &str) -> Value {
+    simulate_events(home, Path::new(table), Path::new(replay), &["--no-rules"])
 }
 
 #[test]
@@ -64,18 +65,7 @@ fn a_collected_specstory_tree_is_replayed_against_its_own_root() {
         String::from_utf8_lossy(&text.stdout)
     );
 
-    let simulated = json_of(&run(
-        &home,
-        &[
-            "simulate",
-            "--events",
-            table,
-            "--out",
-            replay,
-            "--no-rules",
-            "--json",
-        ],
-    ));
+    let simulated = simulate(&home, table, replay);
     assert_eq!(simulated["projects"], 2, "{simulated}");
     // The edit and the new test are writes inside the shop; only the agent's plan file, in its
     // own folder under the home, is outside.
@@ -106,18 +96,7 @@ fn a_collected_specstory_tree_is_replayed_against_its_own_root() {
         "another placement reads the sources again"
     );
     assert_eq!(forced["by_project_basis"], serde_json::json!({"forced": 7}));
-    let simulated = json_of(&run(
-        &home,
-        &[
-            "simulate",
-            "--events",
-            table,
-            "--out",
-            replay,
-            "--no-rules",
-            "--json",
-        ],
-    ));
+    let simulated = simulate(&home, table, replay);
     assert_eq!(simulated["projects"], 1, "{simulated}");
 }
 

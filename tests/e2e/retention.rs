@@ -422,18 +422,28 @@ fn doctor_reads_gemini_cli_retention() {
     place("retention/gemini-chat.jsonl", &chat, 3);
     // The default (30 days) is far.
     assert!(doctor(&root).contains("\"retention.gemini\": \"ok\""));
-    // maxAge 2d: already due.
+    // maxAge 2d: already due; the same written with comments and trailing commas, as Gemini
+    // CLI reads its settings.
     let settings = home.join(".gemini/settings.json");
-    place("retention/gemini-settings-2-days.json", &settings, 0);
-    let report = doctor(&root);
-    assert!(
-        report.contains("\"retention.gemini\": \"warn\""),
-        "{report}"
-    );
-    assert!(
-        report.contains("deleted the next time Gemini CLI starts"),
-        "{report}"
-    );
+    for fixture in [
+        "retention/gemini-settings-2-days.json",
+        "retention/gemini-settings-2-days-comments.json",
+    ] {
+        place(fixture, &settings, 0);
+        let report = doctor(&root);
+        assert!(
+            report.contains("\"retention.gemini\": \"warn\""),
+            "{fixture}: {report}"
+        );
+        assert!(
+            report.contains("deleted the next time Gemini CLI starts"),
+            "{fixture}: {report}"
+        );
+        assert!(
+            report.contains("sessionRetention.maxAge = 2d"),
+            "{fixture}: {report}"
+        );
+    }
     // Retention off: kept.
     place("retention/gemini-settings-off.json", &settings, 0);
     let report = doctor(&root);

@@ -6,17 +6,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{json_of, leastgrant};
+use crate::support::{at_home, ingest_claude, json_of, scratch};
 
 fn temp() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leastgrant-e2e-shards-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch("shards")
 }
 
 fn run(home: &Path, args: &[&str]) -> Output {
-    leastgrant(home, home, args)
+    at_home(home, args)
 }
 
 /// Every file of a directory by name, with its bytes.
@@ -60,17 +57,7 @@ fn demo_table(home: &Path, name: &str, seed: &str) -> String {
         ],
     ));
     let table = home.join(format!("table-{name}"));
-    json_of(&run(
-        home,
-        &[
-            "ingest",
-            "--claude",
-            demo.join("projects").to_str().unwrap(),
-            "--out",
-            table.to_str().unwrap(),
-            "--json",
-        ],
-    ));
+    ingest_claude(home, &demo.join("projects"), &table);
     table.to_str().unwrap().to_string()
 }
 

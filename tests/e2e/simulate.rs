@@ -1,79 +1,20 @@
 //! `leastgrant simulate`, `export` and `check --envelope` driven end to end on a Claude Code
 //! history in a temporary home: ingest → simulate → export → inspect → decide with the export.
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::support::json_of;
-
-const DAY: i64 = 86_400;
-
-fn home() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("leastgrant-e2e-simulate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn leastgrant(home: &Path, args: &[&str]) -> Output {
-    crate::support::leastgrant(home, home, args)
-}
-
-fn iso(seconds: i64) -> String {
-    // 2026-01-01 plus `seconds`; days stay within January for these histories.
-    let day = 1 + seconds / DAY;
-    let rest = seconds % DAY;
-    format!(
-        "2026-01-{day:02}T{:02}:{:02}:00Z",
-        rest / 3600,
-        rest % 3600 / 60
-    )
-}
-
-/// Seven attended sessions on seven days, each running `npm test` (approved), and on the last
-/// day a `git push` the person refused.
-fn write_history(home: &Path) {
-    let dir = home.join(".claude/projects/-home-dev-proj");
-    std::fs::create_dir_all(&dir).unwrap();
-    for day in 0..7 {
-        let session = format!("session-{day}");
-        let mut lines = Vec::new();
-        let mut add = |n: i64, command: &str, refused: bool| {
-            let id = format!("toolu_{day}_{n}");
-            let ts = iso(day * DAY + 10 * 3600 + n * 60);
-            lines.push(json!({"type": "assistant", "uuid": format!("a-{id}"), "sessionId": session, "timestamp": ts,
-                "cwd": "/home/dev/proj", "version": "2.1.0", "permissionMode": "default",
-                "message": {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]}}));
-            let (content, is_error) = if refused {
-                (
-                    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
-                    true,
-                )
-            } else {
-                ("ok", false)
-            };
-            lines.push(json!({"type": "user", "uuid": format!("u-{id}"), "sessionId": session, "timestamp": ts,
-                "message": {"content": [{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error}]}}));
-        };
-        add(0, "npm test", false);
-        if day == 6 {
-            add(1, "git push origin main", true);
-        }
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(dir.join(format!("{session}.jsonl")), text).unwrap();
-    }
-}
+use crate::support::{at_home, claude_week, json_of, scratch};
 
 #[test]
 fn ingest_simulate_export_inspect_and_decide_with_the_export() {
-    let home = home();
-    write_history(&home);
-    let ingested = json_of(&leastgrant(&home, &["ingest", "--json"]));
+    let home = scratch("simulate");
+    claude_week(&home, "2.1.0");
+    let ingested = json_of(&at_home(&home, &["ingest", "--json"]));
     assert_eq!(ingested["events"], 8);
 
-    let simulated = json_of(&leastgrant(&home, &["simulate", "--json"]));
+    let simulated = json_of(&at_home(&home, &["simulate", "--json"]));
     let settings = simulated["settings"].as_array().unwrap();
     for key in [
         "id",
@@ -127,7 +68,7 @@ fn ingest_simulate_export_inspect_and_decide_with_the_export() {
     }
 
     // The text table names the recommendation and the assumption.
-    let text = leastgrant(&home, &["simulate"]);
+    let text = at_home(&home, &["simulate"]);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
         text.contains("runs freely")
@@ -137,7 +78,7 @@ fn ingest_simulate_export_inspect_and_decide_with_the_export() {
     );
 
     let envelope = home.join("frozen.lgenv");
-    let exported = json_of(&leastgrant(
+    let exported = json_of(&at_home(
         &home,
         &[
             "export",
@@ -156,7 +97,7 @@ fn ingest_simulate_export_inspect_and_decide_with_the_export() {
         let mode = std::fs::metadata(&envelope).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "the frozen envelope is owner-only");
     }
-    let inspected = json_of(&leastgrant(
+    let inspected = json_of(&at_home(
         &home,
         &["export", "--inspect", envelope.to_str().unwrap(), "--json"],
     ));
@@ -168,7 +109,7 @@ fn ingest_simulate_export_inspect_and_decide_with_the_export() {
     // Day 8: `npm test` was approved five times before the replay ended: the export allows it,
     // and says which envelope decided.
     let check = |command: &str, envelope: &Path| {
-        leastgrant(
+        at_home(
             &home,
             &[
                 "check",
@@ -215,7 +156,7 @@ fn ingest_simulate_export_inspect_and_decide_with_the_export() {
         r#"{"deny": ["Bash(npm test)"], "defaultMode": "ask"}"#,
     )
     .unwrap();
-    let ruled = json_of(&leastgrant(
+    let ruled = json_of(&at_home(
         &home,
         &["simulate", "--json", "--rules", rules.to_str().unwrap()],
     ));
@@ -236,7 +177,7 @@ fn ingest_simulate_export_inspect_and_decide_with_the_export() {
             .contains("rules.json")
     );
     let ruled_envelope = home.join("ruled.lgenv");
-    json_of(&leastgrant(
+    json_of(&at_home(
         &home,
         &[
             "export",
@@ -249,7 +190,7 @@ fn ingest_simulate_export_inspect_and_decide_with_the_export() {
             "--json",
         ],
     ));
-    let inspected = json_of(&leastgrant(
+    let inspected = json_of(&at_home(
         &home,
         &[
             "export",

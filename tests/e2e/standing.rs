@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::support::{json_of, leastgrant};
+use crate::support::{ingest_claude, json_of, leastgrant};
 
 const DAY: i64 = 86_400;
 
@@ -83,18 +83,7 @@ fn standing_approvals_are_granted_evidence_and_never_unlock_a_floor() {
     // Without the settings: the history alone.
     let bare = home.join("bare");
     let projects = home.join(".claude/projects");
-    let only_history = json_of(&leastgrant(
-        &home,
-        &home,
-        &[
-            "ingest",
-            "--claude",
-            projects.to_str().unwrap(),
-            "--out",
-            bare.to_str().unwrap(),
-            "--json",
-        ],
-    ));
+    let only_history = ingest_claude(&home, &projects, &bare);
     assert_eq!(only_history["events"], 9);
     let before = json_of(&leastgrant(
         &home,

@@ -11,19 +11,13 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::{finishing, isolated, scratch_project};
+
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let home = std::env::temp_dir().join(format!(
-        "leastgrant-e2e-untrusted-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&home);
-    let project = home.join("proj");
-    std::fs::create_dir_all(project.join(".git")).unwrap();
-    (home, project)
+    scratch_project(&format!("untrusted-{name}"))
 }
 
 /// Runs `leastgrant args…` in `cwd` with `HOME=home` (under `umask` when given), killed if it
@@ -38,29 +32,14 @@ fn run(home: &Path, cwd: &Path, umask: Option<&str>, args: &[&str]) -> Output {
         }
         None => Command::new(env!("CARGO_BIN_EXE_leastgrant")),
     };
-    let mut child = command
+    let child = isolated(&mut command, home, cwd)
         .args(args)
-        .env("HOME", home)
-        .env_remove("LEASTGRANT_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("APPDATA")
-        .env_remove("CODEX_HOME")
-        .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(120) {
-            child.kill().unwrap();
-            let _ = child.wait();
-            panic!("leastgrant {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    finishing(child, args)
 }
 
 fn stderr(output: &Output) -> String {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use super::layout::{len_u32, read_u32, read_u64};
 use crate::decay::DayCounts;
-use crate::envelope::{SignatureStats, StoredFacts};
+use crate::envelope::stats::{SignatureStats, StoredFacts};
 
 const RECORD_FIXED: usize = 4 + 1 + 1 + 4 + 4 + 8 + 8 + 8 + 4;
 const BUCKET: usize = 8 + 1 + 4 + 4;

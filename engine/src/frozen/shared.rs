@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use super::layout::{DIGEST_LEN, FrozenError, damaged, mismatch, sha256};
 use crate::decide::{Posture, Settings};
-use crate::envelope::{Envelope, Thresholds};
+use crate::envelope::Envelope;
+use crate::envelope::stats::Thresholds;
 use crate::hex::hex;
 use crate::model::Capability;
 

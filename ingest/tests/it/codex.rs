@@ -20,10 +20,8 @@ struct CaseFile {
 #[derive(Deserialize)]
 struct Case {
     call: String,
-    outcome: String,
-    rule: String,
-    command: Option<String>,
-    tool: Option<String>,
+    #[serde(flatten)]
+    pinned: Pinned,
     mode: Option<String>,
     attended: Option<bool>,
 }
@@ -56,15 +54,7 @@ fn every_call_of_the_rollout_reads_as_documented() {
             continue;
         };
         let id = case.call.as_str();
-        found.check(
-            id,
-            "outcome",
-            Some(event.outcome.as_str()),
-            Some(&case.outcome),
-        );
-        found.check(id, "rule", Some(&event.outcome_rule), Some(&case.rule));
-        found.check(id, "command", event.command.as_ref(), case.command.as_ref());
-        found.check(id, "tool", Some(&event.tool_name), case.tool.as_ref());
+        found.call(id, event, &case.pinned);
         found.check(
             id,
             "mode",

@@ -5,15 +5,12 @@
 //! run.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use leastgrant_ingest::common::BadCounts;
 use leastgrant_ingest::copilot::{SOURCE, discover, read_copilot};
-use leastgrant_ingest::registry::SourceFile;
 use leastgrant_ingest::run::run;
 use leastgrant_ingest::schema::Event;
-use leastgrant_ingest::source::{Contents, Machine};
 use leastgrant_ingest::table::read_table;
 use serde::Deserialize;
 
@@ -46,12 +43,9 @@ struct CaseFile {
 #[derive(Deserialize)]
 struct Case {
     call: String,
-    outcome: String,
-    rule: String,
+    #[serde(flatten)]
+    pinned: Pinned,
     decided_by: String,
-    tool: Option<String>,
-    command: Option<String>,
-    file_path: Option<String>,
     denial_kind: Option<String>,
     sidechain: Option<bool>,
 }
@@ -65,14 +59,6 @@ fn outcomes(events: &[Event]) -> BTreeMap<String, usize> {
 }
 
 /// Reads a source as a run does: its files' bytes, then its reader.
-fn read_source(path: &Path, bad: &mut BadCounts) -> Vec<Event> {
-    let mut contents = Contents::default();
-    for file in (SOURCE.files)(path) {
-        contents.push(&file, std::fs::read(&file).unwrap());
-    }
-    (SOURCE.read)(path, &contents, bad)
-}
-
 #[test]
 fn the_real_samples_have_the_pinned_counts() {
     let Some(root) = shared("copilot") else {
@@ -130,7 +116,7 @@ fn every_call_of_the_fixture_reads_as_documented() {
         "the workspace file is part of the session"
     );
     let mut bad = BadCounts::default();
-    let events = read_source(&files[0], &mut bad);
+    let events = read_source(&SOURCE, &files[0], &mut bad);
     assert_eq!(bad.0, expected.bad);
     assert_eq!(events.len(), expected.case.len());
     let by_call: BTreeMap<&str, &Event> = events
@@ -144,27 +130,13 @@ fn every_call_of_the_fixture_reads_as_documented() {
             found.fail(format!("{id}: no event"));
             continue;
         };
-        found.check(
-            id,
-            "outcome",
-            Some(event.outcome.as_str()),
-            Some(&case.outcome),
-        );
-        found.check(id, "rule", Some(&event.outcome_rule), Some(&case.rule));
+        found.call(id, event, &case.pinned);
         let decided = event.decided_by.as_deref().unwrap_or("-");
         found.check(
             id,
             "decided_by",
             Some(decided),
             Some(case.decided_by.as_str()),
-        );
-        found.check(id, "tool", Some(&event.tool_name), case.tool.as_ref());
-        found.check(id, "command", event.command.as_ref(), case.command.as_ref());
-        found.check(
-            id,
-            "file_path",
-            event.file_path.as_ref(),
-            case.file_path.as_ref(),
         );
         found.check(
             id,
@@ -234,17 +206,7 @@ fn a_session_in_its_default_place_ingests_incrementally() {
         &data("copilot/session-state"),
         &home.join(".copilot/session-state"),
     );
-    let none = |_: &str| -> Option<OsString> { None };
-    let machine = Machine {
-        home: &home,
-        cwd: &dir,
-        state_dir: &dir.join("state"),
-        env: &none,
-    };
-    let files: Vec<SourceFile> = leastgrant_ingest::registry::discover(&[], &machine)
-        .into_iter()
-        .filter(|f| f.source.kind == SOURCE.kind)
-        .collect();
+    let files = discovered(&SOURCE, &home, &dir);
     assert_eq!(files.len(), 1);
     let table = dir.join("table");
     let first = run(files.clone(), &table, &|_| {}).unwrap();

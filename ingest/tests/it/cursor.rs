@@ -177,19 +177,17 @@ fn every_case_reads_as_documented() {
             continue;
         };
         let id = case.id.as_str();
-        found.check(
+        found.call(
             id,
-            "outcome",
-            Some(event.outcome.as_str()),
-            Some(&case.outcome),
-        );
-        found.check(id, "rule", Some(&event.outcome_rule), Some(&case.rule));
-        found.check(id, "command", event.command.as_ref(), case.command.as_ref());
-        found.check(
-            id,
-            "file_path",
-            event.file_path.as_ref(),
-            case.file_path.as_ref(),
+            event,
+            &Pinned {
+                outcome: case.outcome.clone(),
+                rule: case.rule.clone(),
+                // A case's `tool` is the tool record written, not the name read.
+                tool: None,
+                command: case.command.clone(),
+                file_path: case.file_path.clone(),
+            },
         );
         found.check(
             id,

@@ -4,15 +4,13 @@
 //! `$rewindTo`, a torn line, an unknown record), read through default discovery and the run.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsString;
 use std::path::Path;
 
 use leastgrant_ingest::common::BadCounts;
 use leastgrant_ingest::gemini::{Places, SOURCE, read_gemini};
-use leastgrant_ingest::registry::{SourceFile, discover};
+use leastgrant_ingest::registry::SourceFile;
 use leastgrant_ingest::run::run;
 use leastgrant_ingest::schema::Event;
-use leastgrant_ingest::source::{Contents, Machine};
 use serde::Deserialize;
 
 use crate::support::*;
@@ -26,35 +24,14 @@ struct CaseFile {
 #[derive(Deserialize)]
 struct Case {
     call: String,
-    outcome: String,
-    rule: String,
+    #[serde(flatten)]
+    pinned: Pinned,
     project: String,
-    tool: Option<String>,
-    command: Option<String>,
-    file_path: Option<String>,
     sidechain: Option<bool>,
 }
 
-fn read_source(path: &Path, bad: &mut BadCounts) -> Vec<Event> {
-    let mut contents = Contents::default();
-    for file in (SOURCE.files)(path) {
-        contents.push(&file, std::fs::read(&file).unwrap());
-    }
-    (SOURCE.read)(path, &contents, bad)
-}
-
 fn gemini_files(home: &Path) -> Vec<SourceFile> {
-    let none = |_: &str| -> Option<OsString> { None };
-    let machine = Machine {
-        home,
-        cwd: home,
-        state_dir: &home.join("no-state"),
-        env: &none,
-    };
-    discover(&[], &machine)
-        .into_iter()
-        .filter(|f| f.source.kind == SOURCE.kind)
-        .collect()
+    discovered(&SOURCE, home, home)
 }
 
 #[test]
@@ -131,7 +108,7 @@ fn every_call_of_the_fixture_reads_as_documented() {
     let mut bad = BadCounts::default();
     let events: Vec<Event> = files
         .iter()
-        .flat_map(|f| read_source(&f.path, &mut bad))
+        .flat_map(|f| read_source(&SOURCE, &f.path, &mut bad))
         .collect();
     assert_eq!(bad.0, expected.bad);
     assert_eq!(events.len(), expected.case.len());
@@ -146,26 +123,12 @@ fn every_call_of_the_fixture_reads_as_documented() {
             found.fail(format!("{id}: no event"));
             continue;
         };
-        found.check(
-            id,
-            "outcome",
-            Some(event.outcome.as_str()),
-            Some(&case.outcome),
-        );
-        found.check(id, "rule", Some(&event.outcome_rule), Some(&case.rule));
+        found.call(id, event, &case.pinned);
         found.check(
             id,
             "project",
             Some(&event.project_root),
             Some(&case.project),
-        );
-        found.check(id, "tool", Some(&event.tool_name), case.tool.as_ref());
-        found.check(id, "command", event.command.as_ref(), case.command.as_ref());
-        found.check(
-            id,
-            "file_path",
-            event.file_path.as_ref(),
-            case.file_path.as_ref(),
         );
         found.check(
             id,
