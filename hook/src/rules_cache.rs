@@ -5,7 +5,9 @@
 //! A table is kept at `layout::rules_cache_path` (one slot per rules file, in the state
 //! directory, whatever directory the rules file is in), written atomically and owner-only, and
 //! read only as a regular file of this user's in directories no one else can write. It is used
-//! only when it opens cleanly (checked whole) and names the rules file's current bytes: its
+//! only when it opens cleanly (its header checked; each item is checked where a lookup reads
+//! it, and one that fails makes the call ask and the table be rebuilt by the next call) and
+//! names the rules file's current bytes: its
 //! recorded file status (device, inode, size, modification and change times) equals the file's,
 //! and that status was already [`RACY_NS`] old when the table was written, so any write since
 //! would have given the file another change time; otherwise the file is read and its SHA-256
@@ -39,6 +41,19 @@ pub const MAX_TABLE_BYTES: u64 = 3 * files::MAX_RULES_BYTES;
 /// The rules file `file` as a compiled table (`None` when it is gone), its table used or made
 /// as the module docs say. `Err` carries the refusal, for the caller to report.
 pub fn load(
+    file: &Path,
+    trust: Trust,
+    state_dir: &Path,
+    roots: &Roots,
+    notes: &mut Vec<String>,
+) -> Result<Option<CompiledRules>, String> {
+    // Named by its rules file: a lookup that finds an item damaged names it, and the hook
+    // removes the table (`lib.rs`).
+    let named = |table: Option<CompiledRules>| table.map(|t| t.named(file.display().to_string()));
+    load_unnamed(file, trust, state_dir, roots, notes).map(named)
+}
+
+fn load_unnamed(
     file: &Path,
     trust: Trust,
     state_dir: &Path,
@@ -122,9 +137,9 @@ fn usable(table: Option<CompiledRules>) -> Result<Option<CompiledRules>, String>
 }
 
 /// The table at `path` when it is leastgrant's own and opens cleanly. It is mapped, not read:
-/// opening it reads every byte either way, and a mapping touches the page cache's pages where
-/// a read copied a 1,000-rule table (49 KB) into a dozen fresh heap pages on every call. A
-/// table is only ever replaced by rename ([`store`]), never written in place (`state.rs`).
+/// a call reads its header and the few items its lookups touch (a 1,000-rule table is ~50 KB),
+/// from the page cache's pages. A table is only ever replaced by rename ([`store`]), never
+/// written in place (`state.rs`), so a mapped table is never modified under a call.
 fn read_table(state_dir: &Path, path: &Path) -> Option<CompiledRules> {
     files::check_dirs(state_dir, path).ok()?;
     let mapped = crate::state::map_own(path, MAX_TABLE_BYTES).ok()??;
