@@ -250,6 +250,8 @@ pub struct Regular {
     pub file: File,
     /// Its length when it was checked.
     pub len: u64,
+    /// Its status, from the open file (the rules cache keys on it: `rules_cache.rs`).
+    pub meta: Metadata,
 }
 
 /// Opens `path` for reading if it is a regular file of at most `limit` bytes that `trust`
@@ -286,6 +288,7 @@ pub fn open_regular(
     Ok(Some(Regular {
         len: meta.len(),
         file,
+        meta,
     }))
 }
 

@@ -378,9 +378,7 @@ fn decide_request(
         envelope: digest,
         setting,
     };
-    if let Some(mapped) = mapped {
-        state::keep_until_exit(mapped);
-    }
+    state::keep_until_exit((mapped, policy));
     decided
 }
 

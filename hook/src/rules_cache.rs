@@ -67,11 +67,7 @@ fn load_unnamed(
         // Gone since it was listed: nothing to apply.
         return Ok(None);
     };
-    let stat = regular
-        .file
-        .metadata()
-        .map(|meta| status(&meta))
-        .unwrap_or_default();
+    let stat = status(&regular.meta);
     let table_path = layout::rules_cache_path(state_dir, file);
     let cached = read_table(state_dir, &table_path);
     if let Some(table) = &cached {
