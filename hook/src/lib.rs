@@ -30,6 +30,7 @@ pub mod payload;
 pub mod policy;
 pub mod rules_cache;
 pub mod session;
+pub mod sha_ni;
 pub mod state;
 pub mod workspace;
 

@@ -21,10 +21,10 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use leastgrant_engine::sha256::Sha256;
 use leastgrant_engine::{
     CompiledRules, Roots, SourceKey, TableBytes, compile_rules, compile_rules_refusal,
 };
-use sha2::{Digest, Sha256};
 
 use crate::files::{self, Links, Trust};
 use crate::layout;
@@ -90,7 +90,7 @@ fn load_unnamed(
         )));
     }
     let key = SourceKey {
-        digest: Sha256::digest(&bytes).into(),
+        digest: Sha256::digest(&bytes),
         stat,
         stat_trusted: settled(&stat),
     };
