@@ -329,11 +329,7 @@ pub fn compile_rules(
 /// A table recording that the rules file was refused, and why: the next call gives the same
 /// error without parsing the file again. The body is the message and its check.
 pub fn compile_rules_refusal(message: &str, key: &SourceKey) -> Vec<u8> {
-    let mut cut = message.len().min(4096);
-    while !message.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let text = message.get(..cut).unwrap_or("refused");
+    let text = message.get(..message.len().min(4096)).unwrap_or("refused");
     let sum = item_check(item_salt(&key.digest), 0, text.as_bytes());
     let mut out = header(key, FLAG_REJECTED, 0, text.len() as u32 + 8);
     out.extend_from_slice(text.as_bytes());
@@ -892,6 +888,35 @@ mod tests {
         assert_eq!(answer.decision, Decision::Ask);
         assert!(answer.rule.contains("rules.json"), "{}", answer.rule);
         assert!(policy.damaged().is_some());
+    }
+
+    /// A table rekeyed (the rules file's bytes the same, its status newer) keeps its items:
+    /// they are bound to the rules file's digest, not its status.
+    #[test]
+    fn a_rekeyed_table_answers_as_before() {
+        let roots = Roots::new("/w/p", "/home/u");
+        let key = SourceKey {
+            digest: [7; 32],
+            stat: [1, 2, 3, 4, 5],
+            stat_trusted: false,
+        };
+        let value = serde_json::json!({"allow": ["Bash(npm test)"], "deny": ["Bash(rm:*)"],
+            "defaultMode": "ask"});
+        let table = CompiledRules::open(compile_rules(&value, &roots, &key).unwrap()).unwrap();
+        let newer = SourceKey {
+            stat: [1, 2, 3, 9, 9],
+            stat_trusted: true,
+            ..key
+        };
+        let rekeyed = CompiledRules::open(table.rekeyed(&newer)).unwrap();
+        assert_eq!(rekeyed.source_key(), &newer);
+        let policy = CompiledPolicy::new(vec![(rekeyed, false)], roots.clone());
+        for (command, decision) in [("npm test", Decision::Allow), ("rm x", Decision::Deny)] {
+            let analysis = crate::analyze(&crate::ToolCall::shell(command, Some("/w/p")), &roots);
+            let answer = policy.answer(&analysis.actions[0]).unwrap();
+            assert_eq!(answer.decision, decision, "{command}");
+        }
+        assert!(policy.damaged().is_none());
     }
 
     #[test]
