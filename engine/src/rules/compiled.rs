@@ -601,12 +601,17 @@ impl CompiledRules {
     }
 
     /// The first rank whose key is not `below` the target (`below` holds for a prefix of the
-    /// search order). The search reads items unchecked; then the two items that bracket its
-    /// answer are checked, and that their keys do bracket it. Checked items are what the writer
-    /// put at their ranks, in its sorted order, so the answer is the true one, or an item the
-    /// search read was damaged and one of those checks fails.
-    fn first(&self, below: &dyn Fn(SearchKey<'_>) -> bool) -> Result<usize, CompiledError> {
-        let (mut lo, mut hi) = (0usize, self.count);
+    /// search order), searched from rank `from` (a hint: a range's end is not before its
+    /// start). The search reads items unchecked; then the two items that bracket its answer
+    /// are checked, and that their keys do bracket it. Checked items are what the writer put at
+    /// their ranks, in its sorted order, so the answer is the true one, or an item the search
+    /// read was damaged and one of those checks fails.
+    fn first(
+        &self,
+        from: usize,
+        below: &dyn Fn(SearchKey<'_>) -> bool,
+    ) -> Result<usize, CompiledError> {
+        let (mut lo, mut hi) = (from.min(self.count), self.count);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             let key = self
@@ -642,10 +647,14 @@ impl CompiledRules {
     ) -> Result<std::ops::Range<usize>, CompiledError> {
         let g = group as u8;
         Ok(match key {
-            None => self.first(&|(e, _)| e < g)?..self.first(&|(e, _)| e <= g)?,
+            None => {
+                let start = self.first(0, &|(e, _)| e < g)?;
+                start..self.first(start, &|(e, _)| e <= g)?
+            }
             Some(key) => {
                 let k = key.as_bytes();
-                self.first(&|e| e < (g, k))?..self.first(&|e| e <= (g, k))?
+                let start = self.first(0, &|e| e < (g, k))?;
+                start..self.first(start, &|e| e <= (g, k))?
             }
         })
     }
