@@ -10,8 +10,8 @@
 
 use std::fmt;
 
+use crate::sha256::Sha256;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::model::{Action, Answer, AnswerSource, Answers, Decision};
 use crate::tools::canonical_args;

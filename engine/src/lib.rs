@@ -37,6 +37,7 @@ mod net;
 mod paths;
 mod rules;
 mod session;
+pub mod sha256;
 mod shell;
 mod signature;
 mod spelling;

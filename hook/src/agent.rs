@@ -6,9 +6,9 @@
 //! Routing is by the installer-written `--agent`, never by a case-folded event name: Claude's
 //! `PreToolUse` and Cursor's `preToolUse` are different surfaces with different answers.
 
+use leastgrant_engine::sha256::Sha256;
 use leastgrant_engine::{Decision, ToolCall, hex};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::catalogue::{Agent, Answered, Carries, Surface};
 

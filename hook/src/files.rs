@@ -243,6 +243,29 @@ fn check_regular(path: &Path, meta: &Metadata, limit: u64) -> Result<(), FileErr
     Ok(())
 }
 
+/// The status of `path` if it is a regular file of at most `limit` bytes that `trust` accepts
+/// (what [`open_regular`] checks before it opens one); `None` when nothing is there. For a
+/// caller that may need only the status (a rules file whose compiled table records it).
+pub fn inspect(
+    path: &Path,
+    links: Links,
+    trust: Trust,
+    limit: u64,
+) -> Result<Option<Metadata>, FileError> {
+    let meta = match links {
+        Links::Follow => fs::metadata(path),
+        Links::Refuse => fs::symlink_metadata(path),
+    };
+    let meta = match meta {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(path, e)),
+    };
+    check_regular(path, &meta, limit)?;
+    check_trusted(path, &meta, trust)?;
+    Ok(Some(meta))
+}
+
 /// A regular file opened for reading, with the length checked on the open file.
 #[derive(Debug)]
 pub struct Regular {
@@ -250,6 +273,8 @@ pub struct Regular {
     pub file: File,
     /// Its length when it was checked.
     pub len: u64,
+    /// Its status, from the open file (the rules cache keys on it: `rules_cache.rs`).
+    pub meta: Metadata,
 }
 
 /// Opens `path` for reading if it is a regular file of at most `limit` bytes that `trust`
@@ -286,6 +311,7 @@ pub fn open_regular(
     Ok(Some(Regular {
         len: meta.len(),
         file,
+        meta,
     }))
 }
 

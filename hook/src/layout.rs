@@ -70,7 +70,7 @@ pub fn project_rules_path(project: &Path) -> PathBuf {
 /// the first 32 hex digits of the SHA-256 of the rules file's path as given): one slot per rules
 /// file, replaced when the file changes.
 pub fn rules_cache_path(state_dir: &Path, rules_file: &Path) -> PathBuf {
-    use sha2::{Digest, Sha256};
+    use leastgrant_engine::sha256::Sha256;
     let digest = Sha256::digest(rules_file.as_os_str().as_encoded_bytes());
     let name: String = leastgrant_engine::hex(&digest).chars().take(32).collect();
     state_dir

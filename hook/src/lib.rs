@@ -30,6 +30,7 @@ pub mod payload;
 pub mod policy;
 pub mod rules_cache;
 pub mod session;
+pub mod sha_ni;
 pub mod state;
 pub mod workspace;
 
@@ -304,6 +305,22 @@ fn decide_request(
             format!("{e}; run `leastgrant export` again"),
         ));
     }
+    // A rules table item a lookup read that failed its check: the answer asked (the engine's
+    // `CompiledPolicy`); the table goes, so the next call rebuilds it from its rules file.
+    if let Some((table, e)) = policy.damaged() {
+        let slot = layout::rules_cache_path(&env.state_dir, Path::new(table.name()));
+        let _ = std::fs::remove_file(&slot);
+        cautions.push(caution(
+            "hook.rules-damaged",
+            format!(
+                "the compiled table of the rules file `{}` ({}) is damaged ({}); it is rebuilt \
+                 from the rules file on the next call",
+                table.name(),
+                slot.display(),
+                e.0
+            ),
+        ));
+    }
     // What could not be loaded never widens a verdict: anything it would have allowed asks.
     if !cautions.is_empty() {
         decision = decision.max(Decision::Ask);
@@ -362,9 +379,7 @@ fn decide_request(
         envelope: digest,
         setting,
     };
-    if let Some(mapped) = mapped {
-        state::keep_until_exit(mapped);
-    }
+    state::keep_until_exit((mapped, policy));
     decided
 }
 

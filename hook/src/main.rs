@@ -126,6 +126,8 @@ fn start() {
 }
 
 fn run() {
+    // The shipped build hashes with the SHA instructions glibc found (`sha_ni.rs`).
+    leastgrant_hook::sha_ni::register();
     let mut args = std::env::args().skip(1);
     let mut agent_name = None;
     while let Some(arg) = args.next() {

@@ -131,7 +131,7 @@ pub fn rules_fingerprint(files: &[PathBuf]) -> Vec<(String, String)> {
 
 /// The SHA-256 (hex) of a rules file's bytes, when it exists and can be read.
 pub fn rules_digest(file: &Path) -> Option<String> {
-    use sha2::{Digest, Sha256};
+    use leastgrant_engine::sha256::Sha256;
     let bytes =
         files::read_regular(file, Links::Follow, Trust::Anyone, files::MAX_RULES_BYTES).ok()??;
     Some(leastgrant_engine::hex(&Sha256::digest(&bytes)))

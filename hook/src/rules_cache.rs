@@ -5,7 +5,9 @@
 //! A table is kept at `layout::rules_cache_path` (one slot per rules file, in the state
 //! directory, whatever directory the rules file is in), written atomically and owner-only, and
 //! read only as a regular file of this user's in directories no one else can write. It is used
-//! only when it opens cleanly (checked whole) and names the rules file's current bytes: its
+//! only when it opens cleanly (its header checked; each item is checked where a lookup reads
+//! it, and one that fails makes the call ask and the table be rebuilt by the next call) and
+//! names the rules file's current bytes: its
 //! recorded file status (device, inode, size, modification and change times) equals the file's,
 //! and that status was already [`RACY_NS`] old when the table was written, so any write since
 //! would have given the file another change time; otherwise the file is read and its SHA-256
@@ -19,10 +21,10 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use leastgrant_engine::sha256::Sha256;
 use leastgrant_engine::{
     CompiledRules, Roots, SourceKey, TableBytes, compile_rules, compile_rules_refusal,
 };
-use sha2::{Digest, Sha256};
 
 use crate::files::{self, Links, Trust};
 use crate::layout;
@@ -45,26 +47,43 @@ pub fn load(
     roots: &Roots,
     notes: &mut Vec<String>,
 ) -> Result<Option<CompiledRules>, String> {
+    // Named by its rules file: a lookup that finds an item damaged names it, and the hook
+    // removes the table (`lib.rs`).
+    let named = |table: Option<CompiledRules>| table.map(|t| t.named(file.display().to_string()));
+    load_unnamed(file, trust, state_dir, roots, notes).map(named)
+}
+
+fn load_unnamed(
+    file: &Path,
+    trust: Trust,
+    state_dir: &Path,
+    roots: &Roots,
+    notes: &mut Vec<String>,
+) -> Result<Option<CompiledRules>, String> {
     let cannot_use = |e: &dyn std::fmt::Display| format!("the rules file cannot be used: {e}");
-    let Some(regular) = files::open_regular(file, Links::Follow, trust, files::MAX_RULES_BYTES)
+    // The file's status, checked as `open_regular` checks it, is all a settled table needs:
+    // the file is opened only when its bytes must be read (three system calls fewer a call).
+    let Some(meta) = files::inspect(file, Links::Follow, trust, files::MAX_RULES_BYTES)
         .map_err(|e| cannot_use(&e))?
     else {
         // Gone since it was listed: nothing to apply.
         return Ok(None);
     };
-    let stat = regular
-        .file
-        .metadata()
-        .map(|meta| status(&meta))
-        .unwrap_or_default();
     let table_path = layout::rules_cache_path(state_dir, file);
     let cached = read_table(state_dir, &table_path);
     if let Some(table) = &cached {
         let key = table.source_key();
-        if key.stat_trusted && key.stat == stat {
+        if key.stat_trusted && key.stat == status(&meta) {
             return usable(cached);
         }
     }
+    let Some(regular) = files::open_regular(file, Links::Follow, trust, files::MAX_RULES_BYTES)
+        .map_err(|e| cannot_use(&e))?
+    else {
+        return Ok(None);
+    };
+    // What is read is what the open file's status says.
+    let stat = status(&regular.meta);
     let mut bytes = Vec::with_capacity(usize::try_from(regular.len).unwrap_or(0).saturating_add(1));
     regular
         .file
@@ -79,7 +98,7 @@ pub fn load(
         )));
     }
     let key = SourceKey {
-        digest: Sha256::digest(&bytes).into(),
+        digest: Sha256::digest(&bytes),
         stat,
         stat_trusted: settled(&stat),
     };
@@ -122,9 +141,9 @@ fn usable(table: Option<CompiledRules>) -> Result<Option<CompiledRules>, String>
 }
 
 /// The table at `path` when it is leastgrant's own and opens cleanly. It is mapped, not read:
-/// opening it reads every byte either way, and a mapping touches the page cache's pages where
-/// a read copied a 1,000-rule table (49 KB) into a dozen fresh heap pages on every call. A
-/// table is only ever replaced by rename ([`store`]), never written in place (`state.rs`).
+/// a call reads its header and the few items its lookups touch (a 1,000-rule table is ~50 KB),
+/// from the page cache's pages. A table is only ever replaced by rename ([`store`]), never
+/// written in place (`state.rs`), so a mapped table is never modified under a call.
 fn read_table(state_dir: &Path, path: &Path) -> Option<CompiledRules> {
     files::check_dirs(state_dir, path).ok()?;
     let mapped = crate::state::map_own(path, MAX_TABLE_BYTES).ok()??;

@@ -12,9 +12,9 @@
 
 use std::path::{Path, PathBuf};
 
+use leastgrant_engine::sha256::Sha256;
 use leastgrant_engine::{Analysis, Capability, SessionState};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::files::{self, FileError, Links, Problem, Trust};
 

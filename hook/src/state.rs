@@ -90,11 +90,12 @@ fn map_with(
     Ok(Some(Mapped::Pages(mapped)))
 }
 
-/// Keeps a mapping until the process ends (a later call replaces it): unmapping a 7 MB envelope
-/// costs the hook ~25 µs of page-table work that process exit does anyway.
-pub fn keep_until_exit(mapped: Mapped) {
-    static KEPT: Mutex<Option<Mapped>> = Mutex::new(None);
-    if let Ok(mut kept) = KEPT.lock() {
-        *kept = Some(mapped);
+/// Keeps a call's mappings (the envelope, the rules tables a policy holds) until the process
+/// ends (a later call replaces them): unmapping a 7 MB envelope costs the hook ~25 µs of
+/// page-table work that process exit does anyway, and each table one more system call.
+pub fn keep_until_exit(kept: impl std::any::Any + Send) {
+    static KEPT: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
+    if let Ok(mut slot) = KEPT.lock() {
+        *slot = Some(Box::new(kept));
     }
 }

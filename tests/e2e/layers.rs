@@ -925,6 +925,7 @@ const CRATES: &[Rules] = &[
             &["model::call", "model::answer"],
             &["model"],
             &["static_index", "hex"],
+            &["sha256"],
             // `shell.rs` holds what every shell module shares (`UNRESOLVED`, `MAX_DEPTH`).
             &["shell"],
             &["shell::lex"],
@@ -1019,6 +1020,7 @@ const CRATES: &[Rules] = &[
         src: "hook/src",
         known_cycles: &[],
         layers: Some(&[
+            &["sha_ni"],
             &["files"],
             &["layout", "links", "catalogue", "payload"],
             &["grants", "state", "rules_cache"],

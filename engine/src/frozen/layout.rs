@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use sha2::{Digest, Sha256};
+use crate::sha256::Sha256;
 
 use crate::paths;
 
@@ -194,7 +194,7 @@ fn header_digest(body: &[u8]) -> [u8; DIGEST_LEN] {
     hasher.update(MAGIC);
     hasher.update(FORMAT_VERSION.to_le_bytes());
     hasher.update(body);
-    hasher.finalize().into()
+    hasher.finalize()
 }
 
 /// The preamble: magic and version.
@@ -223,7 +223,7 @@ pub fn check_preamble(bytes: &[u8]) -> Result<(), FrozenError> {
 
 /// SHA-256 of `bytes`.
 pub fn sha256(bytes: &[u8]) -> [u8; DIGEST_LEN] {
-    Sha256::digest(bytes).into()
+    Sha256::digest(bytes)
 }
 
 /// The check a table item carries: what table it belongs to (`tag`, `salt`), its position, and
@@ -235,7 +235,7 @@ pub fn item_check(tag: &[u8], salt: &[u8], position: u64, item: &[u8]) -> [u8; C
     hasher.update(salt);
     hasher.update(position.to_le_bytes());
     hasher.update(item);
-    let digest: [u8; DIGEST_LEN] = hasher.finalize().into();
+    let digest: [u8; DIGEST_LEN] = hasher.finalize();
     let mut check = [0u8; CHECK_LEN];
     check.copy_from_slice(digest.get(..CHECK_LEN).unwrap_or(&[0u8; CHECK_LEN]));
     check

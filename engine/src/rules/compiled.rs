@@ -10,14 +10,22 @@
 //! resolves them as the whole policy would: resolution depends only on the rules that match,
 //! and the candidates are a superset of them, in the policy's order.
 //!
-//! Reading is bounds-checked throughout. Opening checks the magic, version, lengths, a checksum
-//! over every byte, and the search order (every rule once, sorted, its key in bounds), so a
-//! lookup finds every rule of its key; a file that fails is refused whole and the caller parses
-//! the rules file again. A candidate's other fields, and its strings' UTF-8, are checked when it
-//! is one, and one that does not decode (which the checksum makes all but impossible) makes the
-//! call ask. The checksum guards against
-//! accidental damage, not a forger: the table lives where the rules file it was made from
-//! lives, in a directory only its owner can write. Layout: docs/formats.md, "Compiled rules".
+//! Reading is bounds-checked throughout, and a call checks what it reads, not the whole table
+//! (format 2; format 1 hashed and order-checked every byte at open, ~130 k instructions of
+//! every call at 1,000 rules). Opening checks the header: magic, version, its own 64-bit
+//! check, and the length it records (a table cut short or grown does not open, and the caller
+//! parses the rules file again). The rules are items in the search order (group, key, id), each
+//! ending with a 64-bit check over its bytes, its rank and the rules file's digest. A search
+//! reads slots and keys unchecked, then checks the two items that bracket its answer and that
+//! their keys do bracket it, as the frozen envelope's tables do; the candidates it returns are
+//! checked items. A checked item is what the writer put at that rank, and the writer's order is
+//! sorted, so a bracket that checks pins the answer, and a damaged byte the search read either
+//! fails a check or did not change the answer. An item that fails is an error for the call
+//! ([`CompiledPolicy::damaged`]), which then asks (or denies) and never allows on it; an item
+//! the call does not read cannot change its answer. The checks guard against accidental
+//! damage, not a forger: the table lives in the state directory, which only its owner can
+//! write and which holds the user's rules file anyway. Layout: docs/formats.md, "Compiled
+//! rules tables".
 
 use serde_json::Value;
 
@@ -32,11 +40,14 @@ use crate::shell::UNRESOLVED;
 /// The first bytes of a compiled rules file.
 pub const COMPILED_MAGIC: [u8; 8] = *b"LGRULES\0";
 /// The layout version this build writes and reads.
-pub const COMPILED_VERSION: u32 = 1;
+pub const COMPILED_VERSION: u32 = 2;
 /// The most rules one compiled table holds.
 const MAX_RULES: usize = 1 << 20;
 const HEADER_LEN: usize = 112;
-const ENTRY_LEN: usize = 20;
+/// Per rank: the item's offset (from the first item) and length, u32 each.
+const SLOT_LEN: usize = 8;
+/// An item's fixed fields: id (u32), tier, group, anchor, 0, key length (u32).
+const ITEM_HEAD: usize = 12;
 const FLAG_DENY_DEFAULT: u32 = 1;
 const FLAG_REJECTED: u32 = 2;
 
@@ -185,27 +196,53 @@ fn locate(rule: &Rule) -> (Group, String, Anchor) {
     }
 }
 
-/// A 64-bit checksum over `parts`, eight bytes a step (damage, not forgery: module docs).
-fn checksum(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0x243F_6A88_85A3_08D3;
-    let mut total = 0u64;
-    for part in parts {
-        let mut chunks = part.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            h = (h ^ u64::from_le_bytes(word)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            h ^= h >> 29;
-        }
+/// One step of a table's check: for a fixed word a bijection of the state, and for a fixed
+/// state a bijection of the word, so two inputs differing in one word always differ after it.
+fn mix(h: u64, word: u64) -> u64 {
+    let h = (h ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 29)
+}
+
+/// A 64-bit check of `bytes` from the state `seed`: eight bytes a step, then the length, then a
+/// bijective finish. Every step after a changed word is a bijection of the state, so a change
+/// confined to one aligned eight-byte word (any flipped byte or bits within it) always changes
+/// the check, and a changed length does; other damage goes unseen with odds of 2⁻⁶⁴. It guards
+/// against damage, not a forger (module docs).
+fn check(seed: u64, bytes: &[u8]) -> u64 {
+    let mut h = seed;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
         let mut word = [0u8; 8];
-        for (slot, byte) in word.iter_mut().zip(chunks.remainder()) {
+        word.copy_from_slice(chunk);
+        h = mix(h, u64::from_le_bytes(word));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        for (slot, byte) in word.iter_mut().zip(rest) {
             *slot = *byte;
         }
-        h = (h ^ u64::from_le_bytes(word) ^ 0xFF).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^= h >> 31;
-        total = total.wrapping_add(part.len() as u64);
+        h = mix(h, u64::from_le_bytes(word));
     }
-    (h ^ total).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 32)
+    h = mix(h, bytes.len() as u64);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
+}
+
+const HEADER_SEED: u64 = 0x243F_6A88_85A3_08D3;
+const ITEM_SEED: u64 = 0x1319_8A2E_0370_7344;
+
+/// What every item of a table is bound to: the rules file's bytes it was compiled from.
+fn item_salt(digest: &[u8; 32]) -> u64 {
+    check(ITEM_SEED, digest)
+}
+
+/// The check an item carries: its table (`salt`), its rank in the search order, its bytes.
+fn item_check(salt: u64, rank: usize, item: &[u8]) -> u64 {
+    check(mix(salt, rank as u64), item)
 }
 
 fn header(key: &SourceKey, flags: u32, count: u32, body_len: u32) -> Vec<u8> {
@@ -221,14 +258,9 @@ fn header(key: &SourceKey, flags: u32, count: u32, body_len: u32) -> Vec<u8> {
     out.extend_from_slice(&count.to_le_bytes());
     out.extend_from_slice(&body_len.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
+    let sum = check(HEADER_SEED, &out);
+    out.extend_from_slice(&sum.to_le_bytes());
     out
-}
-
-fn seal(mut head: Vec<u8>, body: &[u8]) -> Vec<u8> {
-    let sum = checksum(&[&head, body]);
-    head.extend_from_slice(&sum.to_le_bytes());
-    head.extend_from_slice(body);
-    head
 }
 
 fn too_big(what: &str) -> PolicyError {
@@ -248,61 +280,68 @@ pub fn compile_rules(
     if count > MAX_RULES {
         return Err(too_big("the rules file"));
     }
-    let located: Vec<(Group, String, Anchor)> = policy.rules.iter().map(locate).collect();
-    let mut order: Vec<(Group, &[u8], u32)> = located
+    // Items in the search order: (group, key, id), each rule once.
+    let mut order: Vec<(Group, String, u32, Anchor, &Rule)> = policy
+        .rules
         .iter()
         .zip(0u32..)
-        .map(|((group, key, _), id)| (*group, key.as_bytes(), id))
+        .map(|(rule, id)| {
+            let (group, key, anchor) = locate(rule);
+            (group, key, id, anchor, rule)
+        })
         .collect();
-    order.sort_unstable();
-    let mut strings = Vec::new();
-    let mut entries = Vec::with_capacity(count * ENTRY_LEN);
-    let mut push = |text: &str| -> Result<(u32, u32), PolicyError> {
-        let off = u32::try_from(strings.len()).map_err(|_| too_big("the rules file"))?;
-        let len = u32::try_from(text.len()).map_err(|_| too_big("a rule"))?;
-        strings.extend_from_slice(text.as_bytes());
-        Ok((off, len))
-    };
-    for (rule, (group, key_text, anchor)) in policy.rules.iter().zip(&located) {
-        let (text_off, text_len) = push(&rule.text)?;
-        let (key_off, key_len) = push(key_text)?;
-        entries.extend_from_slice(&text_off.to_le_bytes());
-        entries.extend_from_slice(&text_len.to_le_bytes());
-        entries.extend_from_slice(&key_off.to_le_bytes());
-        entries.extend_from_slice(&key_len.to_le_bytes());
-        entries.extend_from_slice(&[
+    order.sort_unstable_by(|a, b| (a.0, a.1.as_bytes(), a.2).cmp(&(b.0, b.1.as_bytes(), b.2)));
+    let salt = item_salt(&key.digest);
+    let mut slots = Vec::with_capacity(count * SLOT_LEN);
+    let mut items = Vec::new();
+    for (rank, (group, key_text, id, anchor, rule)) in order.iter().enumerate() {
+        let start = items.len();
+        let key_len = u32::try_from(key_text.len()).map_err(|_| too_big("a rule"))?;
+        items.extend_from_slice(&id.to_le_bytes());
+        items.extend_from_slice(&[
             decision_byte(rule.decision),
             *group as u8,
             anchor_byte(*anchor),
             0,
         ]);
+        items.extend_from_slice(&key_len.to_le_bytes());
+        items.extend_from_slice(key_text.as_bytes());
+        items.extend_from_slice(rule.text.as_bytes());
+        let sum = item_check(salt, rank, items.get(start..).unwrap_or_default());
+        items.extend_from_slice(&sum.to_le_bytes());
+        let offset = u32::try_from(start).map_err(|_| too_big("the rules file"))?;
+        let len = u32::try_from(items.len() - start).map_err(|_| too_big("a rule"))?;
+        slots.extend_from_slice(&offset.to_le_bytes());
+        slots.extend_from_slice(&len.to_le_bytes());
     }
-    let mut body = entries;
-    for (_, _, id) in &order {
-        body.extend_from_slice(&id.to_le_bytes());
-    }
-    body.extend_from_slice(&strings);
+    let mut body = slots;
+    body.extend_from_slice(&items);
     let flags = match policy.default_mode {
         DefaultMode::Deny => FLAG_DENY_DEFAULT,
         DefaultMode::Ask => 0,
     };
     let body_len = u32::try_from(body.len()).map_err(|_| too_big("the rules file"))?;
-    Ok(seal(header(key, flags, count as u32, body_len), &body))
+    let mut out = header(key, flags, count as u32, body_len);
+    out.extend_from_slice(&body);
+    Ok(out)
 }
 
 /// A table recording that the rules file was refused, and why: the next call gives the same
-/// error without parsing the file again.
+/// error without parsing the file again. The body is the message and its check.
 pub fn compile_rules_refusal(message: &str, key: &SourceKey) -> Vec<u8> {
     let text = message.get(..message.len().min(4096)).unwrap_or("refused");
-    seal(
-        header(key, FLAG_REJECTED, 0, text.len() as u32),
-        text.as_bytes(),
-    )
+    let sum = item_check(item_salt(&key.digest), 0, text.as_bytes());
+    let mut out = header(key, FLAG_REJECTED, 0, text.len() as u32 + 8);
+    out.extend_from_slice(text.as_bytes());
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
 }
 
-/// One rule of a table: its text, tier, group, key and anchor.
+/// One rule of a table, its item checked: its id (position in the policy), text, tier, group,
+/// key and anchor.
 #[derive(Debug, Clone, Copy)]
 struct Entry<'a> {
+    id: u32,
     text: &'a str,
     decision: Decision,
     key: &'a str,
@@ -345,15 +384,18 @@ impl std::fmt::Debug for TableBytes {
     }
 }
 
-/// A compiled rules table, checked whole when opened.
+/// A compiled rules table whose header was checked when it was opened; each item is checked
+/// when a lookup reads it (module docs).
 #[derive(Debug, Clone)]
 pub struct CompiledRules {
     bytes: TableBytes,
-    /// Where the string region starts (each string checked as UTF-8 where it is read).
-    strings_at: usize,
     key: SourceKey,
     flags: u32,
     count: usize,
+    /// What every item's check is bound to (the rules file's digest).
+    salt: u64,
+    /// The rules file the table was compiled from, as errors name it.
+    name: String,
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
@@ -366,8 +408,11 @@ fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(b.try_into().ok()?))
 }
 
+const DAMAGED: CompiledError = CompiledError("a rule read does not match its check (damaged)");
+
 impl CompiledRules {
-    /// Opens a table, checking every byte of it (module docs).
+    /// Opens a table, checking its header (magic, version, its check, the length it records);
+    /// its items are checked where a lookup reads them (module docs).
     pub fn open(bytes: impl Into<TableBytes>) -> Result<CompiledRules, CompiledError> {
         let bytes: TableBytes = bytes.into();
         let bad = CompiledError;
@@ -378,16 +423,17 @@ impl CompiledRules {
             return Err(bad("another layout version"));
         }
         let head = bytes.get(..HEADER_LEN - 8).ok_or(bad("truncated header"))?;
+        let sum = u64_at(&bytes, HEADER_LEN - 8).ok_or(bad("truncated header"))?;
+        if check(HEADER_SEED, head) != sum {
+            return Err(bad("its header does not match its check (damaged)"));
+        }
         let flags = u32_at(&bytes, 12).ok_or(bad("truncated header"))?;
         let count = u32_at(&bytes, 92).ok_or(bad("truncated header"))? as usize;
         let body_len = u32_at(&bytes, 96).ok_or(bad("truncated header"))? as usize;
-        let sum = u64_at(&bytes, HEADER_LEN - 8).ok_or(bad("truncated header"))?;
-        let body = bytes.get(HEADER_LEN..).ok_or(bad("truncated header"))?;
-        if body.len() != body_len {
-            return Err(bad("its length does not match its header"));
-        }
-        if checksum(&[head, body]) != sum {
-            return Err(bad("its checksum does not match (damaged)"));
+        if bytes.len().checked_sub(HEADER_LEN) != Some(body_len) {
+            return Err(bad(
+                "its length does not match its header (cut short or grown)",
+            ));
         }
         let digest: [u8; 32] = bytes
             .get(16..48)
@@ -405,71 +451,41 @@ impl CompiledRules {
         if flags & !(FLAG_DENY_DEFAULT | FLAG_REJECTED) != 0 {
             return Err(bad("unknown flags"));
         }
-        // The strings are checked as UTF-8 where they are read (`string`: a candidate's text and
-        // key), not all of them here: a table whose checksum matches holds what its writer wrote,
-        // and one that does not decode where a call reads it makes the call ask. The whole
-        // region took ~26 k instructions of every call at 1,000 rules.
-        let strings_at = HEADER_LEN.saturating_add(count.saturating_mul(ENTRY_LEN + 4));
         let table = CompiledRules {
             bytes,
-            strings_at,
             key,
             flags,
             count,
+            salt: item_salt(&digest),
+            name: String::new(),
         };
         if flags & FLAG_REJECTED != 0 {
-            if count != 0 || std::str::from_utf8(table.body()).is_err() {
+            // The refusal is read whenever the table is used: checked here, whole.
+            if count != 0 || table.refusal().is_none() {
                 return Err(bad("a refusal that is not text"));
             }
             return Ok(table);
         }
-        if count > MAX_RULES
-            || body_len < count.saturating_mul(ENTRY_LEN + 4)
-            || count.checked_mul(ENTRY_LEN + 4).is_none()
-        {
+        if count > MAX_RULES || count.saturating_mul(SLOT_LEN) > body_len {
             return Err(bad("more rules than it holds bytes"));
         }
-        // Every id once in the search order, and that order sorted by (group, key, id); the
-        // other fields of a rule are read when it is a candidate (`entry`, which refuses what
-        // does not decode, and the call then asks).
-        let body = table.body();
-        let entries = body
-            .get(..count * ENTRY_LEN)
-            .ok_or(bad("more rules than it holds bytes"))?;
-        let order = body
-            .get(count * ENTRY_LEN..count * (ENTRY_LEN + 4))
-            .ok_or(bad("more rules than it holds bytes"))?;
-        let strings = table.bytes.get(strings_at..).unwrap_or(&[]);
-        // Strictly increasing (group, key, id) with every id below the count: each rule once
-        // (a rule has one group and key, so a second listing would repeat its triple).
-        let mut previous: Option<(u8, &[u8], u32)> = None;
-        for word in order.chunks_exact(4) {
-            let id = u32_at(word, 0).ok_or(bad("a search order out of bounds"))?;
-            if id as usize >= count {
-                return Err(bad("a search order naming no rule"));
-            }
-            let at = id as usize * ENTRY_LEN;
-            let raw = entries
-                .get(at..at + ENTRY_LEN)
-                .ok_or(bad("a rule out of bounds"))?;
-            let group = *raw.get(17).ok_or(bad("a rule out of bounds"))?;
-            Group::from_byte(group).ok_or(bad("a rule of no group"))?;
-            let (off, len) = (
-                u32_at(raw, 8).unwrap_or(u32::MAX) as usize,
-                u32_at(raw, 12).unwrap_or(u32::MAX) as usize,
-            );
-            let key = off
-                .checked_add(len)
-                .and_then(|end| strings.get(off..end))
-                .ok_or(bad("a key out of bounds"))?;
-            if let Some(before) = previous
-                && before >= (group, key, id)
-            {
-                return Err(bad("a search order not sorted"));
-            }
-            previous = Some((group, key, id));
-        }
         Ok(table)
+    }
+
+    /// The table, naming `name` (the rules file it was compiled from) when an item it reads is
+    /// damaged.
+    pub fn named(mut self, name: impl Into<String>) -> CompiledRules {
+        self.name = name.into();
+        self
+    }
+
+    /// What errors call the table: the rules file it was compiled from, when named.
+    pub fn name(&self) -> &str {
+        if self.name.is_empty() {
+            "a compiled rules table"
+        } else {
+            &self.name
+        }
     }
 
     fn body(&self) -> &[u8] {
@@ -481,13 +497,13 @@ impl CompiledRules {
         &self.bytes
     }
 
-    /// The same table naming `key`: the rules file's bytes are the same, its status is newer.
+    /// The same table naming `key`: the rules file's bytes are the same (the digest every item
+    /// is bound to), its status is newer.
     pub fn rekeyed(&self, key: &SourceKey) -> Vec<u8> {
         let body = self.body();
-        seal(
-            header(key, self.flags, self.count as u32, body.len() as u32),
-            body,
-        )
+        let mut out = header(key, self.flags, self.count as u32, body.len() as u32);
+        out.extend_from_slice(body);
+        out
     }
 
     /// What the table was compiled from.
@@ -495,10 +511,19 @@ impl CompiledRules {
         &self.key
     }
 
+    /// The refusal's text, its check matching.
+    fn refusal(&self) -> Option<&str> {
+        let body = self.body();
+        let (text, sum) = body.split_at_checked(body.len().checked_sub(8)?)?;
+        let sum = u64_at(sum, 0)?;
+        (item_check(self.salt, 0, text) == sum)
+            .then(|| std::str::from_utf8(text).ok())
+            .flatten()
+    }
+
     /// Why the rules file was refused, when it was.
     pub fn rejected(&self) -> Option<&str> {
-        (self.flags & FLAG_REJECTED != 0)
-            .then(|| std::str::from_utf8(self.body()).unwrap_or("refused"))
+        (self.flags & FLAG_REJECTED != 0).then(|| self.refusal().unwrap_or("refused"))
     }
 
     /// The rules file's fall-back.
@@ -520,74 +545,123 @@ impl CompiledRules {
         self.count == 0
     }
 
-    fn order_id(&self, rank: usize) -> Option<u32> {
-        u32_at(self.body(), self.count * ENTRY_LEN + rank * 4)
-    }
-
-    fn string(&self, off: u32, len: u32) -> Option<&str> {
-        let start = self.strings_at.checked_add(off as usize)?;
-        let bytes = self.bytes.get(start..start.checked_add(len as usize)?)?;
-        std::str::from_utf8(bytes).ok()
-    }
-
-    fn entry(&self, id: u32) -> Option<Entry<'_>> {
-        let at = (id as usize).checked_mul(ENTRY_LEN)?;
+    /// The bytes of the item at `rank`, unchecked (bounds-checked).
+    fn raw(&self, rank: usize) -> Option<&[u8]> {
+        if rank >= self.count {
+            return None;
+        }
         let body = self.body();
-        let raw = body.get(at..at.checked_add(ENTRY_LEN)?)?;
-        let word = |i: usize| u32_at(raw, i);
-        // The group is what the search order sorts by (`search_key`); a rule of no group does
-        // not decode.
-        Group::from_byte(*raw.get(17)?)?;
-        Some(Entry {
-            text: self.string(word(0)?, word(4)?)?,
-            key: self.string(word(8)?, word(12)?)?,
-            decision: decision_from(*raw.get(16)?)?,
-            anchor: anchor_from(*raw.get(18)?)?,
-        })
+        let at = rank.checked_mul(SLOT_LEN)?;
+        let offset = u32_at(body, at)? as usize;
+        let len = u32_at(body, at.checked_add(4)?)? as usize;
+        let items = body.get(self.count.checked_mul(SLOT_LEN)?..)?;
+        items.get(offset..offset.checked_add(len)?)
+    }
+
+    /// The group byte and key bytes of an item's bytes (what the search order is sorted by).
+    fn search_key(raw: &[u8]) -> Option<SearchKey<'_>> {
+        let key_len = u32_at(raw, 8)? as usize;
+        Some((
+            *raw.get(5)?,
+            raw.get(ITEM_HEAD..ITEM_HEAD.checked_add(key_len)?)?,
+        ))
+    }
+
+    /// The bytes of the item at `rank` before its check, the check matching.
+    fn checked(&self, rank: usize) -> Result<&[u8], CompiledError> {
+        let raw = self.raw(rank).ok_or(DAMAGED)?;
+        let (item, sum) = raw
+            .split_at_checked(raw.len().checked_sub(8).ok_or(DAMAGED)?)
+            .ok_or(DAMAGED)?;
+        if u64_at(sum, 0) != Some(item_check(self.salt, rank, item)) {
+            return Err(DAMAGED);
+        }
+        Ok(item)
+    }
+
+    /// The rule at `rank`, checked and decoded.
+    fn entry(&self, rank: usize) -> Result<Entry<'_>, CompiledError> {
+        let item = self.checked(rank)?;
+        let decode = || -> Option<Entry<'_>> {
+            let id = u32_at(item, 0)?;
+            let key_len = u32_at(item, 8)? as usize;
+            let key_end = ITEM_HEAD.checked_add(key_len)?;
+            Group::from_byte(*item.get(5)?)?;
+            Some(Entry {
+                id: (id < self.count as u32).then_some(id)?,
+                decision: decision_from(*item.get(4)?)?,
+                anchor: anchor_from(*item.get(6)?)?,
+                key: std::str::from_utf8(item.get(ITEM_HEAD..key_end)?).ok()?,
+                text: std::str::from_utf8(item.get(key_end..)?).ok()?,
+            })
+        };
+        // A checked item that does not decode was written so (a writer's bug or a forger):
+        // refused the same way.
+        decode().ok_or(CompiledError("a rule that does not decode"))
+    }
+
+    /// The first rank whose key is not `below` the target (`below` holds for a prefix of the
+    /// search order), searched from rank `from` (a hint: a range's end is not before its
+    /// start). The search reads items unchecked; then the two items that bracket its answer
+    /// are checked, and that their keys do bracket it. Checked items are what the writer put at
+    /// their ranks, in its sorted order, so the answer is the true one, or an item the search
+    /// read was damaged and one of those checks fails.
+    fn first(
+        &self,
+        from: usize,
+        below: &dyn Fn(SearchKey<'_>) -> bool,
+    ) -> Result<usize, CompiledError> {
+        let (mut lo, mut hi) = (from.min(self.count), self.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let key = self
+                .raw(mid)
+                .and_then(CompiledRules::search_key)
+                .ok_or(DAMAGED)?;
+            if below(key) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let key_at = |rank: usize| -> Result<SearchKey<'_>, CompiledError> {
+            CompiledRules::search_key(self.checked(rank)?).ok_or(DAMAGED)
+        };
+        if let Some(before) = lo.checked_sub(1)
+            && !below(key_at(before)?)
+        {
+            return Err(DAMAGED);
+        }
+        if lo < self.count && below(key_at(lo)?) {
+            return Err(DAMAGED);
+        }
+        Ok(lo)
     }
 
     /// The ranks (positions in the search order) of `group`'s rules whose key is `key`, or of
     /// all its rules.
-    fn range(&self, group: Group, key: Option<&str>) -> std::ops::Range<usize> {
-        // A probe reads the rule's group byte and key bytes only: the order `open` checked is
-        // of those bytes, and decoding the whole rule (its text checked as UTF-8 again) at
-        // every probe cost a 1,000-rule lookup ~20 k instructions.
-        let at = |rank: usize| self.order_id(rank).and_then(|id| self.search_key(id));
-        let first = |below: &dyn Fn(SearchKey<'_>) -> bool| {
-            let (mut lo, mut hi) = (0usize, self.count);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if at(mid).is_some_and(below) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
+    fn range(
+        &self,
+        group: Group,
+        key: Option<&str>,
+    ) -> Result<std::ops::Range<usize>, CompiledError> {
         let g = group as u8;
-        match key {
-            None => first(&|(e, _)| e < g)..first(&|(e, _)| e <= g),
+        Ok(match key {
+            None => {
+                let start = self.first(0, &|(e, _)| e < g)?;
+                start..self.first(start, &|(e, _)| e <= g)?
+            }
             Some(key) => {
                 let k = key.as_bytes();
-                first(&|e| e < (g, k))..first(&|e| e <= (g, k))
+                let start = self.first(0, &|e| e < (g, k))?;
+                start..self.first(start, &|e| e <= (g, k))?
             }
-        }
+        })
     }
 
-    /// The group byte and key bytes of rule `id`, what the search order is sorted by.
-    fn search_key(&self, id: u32) -> Option<SearchKey<'_>> {
-        let at = (id as usize).checked_mul(ENTRY_LEN)?;
-        let raw = self.body().get(at..at.checked_add(ENTRY_LEN)?)?;
-        let (off, len) = (u32_at(raw, 8)? as usize, u32_at(raw, 12)? as usize);
-        let start = self.strings_at.checked_add(off)?;
-        let key = self.bytes.get(start..start.checked_add(len)?)?;
-        Some((*raw.get(17)?, key))
-    }
-
-    /// The rules `action` can match, by id in the policy's order: a superset of those it
-    /// matches (module docs).
-    fn candidates(&self, action: &Action, roots: &Roots) -> Vec<u32> {
+    /// The rules `action` can match, checked, in the policy's order: a superset of those it
+    /// matches (module docs). An item it reads that fails its check is an error.
+    fn candidates(&self, action: &Action, roots: &Roots) -> Result<Vec<Entry<'_>>, CompiledError> {
         let mut ranks: Vec<std::ops::Range<usize>> = Vec::new();
         let subject = &action.subject;
         let tool = subject.tool.as_str();
@@ -607,26 +681,25 @@ impl CompiledRules {
                 words.push(word);
             }
             if every {
-                ranks.push(self.range(Group::BashWord, None));
+                ranks.push(self.range(Group::BashWord, None)?);
             } else {
                 words.sort_unstable();
                 words.dedup();
                 for word in words {
-                    ranks.push(self.range(Group::BashWord, Some(word)));
+                    ranks.push(self.range(Group::BashWord, Some(word))?);
                 }
             }
-            ranks.push(self.range(Group::BashPartial, None));
+            ranks.push(self.range(Group::BashPartial, None)?);
         }
-        ranks.push(self.range(Group::Tool, Some(tool)));
+        ranks.push(self.range(Group::Tool, Some(tool))?);
         if tool.starts_with("mcp__") {
-            ranks.push(self.range(Group::McpServer, None));
+            ranks.push(self.range(Group::McpServer, None)?);
         }
-        ranks.push(self.range(Group::Always, None));
-        let mut ids: Vec<u32> = ranks
-            .into_iter()
-            .flatten()
-            .filter_map(|rank| self.order_id(rank))
-            .collect();
+        ranks.push(self.range(Group::Always, None)?);
+        let mut entries = Vec::new();
+        for rank in ranks.into_iter().flatten() {
+            entries.push(self.entry(rank)?);
+        }
         if !action.targets.is_empty() {
             let prefixes: Vec<&str> = action
                 .targets
@@ -639,27 +712,20 @@ impl CompiledRules {
                     }
                 })
                 .collect();
-            for rank in self.range(Group::Path, None) {
-                let Some(id) = self.order_id(rank) else {
-                    continue;
-                };
-                let Some(entry) = self.entry(id) else {
-                    // Unreadable: a candidate, which the call then refuses to read (and asks).
-                    ids.push(id);
-                    continue;
-                };
+            for rank in self.range(Group::Path, None)? {
+                let entry = self.entry(rank)?;
                 let root = anchor_root(entry.anchor, roots);
                 if prefixes
                     .iter()
                     .any(|p| compatible(root.as_bytes(), entry.key.as_bytes(), p.as_bytes()))
                 {
-                    ids.push(id);
+                    entries.push(entry);
                 }
             }
         }
-        ids.sort_unstable();
-        ids.dedup();
-        ids
+        entries.sort_unstable_by_key(|e| e.id);
+        entries.dedup_by_key(|e| e.id);
+        Ok(entries)
     }
 }
 
@@ -678,12 +744,25 @@ fn compatible(a: &[u8], b: &[u8], p: &[u8]) -> bool {
 pub struct CompiledPolicy {
     layers: Vec<(CompiledRules, bool)>,
     roots: Roots,
+    /// The first layer found damaged by a lookup, and how (the call asks: [`Answers::answer`]).
+    damage: std::sync::OnceLock<(usize, CompiledError)>,
 }
 
 impl CompiledPolicy {
     /// The layers, each with whether it may only tighten; `roots` are the call's.
     pub fn new(layers: Vec<(CompiledRules, bool)>, roots: Roots) -> CompiledPolicy {
-        CompiledPolicy { layers, roots }
+        CompiledPolicy {
+            layers,
+            roots,
+            damage: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The first table a lookup found damaged (an item it read failed its check), and how: the
+    /// answers given since then asked, and the table should be rebuilt from its rules file.
+    pub fn damaged(&self) -> Option<(&CompiledRules, &CompiledError)> {
+        let (layer, error) = self.damage.get()?;
+        Some((&self.layers.get(*layer)?.0, error))
     }
 
     fn default_mode(&self) -> DefaultMode {
@@ -698,17 +777,22 @@ impl CompiledPolicy {
         }
     }
 
-    /// The policy of the rules `action` can match, parsed against the call's roots, and the
-    /// first rule that no longer parses against them (a pattern past its bound here).
+    /// The policy of the rules `action` can match, parsed against the call's roots, and what
+    /// failed: a table whose items do not check, or the first rule that no longer parses
+    /// against them (a pattern past its bound here).
     fn candidates(&self, action: &Action) -> (Policy, Option<String>) {
         let mut rules = Vec::new();
         let mut failed = None;
-        for (table, tighten_only) in &self.layers {
-            for id in table.candidates(action, &self.roots) {
-                let Some(entry) = table.entry(id) else {
-                    failed.get_or_insert_with(|| format!("rule {id} of a compiled rules table"));
+        for (layer, (table, tighten_only)) in self.layers.iter().enumerate() {
+            let entries = match table.candidates(action, &self.roots) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    failed.get_or_insert_with(|| format!("{} ({})", table.name(), e.0));
+                    let _ = self.damage.set((layer, e));
                     continue;
-                };
+                }
+            };
+            for entry in entries {
                 if *tighten_only && entry.decision == Decision::Allow {
                     continue;
                 }
@@ -729,7 +813,8 @@ impl Answers for CompiledPolicy {
         let (policy, failed) = self.candidates(action);
         let resolved = policy.resolve(action);
         match failed {
-            // A rule that could not be compiled here might have denied: anything else asks.
+            // A rule that could not be read or compiled here might have denied: anything else
+            // asks.
             Some(text)
                 if resolved
                     .as_ref()
@@ -750,17 +835,32 @@ impl Answers for CompiledPolicy {
 mod tests {
     use super::*;
 
+    /// Any change within one eight-byte word, and any change of length, changes the check.
     #[test]
-    fn the_checksum_sees_every_byte_and_the_length() {
-        let a = checksum(&[b"abcdefghij"]);
-        assert_ne!(a, checksum(&[b"abcdefghiJ"]));
-        assert_ne!(a, checksum(&[b"abcdefghij\0"]));
-        assert_eq!(a, checksum(&[b"abcdefghij"]));
+    fn the_check_sees_every_bit_and_the_length() {
+        let bytes: Vec<u8> = (0u8..37).collect();
+        let a = check(7, &bytes);
+        assert_eq!(a, check(7, &bytes));
+        assert_ne!(a, check(8, &bytes));
+        for at in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut flipped = bytes.clone();
+                flipped[at] ^= 1 << bit;
+                assert_ne!(a, check(7, &flipped), "byte {at} bit {bit}");
+            }
+            assert_ne!(a, check(7, &bytes[..at]), "cut to {at}");
+        }
+        let mut grown = bytes.clone();
+        grown.push(0);
+        assert_ne!(a, check(7, &grown));
+        // Bound to the rank.
+        assert_ne!(item_check(1, 0, &bytes), item_check(1, 1, &bytes));
     }
 
-    /// Strings are checked as UTF-8 where a call reads them, not when the table opens: a table
-    /// whose checksum matches but whose allow rule's text is not UTF-8 (a writer's bug, or a
-    /// forger, never damage) opens, and the call that meets that rule asks, never allows.
+    /// A checked item is what its writer wrote; its strings are still decoded where a call
+    /// reads them: a table whose allow rule's text is not UTF-8 but whose checks match (a
+    /// writer's bug, or a forger, never damage) opens, and the call that meets that rule asks,
+    /// never allows.
     #[test]
     fn a_candidate_whose_text_is_not_utf8_asks() {
         let roots = Roots::new("/w/p", "/home/u");
@@ -769,7 +869,7 @@ mod tests {
             stat: [0; 5],
             stat_trusted: false,
         };
-        let value = serde_json::json!({"allow": ["Bash(npm test)"]});
+        let value = serde_json::json!({"allow": ["Bash(npm test)"], "defaultMode": "ask"});
         let bytes = compile_rules(&value, &roots, &key).unwrap();
         let allowed = CompiledPolicy::new(
             vec![(CompiledRules::open(bytes.clone()).unwrap(), false)],
@@ -778,20 +878,54 @@ mod tests {
         let analysis = crate::analyze(&crate::ToolCall::shell("npm test", Some("/w/p")), &roots);
         let action = &analysis.actions[0];
         assert_eq!(allowed.answer(action).unwrap().decision, Decision::Allow);
+        assert!(allowed.damaged().is_none());
 
-        let at = bytes
+        // The one item: after the header and its slot; its text, then its check.
+        let start = HEADER_LEN + SLOT_LEN;
+        let mut forged = bytes.clone();
+        let end = forged.len() - 8;
+        let at = forged
             .windows(b"Bash(npm test)".len())
             .position(|w| w == b"Bash(npm test)")
             .unwrap();
-        let mut body = bytes[HEADER_LEN..].to_vec();
-        body[at - HEADER_LEN + 5] = 0xFF;
-        let forged = seal(bytes[..HEADER_LEN - 8].to_vec(), &body);
-        let table = CompiledRules::open(forged).unwrap();
+        forged[at + 5] = 0xFF;
+        let sum = item_check(item_salt(&key.digest), 0, &forged[start..end]);
+        forged[end..].copy_from_slice(&sum.to_le_bytes());
+        let table = CompiledRules::open(forged).unwrap().named("rules.json");
         let policy = CompiledPolicy::new(vec![(table, false)], roots);
-        assert_ne!(
-            policy.answer(action).map(|a| a.decision),
-            Some(Decision::Allow)
-        );
+        let answer = policy.answer(action).unwrap();
+        assert_eq!(answer.decision, Decision::Ask);
+        assert!(answer.rule.contains("rules.json"), "{}", answer.rule);
+        assert!(policy.damaged().is_some());
+    }
+
+    /// A table rekeyed (the rules file's bytes the same, its status newer) keeps its items:
+    /// they are bound to the rules file's digest, not its status.
+    #[test]
+    fn a_rekeyed_table_answers_as_before() {
+        let roots = Roots::new("/w/p", "/home/u");
+        let key = SourceKey {
+            digest: [7; 32],
+            stat: [1, 2, 3, 4, 5],
+            stat_trusted: false,
+        };
+        let value = serde_json::json!({"allow": ["Bash(npm test)"], "deny": ["Bash(rm:*)"],
+            "defaultMode": "ask"});
+        let table = CompiledRules::open(compile_rules(&value, &roots, &key).unwrap()).unwrap();
+        let newer = SourceKey {
+            stat: [1, 2, 3, 9, 9],
+            stat_trusted: true,
+            ..key
+        };
+        let rekeyed = CompiledRules::open(table.rekeyed(&newer)).unwrap();
+        assert_eq!(rekeyed.source_key(), &newer);
+        let policy = CompiledPolicy::new(vec![(rekeyed, false)], roots.clone());
+        for (command, decision) in [("npm test", Decision::Allow), ("rm x", Decision::Deny)] {
+            let analysis = crate::analyze(&crate::ToolCall::shell(command, Some("/w/p")), &roots);
+            let answer = policy.answer(&analysis.actions[0]).unwrap();
+            assert_eq!(answer.decision, decision, "{command}");
+        }
+        assert!(policy.damaged().is_none());
     }
 
     #[test]

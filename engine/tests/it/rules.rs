@@ -437,14 +437,18 @@ fn compiled_tables_answer_every_seed_case_as_the_policy_does() {
     assert!(total > 50, "{total} actions");
 }
 
-/// A table with any byte changed, or cut short, or grown, does not open.
+/// The fixed header of a compiled table (docs/formats.md, "Compiled rules tables").
+const TABLE_HEADER: usize = 112;
+
+/// A table's header is checked when it opens: any byte of it changed, or the table cut short
+/// or grown, and it does not open (the hook then rebuilds it from the rules file).
 #[test]
-fn a_damaged_compiled_table_does_not_open() {
+fn a_table_with_its_header_damaged_or_its_length_changed_does_not_open() {
     let value = serde_json::json!({"allow": ["Bash(git status:*)", "Read(./src/**)"],
         "deny": ["Read(~/.ssh/**)", "Bash(git push:*)"], "defaultMode": "ask"});
     let bytes = compile_rules(&value, &roots(), &SourceKey::default()).unwrap();
     assert!(CompiledRules::open(bytes.clone()).is_ok());
-    for at in 0..bytes.len() {
+    for at in 0..TABLE_HEADER {
         let mut flipped = bytes.clone();
         flipped[at] ^= 0x20;
         assert!(
@@ -461,6 +465,158 @@ fn a_damaged_compiled_table_does_not_open() {
     let mut grown = bytes.clone();
     grown.push(0);
     assert!(CompiledRules::open(grown).is_err());
+}
+
+/// The rules and calls the damage tests put through a table.
+const DAMAGE_RULES: &str = r#"{"allow": ["Bash(git status:*)", "Bash(npm*)", "Read(./src/**)", "WebFetch(domain:example.com)"],
+    "ask": ["Bash(git:*)"], "deny": ["Read(~/.ssh/**)", "Bash(git push:*)", "Read(.env)"], "defaultMode": "ask"}"#;
+const DAMAGE_CALLS: [&str; 7] = [
+    "git status",
+    "git push origin",
+    "git log",
+    "npm test",
+    "cat ~/.ssh/id_rsa",
+    "cat src/main.rs",
+    "ls",
+];
+
+/// Each action of `command`, answered by the whole policy and by a fresh policy of `table`:
+/// (whole, table's, whether a lookup found the table damaged).
+type Answered = (Option<(String, String)>, Option<(String, String)>, bool);
+
+fn answered(whole: &Policy, table: &CompiledRules, command: &str) -> Vec<Answered> {
+    let analysis = analyze(&call(command, None, None, None), &roots());
+    analysis
+        .actions
+        .iter()
+        .map(|action| {
+            let policy = CompiledPolicy::new(vec![(table.clone(), false)], roots());
+            let got = policy
+                .answer(action)
+                .map(|a| (a.decision.as_str().to_string(), a.rule));
+            let want = whole
+                .answer(action)
+                .map(|a| (a.decision.as_str().to_string(), a.rule));
+            (want, got, policy.damaged().is_some())
+        })
+        .collect()
+}
+
+/// What damage may do to an answer: nothing, or be found, and then never allow.
+fn never_widened(answers: &[Answered], what: &str, command: &str) -> bool {
+    let mut found = false;
+    for (want, got, damaged) in answers {
+        if *damaged {
+            found = true;
+            let decision = got.as_ref().map(|(d, _)| d.as_str());
+            assert!(
+                matches!(decision, Some("ask" | "deny")),
+                "{what}: `{command}` found the damage and answered {got:?}"
+            );
+        } else {
+            assert_eq!(got, want, "{what}: `{command}` answered unlike the policy");
+        }
+    }
+    found
+}
+
+/// Past the header, a table is checked item by item where a lookup reads it (the header, the
+/// items its searches land on and bracket, its candidates): whatever one byte is changed, every
+/// call answers as the whole policy does, or finds the damage and asks (or denies), never
+/// allows. A byte of an item the call does not read leaves its answer right; one of an item it
+/// reads is found.
+#[test]
+fn a_damaged_item_is_found_where_it_is_read_and_never_widens_an_answer() {
+    let value: serde_json::Value = serde_json::from_str(DAMAGE_RULES).unwrap();
+    let whole = policy(DAMAGE_RULES);
+    let bytes = compile_rules(&value, &roots(), &SourceKey::default()).unwrap();
+    let item_of = |text: &str| {
+        bytes
+            .windows(text.len())
+            .position(|w| w == text.as_bytes())
+            .unwrap()
+    };
+    let (ssh, push) = (item_of("Read(~/.ssh/**)"), item_of("Bash(git push:*)"));
+    let mut found = vec![0usize; DAMAGE_CALLS.len()];
+    for at in TABLE_HEADER..bytes.len() {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0x04;
+        let table = CompiledRules::open(flipped)
+            .unwrap_or_else(|e| panic!("byte {at}: the header is intact, yet {e}"))
+            .named("rules.json");
+        for (n, command) in DAMAGE_CALLS.iter().enumerate() {
+            let answers = answered(&whole, &table, command);
+            if never_widened(&answers, &format!("byte {at} flipped"), command) {
+                found[n] += 1;
+                // The answer names the rules file whose table is damaged.
+                assert!(
+                    answers.iter().any(|(_, got, _)| got
+                        .as_ref()
+                        .is_some_and(|(_, r)| r.contains("rules.json"))),
+                    "byte {at}, `{command}`: {answers:?}"
+                );
+            }
+            // The deny of `~/.ssh` is an item `git status` never reads; `git push` reads the
+            // rule that denies it.
+            if at == ssh + 2 && *command == "git status" {
+                assert!(answers.iter().all(|(_, _, damaged)| !damaged));
+            }
+            if at == push + 2 && *command == "git push origin" {
+                assert!(answers.iter().any(|(_, _, damaged)| *damaged));
+            }
+        }
+    }
+    // Every call reads only part of the table: no call finds every flip.
+    let past_header = bytes.len() - TABLE_HEADER;
+    for (n, command) in DAMAGE_CALLS.iter().enumerate() {
+        assert!(
+            found[n] > 0 && found[n] < past_header,
+            "`{command}` found {} of {past_header} flips",
+            found[n]
+        );
+    }
+}
+
+/// Items reordered (two ranks' slots swapped, so each names the other's item) and items cut
+/// (a slot's length shortened): found where read, never widening.
+#[test]
+fn reordered_or_cut_items_are_found_where_they_are_read() {
+    let value: serde_json::Value = serde_json::from_str(DAMAGE_RULES).unwrap();
+    let whole = policy(DAMAGE_RULES);
+    let bytes = compile_rules(&value, &roots(), &SourceKey::default()).unwrap();
+    let table = CompiledRules::open(bytes.clone()).unwrap();
+    let count = table.len();
+    let slot = |rank: usize| TABLE_HEADER + rank * 8;
+    let mut found = 0;
+    for i in 0..count {
+        for j in i + 1..count {
+            let mut swapped = bytes.clone();
+            let (a, b) = (slot(i), slot(j));
+            let first: Vec<u8> = swapped[a..a + 8].to_vec();
+            swapped.copy_within(b..b + 8, a);
+            swapped[b..b + 8].copy_from_slice(&first);
+            let table = CompiledRules::open(swapped).unwrap();
+            for command in DAMAGE_CALLS {
+                found += usize::from(never_widened(
+                    &answered(&whole, &table, command),
+                    &format!("ranks {i} and {j} swapped"),
+                    command,
+                ));
+            }
+        }
+        let mut cut = bytes.clone();
+        let len_at = slot(i) + 4;
+        cut[len_at] -= 1;
+        let table = CompiledRules::open(cut).unwrap();
+        for command in DAMAGE_CALLS {
+            found += usize::from(never_widened(
+                &answered(&whole, &table, command),
+                &format!("rank {i} cut"),
+                command,
+            ));
+        }
+    }
+    assert!(found > 0);
 }
 
 /// A rules file that is refused is recorded as refused, with its error.

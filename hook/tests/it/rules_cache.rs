@@ -96,6 +96,19 @@ fn table_of(home: &Path) -> PathBuf {
 fn check_calls(home: &Path, project: &Path, case: &PolicyCase, state: &str) {
     for call in &case.calls {
         let (decision, reason) = decide(home, project, &call.command);
+        // A damaged item is found where a call reads it: that call asks (or denies: a deny
+        // found, or the rules file's `defaultMode`), naming the rules file when it asks, and
+        // removes the table, which the next call rebuilds.
+        if state == "damaged" && !table_of(home).exists() {
+            assert!(decision == "ask" || decision == "deny", "{reason}");
+            if decision == "ask" {
+                assert!(
+                    reason.contains("is damaged") && reason.contains("rules.json"),
+                    "{reason}"
+                );
+            }
+            continue;
+        }
         assert_eq!(
             (decision.as_str(), reason.contains(&call.reason)),
             (call.decision.as_str(), true),
@@ -148,8 +161,10 @@ fn every_case_decides_the_same_whatever_state_its_table_is_in() {
         ] {
             spoil(&table, how, &home);
             check_calls(&home, &project, case, how);
-            // Replaced by the table of the rules file's bytes.
+            // Replaced by the table of the rules file's bytes (a damaged item no call read
+            // stays, the table's length intact).
             assert_eq!(std::fs::read(&table).unwrap().len(), kept.len(), "{how}");
+            std::fs::write(&table, &kept).unwrap();
         }
     }
 }
@@ -274,4 +289,94 @@ fn a_project_rules_files_table_only_tightens() {
         &project.join(".leastgrant/rules.json"),
     );
     assert!(table.exists(), "{}", table.display());
+}
+
+/// Where `text` is in the table's bytes (a rule's text is the end of its item, before the
+/// item's eight-byte check).
+fn find(bytes: &[u8], text: &str) -> usize {
+    bytes
+        .windows(text.len())
+        .position(|w| w == text.as_bytes())
+        .unwrap_or_else(|| panic!("{text} is not in the table"))
+}
+
+/// A Bash call reads the items its searches land on and those bracketing them: the first and
+/// last path rules bracket the groups around them, the middle one is read only by calls that
+/// touch paths.
+const FEW_RULES: &str = r#"{"allow": ["Bash(git status:*)"],
+    "deny": ["Read(~/.aws/**)", "Read(~/.ssh/**)", "Read(~/.zzz/**)"], "defaultMode": "ask"}"#;
+
+/// A byte of an item the call reads, flipped: the call asks, naming the rules file and its
+/// table, and removes the table; the next call rebuilds it and answers as before.
+#[test]
+fn a_damaged_item_a_call_reads_asks_naming_the_file_and_is_rebuilt() {
+    let (home, project) = home("damaged-read", FEW_RULES);
+    assert_eq!(decide(&home, &project, "git status").0, "allow");
+    let table = table_of(&home);
+    let kept = std::fs::read(&table).unwrap();
+    let mut damaged = kept.clone();
+    damaged[find(&kept, "Bash(git status:*)") + 6] ^= 0x01;
+    std::fs::write(&table, &damaged).unwrap();
+    let (decision, reason) = decide(&home, &project, "git status");
+    assert_eq!(decision, "ask", "{reason}");
+    assert!(
+        reason.contains("is damaged")
+            && reason.contains(&home.join("state/rules.json").display().to_string()),
+        "{reason}"
+    );
+    assert!(!table.exists(), "the damaged table is removed");
+    assert_eq!(decide(&home, &project, "git status").0, "allow");
+    assert_eq!(std::fs::read(&table).unwrap(), kept);
+}
+
+/// A byte of an item the call does not read, flipped: the call answers as before (it checks
+/// what it reads, not the whole table), and the table stays until a call reads that item.
+#[test]
+fn a_damaged_item_a_call_does_not_read_leaves_its_answer() {
+    let (home, project) = home("damaged-unread", FEW_RULES);
+    let before = decide(&home, &project, "git status");
+    assert_eq!(before.0, "allow");
+    let table = table_of(&home);
+    let kept = std::fs::read(&table).unwrap();
+    let mut damaged = kept.clone();
+    damaged[find(&kept, "Read(~/.ssh/**)") + 6] ^= 0x01;
+    std::fs::write(&table, &damaged).unwrap();
+    assert_eq!(decide(&home, &project, "git status"), before);
+    assert_eq!(std::fs::read(&table).unwrap(), damaged);
+    // A call that reads it finds it.
+    let (decision, reason) = decide(&home, &project, "cat ~/.ssh/id_rsa");
+    assert_ne!(decision, "allow", "{reason}");
+    assert!(reason.contains("is damaged"), "{reason}");
+    assert!(!table.exists());
+}
+
+/// Two items swapped in the search order (their slots exchanged): a call that reads either
+/// asks, naming the file; a table cut short does not open and is rebuilt at once.
+#[test]
+fn a_reordered_or_truncated_table_never_widens() {
+    let (home, project) = home("reordered", FEW_RULES);
+    assert_eq!(decide(&home, &project, "git status").0, "allow");
+    let table = table_of(&home);
+    let kept = std::fs::read(&table).unwrap();
+    // The header (112 bytes), then a slot of 8 bytes per rank (docs/formats.md): the first
+    // two ranks, the Bash rule and the first path rule.
+    let mut swapped = kept.clone();
+    let (a, b) = (112, 120);
+    let first: Vec<u8> = swapped[a..a + 8].to_vec();
+    swapped.copy_within(b..b + 8, a);
+    swapped[b..b + 8].copy_from_slice(&first);
+    std::fs::write(&table, &swapped).unwrap();
+    let (decision, reason) = decide(&home, &project, "git status");
+    assert_eq!(decision, "ask", "{reason}");
+    assert!(reason.contains("is damaged"), "{reason}");
+    assert_eq!(decide(&home, &project, "git status").0, "allow");
+    for len in [kept.len() - 1, kept.len() - 9, 120, 50] {
+        std::fs::write(&table, &kept[..len]).unwrap();
+        assert_eq!(
+            decide(&home, &project, "git status").0,
+            "allow",
+            "cut to {len}"
+        );
+        assert_eq!(std::fs::read(&table).unwrap(), kept, "cut to {len}");
+    }
 }
