@@ -1000,7 +1000,7 @@ const CRATES: &[Rules] = &[
             &["error"],
             &["settings"],
             &["events"],
-            &["native", "shared"],
+            &["classify", "native", "shared"],
             &["replay"],
             &["summary", "synthetic"],
             &["shard"],
