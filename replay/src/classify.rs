@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use leastgrant_engine::{
     ActionFlags, Analysis, Decision, NoAnswers, Policy, PreparedAction, Roots, Rule,
-    RulesAndGrants, ToolCall, analyze, prepare, stable_hash,
+    RulesAndGrants, ToolCall, analyze, prepare, recorded_command, stable_hash,
 };
 use leastgrant_ingest::schema::Outcome;
 
@@ -388,6 +388,10 @@ pub(crate) struct Call {
     pub(crate) prepared: Vec<PreparedAction>,
     /// Interned signature of each action.
     pub(crate) action_signatures: Vec<u32>,
+    /// Each action's tier (worked out once: the settings ask for it on every event).
+    pub(crate) tiers: Vec<u8>,
+    /// The shell command it records, if it is a shell call (the native-rules settings' key).
+    pub(crate) command: Option<String>,
     /// Interned joint signature (the first-approval baseline's key).
     pub(crate) joint: u32,
     pub(crate) agent_allows: bool,
@@ -496,6 +500,7 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
         );
         let index = *call_of.entry(key).or_insert_with(|| {
             let input = serde_json::from_str(&event.tool_input).unwrap_or(serde_json::Value::Null);
+            let command = recorded_command(&event.tool_name, &input).map(str::to_string);
             let call = ToolCall {
                 tool: event.tool_name.clone(),
                 input,
@@ -524,6 +529,8 @@ pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> Clas
             ));
             calls.push(Call {
                 risky: risky(&analysis, &prepared),
+                tiers: analysis.actions.iter().map(|a| a.tier()).collect(),
+                command,
                 analysis,
                 prepared,
                 action_signatures,

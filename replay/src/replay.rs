@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use leastgrant_engine::{
     Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity, Judgement, Learned,
-    NoAnswers, Posture, SessionState, Settings, Situation, Stage, Thresholds, decide_prepared,
-    judge, stable_hash,
+    NoAnswers, Posed, Posture, SessionState, Settings, Situation, Stage, Thresholds,
+    decide_prepared, judge, judge_posed, pose, stable_hash,
 };
 use leastgrant_ingest::schema::Outcome;
 
@@ -330,6 +330,8 @@ enum Learning {
     Shared {
         envelope: SettingEnvelope,
         class: usize,
+        /// Its posture's index in [`POSTURES`].
+        posture: usize,
     },
 }
 
@@ -413,7 +415,7 @@ fn replay_classified(
     let mut native = settings
         .iter()
         .any(|s| matches!(s.method, Method::Native(_)))
-        .then(|| NativeProject::new(events, event_call, roots, policy.as_ref()));
+        .then(|| NativeProject::new(events, event_call, calls, roots, policy.as_ref()));
     // The learning settings share one envelope per half-life (crate::shared); observe, whose
     // words on a miss ask about transitions, and every setting of an export keep their own.
     let mut shared: Vec<SharedEnvelope> = Vec::new();
@@ -445,6 +447,7 @@ fn replay_classified(
                     Learning::Shared {
                         envelope: SettingEnvelope::new(at, signature_count),
                         class,
+                        posture: POSTURES.iter().position(|p| *p == s.posture).unwrap_or(0),
                     }
                 }
                 (_, Some(table)) => Learning::Own(Envelope::tracking(Arc::clone(table))),
@@ -476,6 +479,15 @@ fn replay_classified(
         .unwrap_or(0);
     let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_count];
     let mut judgements: Vec<Judgement> = Vec::new();
+    // Per posture (in `POSTURES` order), each action's part of `judge` that no learned state
+    // changes, worked out once per event for the postures a sharing setting has.
+    let mut posed: [Vec<Posed>; 4] = Default::default();
+    let mut postures_used = [false; 4];
+    for state in &states {
+        if let Learning::Shared { posture, .. } = state.learned {
+            postures_used[posture] = true;
+        }
+    }
     let mut approvals_after: Vec<usize> = Vec::new();
     // The loop's bookkeeping, batched: per setting a flat tally of (period, verdict, class,
     // stake, label source) and per window and day a row of verdicts for every setting, each
@@ -539,6 +551,18 @@ fn replay_classified(
         let day = u32::try_from((now - first_ts).max(0) / DAY_US).unwrap_or(u32::MAX);
         let analysis = &call.analysis;
         let signatures = &call.action_signatures;
+        for ((posture, used), out) in POSTURES.iter().zip(postures_used).zip(&mut posed) {
+            if used {
+                out.clear();
+                out.extend(
+                    analysis
+                        .actions
+                        .iter()
+                        .zip(&call.prepared)
+                        .map(|(action, prep)| pose(action, prep, *posture)),
+                );
+            }
+        }
         // The class, the evidence and the tally slot of each verdict: the same for every
         // setting, so worked out once per event for each verdict that occurs.
         let mut outcomes: [Option<VerdictOutcome>; 3] = [None; 3];
@@ -564,11 +588,10 @@ fn replay_classified(
                 out.clear();
                 if let Some(envelope) = shared.get(*at) {
                     out.extend(
-                        analysis
-                            .actions
+                        call.tiers
                             .iter()
                             .zip(signatures)
-                            .map(|(a, id)| envelope.familiarity(*id, a.tier(), now, thresholds)),
+                            .map(|(tier, id)| envelope.familiarity(*id, *tier, now, thresholds)),
                     );
                 }
             }
@@ -576,8 +599,7 @@ fn replay_classified(
             let view = View {
                 setting: None,
                 shared: first,
-                analysis,
-                signatures,
+                call,
                 computed: &[],
                 computed_for: (f64::NAN, f64::NAN),
             };
@@ -596,32 +618,53 @@ fn replay_classified(
         {
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
             let view;
+            let mut shared_view: Option<(&View, &[Posed])> = None;
             let learned: &dyn Learned = match &state.learned {
                 Learning::Own(envelope) => envelope,
-                Learning::Shared { envelope, class } => {
+                Learning::Shared {
+                    envelope,
+                    class,
+                    posture,
+                } => {
                     let (at, thresholds) = classes.get(*class).copied().unwrap_or_default();
                     view = View {
                         setting: Some(envelope),
                         shared: &shared[at],
-                        analysis,
-                        signatures,
+                        call,
                         computed: computed.get(*class).map_or(&[], Vec::as_slice),
                         computed_for: (thresholds.half_life_days, thresholds.z),
                     };
+                    shared_view = Some((&view, posed.get(*posture).map_or(&[], Vec::as_slice)));
                     &view
                 }
             };
             let mut native_code = "";
             let decision = match &setting.method {
-                Method::Engine(engine_settings) => {
-                    let situation = Situation {
-                        learned,
-                        session: &session_state,
-                        settings: engine_settings,
-                        now_us: now,
-                    };
-                    judge(analysis, &call.prepared, &situation, &mut judgements).0
-                }
+                Method::Engine(engine_settings) => match shared_view {
+                    // The posture's part computed once per event, the familiarity read
+                    // from what the event computed for every setting of its class.
+                    Some((view, posed_for)) => {
+                        let thresholds = &engine_settings.thresholds;
+                        judge_posed(
+                            analysis,
+                            posed_for,
+                            &session_state,
+                            engine_settings,
+                            |at, tier| view.familiarity_at(at, tier, now, thresholds),
+                            &mut judgements,
+                        )
+                        .0
+                    }
+                    None => {
+                        let situation = Situation {
+                            learned,
+                            session: &session_state,
+                            settings: engine_settings,
+                            now_us: now,
+                        };
+                        judge(analysis, &call.prepared, &situation, &mut judgements).0
+                    }
+                },
                 Method::AlwaysAsk => Decision::Ask,
                 Method::AgentDefaults => {
                     if call.agent_allows {
@@ -756,8 +799,7 @@ fn replay_classified(
                     if let Some(shared) = shared.get(envelope.shared)
                         && envelope.learn(
                             shared,
-                            analysis,
-                            signatures,
+                            call,
                             evidence,
                             shared_evidence,
                             now,
@@ -778,7 +820,7 @@ fn replay_classified(
         }
         if let Some(evidence) = shared_evidence {
             for envelope in &mut shared {
-                envelope.learn(analysis, signatures, evidence, now, session_hash);
+                envelope.learn(call, evidence, now, session_hash);
             }
         }
         // Approvals of a setting's own learn after the sightings they share.
@@ -789,7 +831,7 @@ fn replay_classified(
             }) = states.get_mut(*at)
                 && let Some(shared) = shared.get(envelope.shared)
             {
-                envelope.learn_approvals(shared, analysis, signatures, now, session_hash);
+                envelope.learn_approvals(shared, call, now, session_hash);
             }
         }
         if shared_ran && let Some(s) = shared_sessions.get_mut(session) {
@@ -887,6 +929,14 @@ fn miss_record(
         },
     }
 }
+
+/// The postures, in the order of the per-event `pose` buffers.
+const POSTURES: [Posture; 4] = [
+    Posture::Observe,
+    Posture::Assist,
+    Posture::Autopilot,
+    Posture::Strict,
+];
 
 /// A verdict's class, the evidence it gives, whether the call ran, and its tally slot.
 type VerdictOutcome = (Class, Option<Evidence>, bool, usize);

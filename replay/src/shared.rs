@@ -19,9 +19,11 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    Action, Analysis, Approvals, Capability, DecayTable, Evidence, Exact, Familiarity, Learned,
-    SignatureStats, Thresholds, day_of, riskiest,
+    Approvals, Capability, DecayTable, Evidence, Exact, Familiarity, Learned, SignatureStats,
+    Thresholds, day_of, riskiest,
 };
+
+use crate::classify::Call;
 
 /// One setting's statistics for one signature.
 #[derive(Debug, Clone)]
@@ -108,22 +110,16 @@ impl SharedEnvelope {
     /// Folds one event's shared evidence in.
     pub(crate) fn learn(
         &mut self,
-        analysis: &Analysis,
-        signatures: &[u32],
+        call: &Call,
         evidence: Evidence,
         now_us: i64,
         session_hash: u64,
     ) {
         let h = self.table.half_life_days();
-        for_each_learned(analysis, signatures, evidence, |signature, action| {
+        for_each_learned(call, evidence, |signature, tier| {
             if let Some(slot) = self.stats.get_mut(signature as usize) {
-                slot.get_or_insert_default().learn(
-                    action.tier(),
-                    evidence,
-                    now_us,
-                    session_hash,
-                    Some(h),
-                );
+                slot.get_or_insert_default()
+                    .learn(tier, evidence, now_us, session_hash, Some(h));
             }
         });
     }
@@ -172,8 +168,7 @@ impl SettingEnvelope {
     pub(crate) fn learn(
         &mut self,
         shared: &SharedEnvelope,
-        analysis: &Analysis,
-        signatures: &[u32],
+        call: &Call,
         evidence: Option<Evidence>,
         shared_evidence: Option<Evidence>,
         now_us: i64,
@@ -187,7 +182,7 @@ impl SettingEnvelope {
                     Some(Evidence::Confirmed | Evidence::Observed)
                 )
             );
-            for signature in signatures {
+            for signature in &call.action_signatures {
                 let Some(slot) = self.own.get_mut(*signature as usize) else {
                     continue;
                 };
@@ -219,11 +214,11 @@ impl SettingEnvelope {
         let own = &mut self.own;
         let mut folded = 0u64;
         let mut approvals = false;
-        for_each_learned(analysis, signatures, evidence, |signature, action| {
+        for_each_learned(call, evidence, |signature, tier| {
             folded += 1;
             match own.get_mut(signature as usize) {
                 Some(Stats::Own(stats)) => stats.get_or_insert_with(Box::default).learn(
-                    action.tier(),
+                    tier,
                     evidence,
                     now_us,
                     session_hash,
@@ -242,18 +237,17 @@ impl SettingEnvelope {
     pub(crate) fn learn_approvals(
         &mut self,
         shared: &SharedEnvelope,
-        analysis: &Analysis,
-        signatures: &[u32],
+        call: &Call,
         now_us: i64,
         session_hash: u64,
     ) {
         let h = shared.table.half_life_days();
-        for (action, signature) in analysis.actions.iter().zip(signatures) {
+        for (tier, signature) in call.tiers.iter().zip(&call.action_signatures) {
             if let Some(Stats::Approvals(own)) = self.own.get_mut(*signature as usize)
                 && let Some(Some(sightings)) = shared.stats.get(*signature as usize)
             {
                 own.approvals
-                    .learn(sightings, action.tier(), now_us, session_hash, Some(h));
+                    .learn(sightings, *tier, now_us, session_hash, Some(h));
                 own.said.set(None);
             }
         }
@@ -284,25 +278,22 @@ impl SettingEnvelope {
 }
 
 /// The signatures an event's evidence goes to, as [`leastgrant_engine::Envelope::learn_event`]
-/// folds them: a refusal to the riskiest action only, anything else to every action. The
-/// action is passed for its tier, which only a fold needs.
-fn for_each_learned<'a>(
-    analysis: &'a Analysis,
-    signatures: &[u32],
-    evidence: Evidence,
-    mut fold: impl FnMut(u32, &'a Action),
-) {
+/// folds them: a refusal to the riskiest action only, anything else to every action; with
+/// each action's tier.
+fn for_each_learned(call: &Call, evidence: Evidence, mut fold: impl FnMut(u32, u8)) {
+    let actions = &call.analysis.actions;
     if evidence == Evidence::Denied {
-        if let Some(worst) = riskiest(&analysis.actions)
-            && let Some(at) = analysis.actions.iter().position(|a| std::ptr::eq(a, worst))
-            && let Some(signature) = signatures.get(at)
+        if let Some(worst) = riskiest(actions)
+            && let Some(at) = actions.iter().position(|a| std::ptr::eq(a, worst))
+            && let Some(signature) = call.action_signatures.get(at)
+            && let Some(tier) = call.tiers.get(at)
         {
-            fold(*signature, worst);
+            fold(*signature, *tier);
         }
         return;
     }
-    for (action, signature) in analysis.actions.iter().zip(signatures) {
-        fold(*signature, action);
+    for (signature, tier) in call.action_signatures.iter().zip(&call.tiers) {
+        fold(*signature, *tier);
     }
 }
 
@@ -356,8 +347,7 @@ fn familiarity_with(
 pub(crate) struct View<'a> {
     pub(crate) setting: Option<&'a SettingEnvelope>,
     pub(crate) shared: &'a SharedEnvelope,
-    pub(crate) analysis: &'a Analysis,
-    pub(crate) signatures: &'a [u32],
+    pub(crate) call: &'a Call,
     /// Per action, the shared familiarity for `computed_for`'s half-life and z.
     pub(crate) computed: &'a [Familiarity],
     pub(crate) computed_for: (f64, f64),
@@ -379,11 +369,7 @@ impl View<'_> {
         let computed = self.computed.get(at).filter(|_| {
             (thresholds.half_life_days, thresholds.z) == self.computed_for
                 && self.shared.table.half_life_days() == thresholds.half_life_days
-                && self
-                    .analysis
-                    .actions
-                    .get(at)
-                    .is_some_and(|a| a.tier() == tier)
+                && self.call.tiers.get(at) == Some(&tier)
         });
         let (Some(shared), Some(stats)) = (computed, sightings) else {
             return familiarity_with(
@@ -427,25 +413,18 @@ impl View<'_> {
     }
 }
 
-impl Learned for View<'_> {
-    fn familiarity(
+impl View<'_> {
+    /// The familiarity of the event's action `at` (its signature and tier): the statistics of
+    /// the setting's own, its approvals with the shared sightings, or the shared familiarity
+    /// computed once for the event.
+    pub(crate) fn familiarity_at(
         &self,
-        signature: &str,
+        at: usize,
         tier: u8,
         now_us: i64,
         thresholds: &Thresholds,
     ) -> Familiarity {
-        // The engine asks about the actions of the call it judges: find which by address,
-        // else by text.
-        let actions = &self.analysis.actions;
-        let Some(at) = actions
-            .iter()
-            .position(|a| std::ptr::eq(a.signature.as_str(), signature))
-            .or_else(|| actions.iter().position(|a| a.signature == signature))
-        else {
-            return Familiarity::NOVEL;
-        };
-        let Some(id) = self.signatures.get(at).copied() else {
+        let Some(id) = self.call.action_signatures.get(at).copied() else {
             return Familiarity::NOVEL;
         };
         match self.setting.and_then(|s| s.own.get(id as usize)) {
@@ -465,11 +444,33 @@ impl Learned for View<'_> {
             _ => {}
         }
         let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
-            && actions.get(at).is_some_and(|a| a.tier() == tier);
+            && self.call.tiers.get(at) == Some(&tier);
         match self.computed.get(at) {
             Some(fam) if same => *fam,
             _ => self.shared.familiarity(id, tier, now_us, thresholds),
         }
+    }
+}
+
+impl Learned for View<'_> {
+    fn familiarity(
+        &self,
+        signature: &str,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
+        // The engine asks about the actions of the call it judges: find which by address,
+        // else by text.
+        let actions = &self.call.analysis.actions;
+        let Some(at) = actions
+            .iter()
+            .position(|a| std::ptr::eq(a.signature.as_str(), signature))
+            .or_else(|| actions.iter().position(|a| a.signature == signature))
+        else {
+            return Familiarity::NOVEL;
+        };
+        self.familiarity_at(at, tier, now_us, thresholds)
     }
 
     /// Only the words of an ask consult transitions, and a learning setting's words are asked
