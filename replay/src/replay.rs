@@ -497,6 +497,9 @@ fn replay_classified(
     let mut window_rows: Vec<[u32; 3]> = Vec::new();
     let mut day_rows: Vec<[u32; 3]> = Vec::new();
     for (index, event) in events.iter().enumerate() {
+        for envelope in &shared {
+            envelope.begin_event();
+        }
         let Some(call) = event_call.get(index).and_then(|c| calls.get(*c)) else {
             // A standing approval: `granted` evidence for every engine setting, from its time.
             if let (Some(Standing::Grants(grants)), Some(at)) = (standing.get(&index), event.ts_us)

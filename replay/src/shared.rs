@@ -15,7 +15,8 @@
 //! ([`SignatureStats`], [`Approvals`]), so the numbers, and the verdicts, are those of a setting
 //! replayed with an envelope of its own.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leastgrant_engine::{
@@ -35,10 +36,39 @@ enum Stats {
     /// reverse), which leave the sightings as they are. An allow after promotion is such a
     /// difference, and costs nothing here.
     Approvals(Box<OwnApprovals>),
-    /// Its own, from the first event its evidence differed (`None`: no evidence yet); boxed,
-    /// as most signatures of most settings never need one.
-    Own(Option<Box<SignatureStats>>),
+    /// Sightings of its own, from the first event its sightings differed from the shared ones
+    /// (`None`: none yet), with approvals of its own. The sightings are one copy for every
+    /// setting whose sightings diverged alike (the settings that let the same refused call
+    /// through, and then kept allowing it): a fold is copied on write, once per event for all
+    /// of them ([`SharedEnvelope::fold_diverged`]).
+    Own(Option<Rc<SignatureStats>>, Box<OwnApprovals>),
 }
+
+/// One fold of diverged sightings this event: the sightings before (null: none), the kind of
+/// sighting ([`sighting`]), and the sightings after, which every setting whose sightings were
+/// the same before and folds the same kind of sighting takes.
+struct Fold {
+    signature: u32,
+    before: *const SignatureStats,
+    kind: u8,
+    /// The sightings before, kept alive for the event so that no new copy takes their address.
+    _kept: Option<Rc<SignatureStats>>,
+    after: Rc<SignatureStats>,
+}
+
+/// The kind of sighting a piece of evidence is: `confirmed` and `observed` are the same
+/// sighting (they differ only in the approvals, which each setting keeps of its own).
+fn sighting(evidence: Evidence) -> u8 {
+    match evidence {
+        Evidence::Confirmed | Evidence::Observed => 0,
+        Evidence::Denied => 1,
+        Evidence::Granted => 2,
+    }
+}
+
+/// The key of a familiarity of diverged sightings computed this event: the sightings, the
+/// tier, and the half-life and z as bits.
+type SeenKey = (*const SignatureStats, u8, u64, u64);
 
 /// Approvals of a setting's own, and what they said last: a promoted setting learns no more
 /// approvals, so on the same day, at the same tier and with the same refusals and anchor the
@@ -75,6 +105,13 @@ impl OwnApprovals {
 pub(crate) struct SharedEnvelope {
     table: Arc<DecayTable>,
     stats: Vec<Option<SignatureStats>>,
+    /// This event's folds of diverged sightings.
+    folds: RefCell<Vec<Fold>>,
+    /// This event's copies of the shared sightings (as they were before the event) for the
+    /// settings whose sightings diverge now, per signature.
+    snapshots: RefCell<Vec<(u32, Rc<SignatureStats>)>>,
+    /// This event's familiarity of diverged sightings (its sightings' share is theirs).
+    seen: RefCell<Vec<(SeenKey, Familiarity)>>,
 }
 
 impl SharedEnvelope {
@@ -82,7 +119,70 @@ impl SharedEnvelope {
         SharedEnvelope {
             table,
             stats: vec![None; signatures],
+            folds: RefCell::new(Vec::new()),
+            snapshots: RefCell::new(Vec::new()),
+            seen: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Forgets the previous event's folds, copies and familiarity of diverged sightings.
+    pub(crate) fn begin_event(&self) {
+        self.folds.borrow_mut().clear();
+        self.snapshots.borrow_mut().clear();
+        self.seen.borrow_mut().clear();
+    }
+
+    /// The shared sightings of `signature` as they were before this event, as one copy for
+    /// every setting whose sightings diverge at this event.
+    fn snapshot(&self, signature: u32) -> Option<Rc<SignatureStats>> {
+        let stats = self.stats.get(signature as usize)?.as_ref()?;
+        let mut snapshots = self.snapshots.borrow_mut();
+        if let Some((_, copy)) = snapshots.iter().find(|(id, _)| *id == signature) {
+            return Some(Rc::clone(copy));
+        }
+        let copy = Rc::new(stats.clone());
+        snapshots.push((signature, Rc::clone(&copy)));
+        Some(copy)
+    }
+
+    /// Folds one sighting into a setting's diverged sightings `slot`, copy on write: settings
+    /// whose sightings were the same copy before and fold the same kind of sighting take the
+    /// same copy after, folded once. Sightings no other setting holds fold in place.
+    fn fold_diverged(
+        &self,
+        slot: &mut Option<Rc<SignatureStats>>,
+        signature: u32,
+        tier: u8,
+        evidence: Evidence,
+        now_us: i64,
+        session_hash: u64,
+    ) {
+        let before = slot.as_ref().map_or(std::ptr::null(), Rc::as_ptr);
+        let kind = sighting(evidence);
+        let mut folds = self.folds.borrow_mut();
+        if let Some(fold) = folds
+            .iter()
+            .find(|f| f.signature == signature && f.before == before && f.kind == kind)
+        {
+            *slot = Some(Rc::clone(&fold.after));
+            return;
+        }
+        let h = Some(self.table.half_life_days());
+        if let Some(stats) = slot.as_mut().and_then(Rc::get_mut) {
+            stats.learn(tier, evidence, now_us, session_hash, h);
+            return;
+        }
+        let mut stats = slot.as_deref().cloned().unwrap_or_default();
+        stats.learn(tier, evidence, now_us, session_hash, h);
+        let after = Rc::new(stats);
+        folds.push(Fold {
+            signature,
+            before,
+            kind,
+            _kept: slot.take(),
+            after: Rc::clone(&after),
+        });
+        *slot = Some(after);
     }
 
     /// The half-life its decayed sums are kept for.
@@ -191,19 +291,21 @@ impl SettingEnvelope {
                     .get(*signature as usize)
                     .and_then(Option::as_ref);
                 match slot {
-                    Stats::Shared if approvals_only => {
-                        let approvals = sightings.map(SignatureStats::approvals);
-                        *slot = Stats::Approvals(Box::new(OwnApprovals::new(
-                            approvals.unwrap_or_default(),
-                        )));
+                    Stats::Shared => {
+                        let approvals = OwnApprovals::new(
+                            sightings.map(SignatureStats::approvals).unwrap_or_default(),
+                        );
+                        *slot = if approvals_only {
+                            Stats::Approvals(Box::new(approvals))
+                        } else {
+                            Stats::Own(shared.snapshot(*signature), Box::new(approvals))
+                        };
                     }
-                    Stats::Shared => *slot = Stats::Own(sightings.cloned().map(Box::new)),
                     Stats::Approvals(approvals) if !approvals_only => {
-                        let stats =
-                            sightings.map(|s| Box::new(s.with_approvals(&approvals.approvals)));
-                        *slot = Stats::Own(stats);
+                        let approvals = OwnApprovals::new(std::mem::take(&mut approvals.approvals));
+                        *slot = Stats::Own(shared.snapshot(*signature), Box::new(approvals));
                     }
-                    Stats::Approvals(_) | Stats::Own(_) => {}
+                    Stats::Approvals(_) | Stats::Own(..) => {}
                 }
             }
         }
@@ -217,13 +319,25 @@ impl SettingEnvelope {
         for_each_learned(call, evidence, |signature, tier| {
             folded += 1;
             match own.get_mut(signature as usize) {
-                Some(Stats::Own(stats)) => stats.get_or_insert_with(Box::default).learn(
-                    tier,
-                    evidence,
-                    now_us,
-                    session_hash,
-                    Some(h),
-                ),
+                Some(Stats::Own(sightings, approvals)) => {
+                    shared.fold_diverged(
+                        sightings,
+                        signature,
+                        tier,
+                        evidence,
+                        now_us,
+                        session_hash,
+                    );
+                    // Approvals of its own learn after the sightings folded the sighting.
+                    if evidence == Evidence::Confirmed
+                        && let Some(after) = sightings.as_deref()
+                    {
+                        approvals
+                            .approvals
+                            .learn(after, tier, now_us, session_hash, Some(h));
+                        approvals.said.set(None);
+                    }
+                }
                 Some(Stats::Approvals(_)) => approvals |= evidence == Evidence::Confirmed,
                 _ => {}
             }
@@ -265,14 +379,8 @@ impl SettingEnvelope {
         session_hash: u64,
     ) {
         self.events += 1;
-        if let Some(Stats::Own(stats)) = self.own.get_mut(signature as usize) {
-            stats.get_or_insert_with(Box::default).learn(
-                tier,
-                evidence,
-                now_us,
-                session_hash,
-                Some(shared.table.half_life_days()),
-            );
+        if let Some(Stats::Own(sightings, _)) = self.own.get_mut(signature as usize) {
+            shared.fold_diverged(sightings, signature, tier, evidence, now_us, session_hash);
         }
     }
 }
@@ -354,23 +462,19 @@ pub(crate) struct View<'a> {
 }
 
 impl View<'_> {
-    /// The familiarity of action `at` for a setting with approvals of its own: the shared
-    /// familiarity computed for this event with the approvals' share of its own, which is what
-    /// it was when asked the same day at the same tier with the same refusals and anchor.
+    /// The familiarity of `sightings` with approvals of a setting's own: the sightings' share
+    /// computed for this event (`computed`: the shared familiarity, or that of diverged
+    /// sightings) with the approvals' share of its own, which is what it was when asked the
+    /// same day at the same tier with the same refusals and anchor.
     fn with_approvals(
         &self,
-        at: usize,
+        computed: Option<&Familiarity>,
         sightings: Option<&SignatureStats>,
         own: &OwnApprovals,
         tier: u8,
         now_us: i64,
         thresholds: &Thresholds,
     ) -> Familiarity {
-        let computed = self.computed.get(at).filter(|_| {
-            (thresholds.half_life_days, thresholds.z) == self.computed_for
-                && self.shared.table.half_life_days() == thresholds.half_life_days
-                && self.call.tiers.get(at) == Some(&tier)
-        });
         let (Some(shared), Some(stats)) = (computed, sightings) else {
             return familiarity_with(
                 sightings,
@@ -428,18 +532,46 @@ impl View<'_> {
             return Familiarity::NOVEL;
         };
         match self.setting.and_then(|s| s.own.get(id as usize)) {
-            Some(Stats::Own(stats)) => {
-                return familiarity(
-                    stats.as_deref(),
-                    &self.shared.table,
+            Some(Stats::Own(sightings, own)) => {
+                let Some(stats) = sightings.as_deref() else {
+                    return Familiarity::NOVEL;
+                };
+                // Diverged sightings are shared by the settings that diverged alike: their
+                // share of a familiarity is computed once per event.
+                let key: SeenKey = (
+                    std::ptr::from_ref(stats),
+                    tier,
+                    thresholds.half_life_days.to_bits(),
+                    thresholds.z.to_bits(),
+                );
+                let cached = self
+                    .shared
+                    .seen
+                    .borrow()
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, fam)| *fam);
+                let fam = self.with_approvals(
+                    cached.as_ref(),
+                    Some(stats),
+                    own,
                     tier,
                     now_us,
                     thresholds,
                 );
+                if cached.is_none() {
+                    self.shared.seen.borrow_mut().push((key, fam));
+                }
+                return fam;
             }
             Some(Stats::Approvals(own)) => {
                 let sightings = self.shared.stats.get(id as usize).and_then(Option::as_ref);
-                return self.with_approvals(at, sightings, own, tier, now_us, thresholds);
+                let computed = self.computed.get(at).filter(|_| {
+                    (thresholds.half_life_days, thresholds.z) == self.computed_for
+                        && self.shared.table.half_life_days() == thresholds.half_life_days
+                        && self.call.tiers.get(at) == Some(&tier)
+                });
+                return self.with_approvals(computed, sightings, own, tier, now_us, thresholds);
             }
             _ => {}
         }
