@@ -35,13 +35,13 @@ enum Stats {
     /// shared evidence only by approvals (`confirmed` where the shared has `observed`, or the
     /// reverse), which leave the sightings as they are. An allow after promotion is such a
     /// difference, and costs nothing here.
-    Approvals(Box<OwnApprovals>),
+    Approvals(Rc<OwnApprovals>),
     /// Sightings of its own, from the first event its sightings differed from the shared ones
     /// (`None`: none yet), with approvals of its own. The sightings are one copy for every
     /// setting whose sightings diverged alike (the settings that let the same refused call
     /// through, and then kept allowing it): a fold is copied on write, once per event for all
     /// of them ([`SharedEnvelope::fold_diverged`]).
-    Own(Option<Rc<SignatureStats>>, Box<OwnApprovals>),
+    Own(Option<Rc<SignatureStats>>, Rc<OwnApprovals>),
 }
 
 /// One fold of diverged sightings this event: the sightings before (null: none), the kind of
@@ -66,14 +66,27 @@ fn sighting(evidence: Evidence) -> u8 {
     }
 }
 
-/// The key of a familiarity of diverged sightings computed this event: the sightings, the
-/// tier, and the half-life and z as bits.
-type SeenKey = (*const SignatureStats, u8, u64, u64);
+/// The key of a familiarity computed this event: the sightings, the approvals (null: the
+/// sightings' share only), the tier, and the half-life and z as bits.
+type SeenKey = (*const SignatureStats, *const OwnApprovals, u8, u64, u64);
+
+/// One fold of shared approvals this event: the approvals before, the sightings and tier they
+/// learned with, and the approvals after.
+struct ApprovalFold {
+    signature: u32,
+    before: *const OwnApprovals,
+    sightings: *const SignatureStats,
+    tier: u8,
+    _kept: Rc<OwnApprovals>,
+    after: Rc<OwnApprovals>,
+}
 
 /// Approvals of a setting's own, and what they said last: a promoted setting learns no more
-/// approvals, so on the same day, at the same tier and with the same refusals and anchor the
-/// approvals' share of a familiarity is what it was; the sightings' share is the shared one
-/// computed once per event.
+/// approvals, so on the same day, at the same tier and z and with the same refusals and anchor
+/// the approvals' share of a familiarity is what it was; the sightings' share is the shared one
+/// computed once per event. One copy for every setting whose approvals are the same (they took
+/// them from the shared statistics at the same event and learned the same since): copied on
+/// write ([`SharedEnvelope::learn_own_approvals`]).
 #[derive(Debug, Clone, Default)]
 struct OwnApprovals {
     approvals: Approvals,
@@ -81,7 +94,7 @@ struct OwnApprovals {
     said: Cell<Option<(Said, ApprovalShare)>>,
 }
 
-type Said = (i64, u8, u32, Option<i64>);
+type Said = (i64, u8, u64, u32, Option<i64>);
 
 /// The fields of a [`Familiarity`] the approvals decide.
 #[derive(Debug, Clone, Copy)]
@@ -110,8 +123,13 @@ pub(crate) struct SharedEnvelope {
     /// This event's copies of the shared sightings (as they were before the event) for the
     /// settings whose sightings diverge now, per signature.
     snapshots: RefCell<Vec<(u32, Rc<SignatureStats>)>>,
-    /// This event's familiarity of diverged sightings (its sightings' share is theirs).
+    /// This event's familiarity of sightings with approvals of a setting's own.
     seen: RefCell<Vec<(SeenKey, Familiarity)>>,
+    /// This event's copies of the shared approvals (as they were before the event) for the
+    /// settings whose approvals diverge now, per signature.
+    approval_snapshots: RefCell<Vec<(u32, Rc<OwnApprovals>)>>,
+    /// This event's folds of approvals of the settings' own.
+    approval_folds: RefCell<Vec<ApprovalFold>>,
 }
 
 impl SharedEnvelope {
@@ -122,6 +140,8 @@ impl SharedEnvelope {
             folds: RefCell::new(Vec::new()),
             snapshots: RefCell::new(Vec::new()),
             seen: RefCell::new(Vec::new()),
+            approval_snapshots: RefCell::new(Vec::new()),
+            approval_folds: RefCell::new(Vec::new()),
         }
     }
 
@@ -130,6 +150,69 @@ impl SharedEnvelope {
         self.folds.borrow_mut().clear();
         self.snapshots.borrow_mut().clear();
         self.seen.borrow_mut().clear();
+        self.approval_snapshots.borrow_mut().clear();
+        self.approval_folds.borrow_mut().clear();
+    }
+
+    /// The approvals of the shared statistics of `signature` as they were before this event,
+    /// as one copy for every setting whose approvals diverge at this event.
+    fn approvals_snapshot(&self, signature: u32) -> Rc<OwnApprovals> {
+        let mut snapshots = self.approval_snapshots.borrow_mut();
+        if let Some((_, copy)) = snapshots.iter().find(|(id, _)| *id == signature) {
+            return Rc::clone(copy);
+        }
+        let approvals = self
+            .stats
+            .get(signature as usize)
+            .and_then(Option::as_ref)
+            .map(SignatureStats::approvals)
+            .unwrap_or_default();
+        let copy = Rc::new(OwnApprovals::new(approvals));
+        snapshots.push((signature, Rc::clone(&copy)));
+        copy
+    }
+
+    /// Folds one approval into approvals of a setting's own `slot` given the sightings after
+    /// they folded the same sighting, copy on write: settings that held the same approvals and
+    /// learn with the same sightings take the same copy after, folded once.
+    fn learn_own_approvals(
+        &self,
+        slot: &mut Rc<OwnApprovals>,
+        signature: u32,
+        sightings: &SignatureStats,
+        tier: u8,
+        now_us: i64,
+        session_hash: u64,
+    ) {
+        let before = Rc::as_ptr(slot);
+        let with = std::ptr::from_ref(sightings);
+        let mut folds = self.approval_folds.borrow_mut();
+        if let Some(fold) = folds.iter().find(|f| {
+            f.signature == signature && f.before == before && f.sightings == with && f.tier == tier
+        }) {
+            *slot = Rc::clone(&fold.after);
+            return;
+        }
+        let h = Some(self.table.half_life_days());
+        if let Some(own) = Rc::get_mut(slot) {
+            own.approvals
+                .learn(sightings, tier, now_us, session_hash, h);
+            own.said.set(None);
+            return;
+        }
+        let mut own = OwnApprovals::new(slot.approvals.clone());
+        own.approvals
+            .learn(sightings, tier, now_us, session_hash, h);
+        let after = Rc::new(own);
+        let kept = std::mem::replace(slot, Rc::clone(&after));
+        folds.push(ApprovalFold {
+            signature,
+            before,
+            sightings: with,
+            tier,
+            _kept: kept,
+            after,
+        });
     }
 
     /// The shared sightings of `signature` as they were before this event, as one copy for
@@ -286,24 +369,20 @@ impl SettingEnvelope {
                 let Some(slot) = self.own.get_mut(*signature as usize) else {
                     continue;
                 };
-                let sightings = shared
-                    .stats
-                    .get(*signature as usize)
-                    .and_then(Option::as_ref);
                 match slot {
                     Stats::Shared => {
-                        let approvals = OwnApprovals::new(
-                            sightings.map(SignatureStats::approvals).unwrap_or_default(),
-                        );
+                        let approvals = shared.approvals_snapshot(*signature);
                         *slot = if approvals_only {
-                            Stats::Approvals(Box::new(approvals))
+                            Stats::Approvals(approvals)
                         } else {
-                            Stats::Own(shared.snapshot(*signature), Box::new(approvals))
+                            Stats::Own(shared.snapshot(*signature), approvals)
                         };
                     }
                     Stats::Approvals(approvals) if !approvals_only => {
-                        let approvals = OwnApprovals::new(std::mem::take(&mut approvals.approvals));
-                        *slot = Stats::Own(shared.snapshot(*signature), Box::new(approvals));
+                        // What they said was with the shared sightings.
+                        approvals.said.set(None);
+                        let approvals = Rc::clone(approvals);
+                        *slot = Stats::Own(shared.snapshot(*signature), approvals);
                     }
                     Stats::Approvals(_) | Stats::Own(..) => {}
                 }
@@ -312,7 +391,6 @@ impl SettingEnvelope {
         let Some(evidence) = evidence else {
             return false;
         };
-        let h = shared.table.half_life_days();
         let own = &mut self.own;
         let mut folded = 0u64;
         let mut approvals = false;
@@ -332,10 +410,14 @@ impl SettingEnvelope {
                     if evidence == Evidence::Confirmed
                         && let Some(after) = sightings.as_deref()
                     {
-                        approvals
-                            .approvals
-                            .learn(after, tier, now_us, session_hash, Some(h));
-                        approvals.said.set(None);
+                        shared.learn_own_approvals(
+                            approvals,
+                            signature,
+                            after,
+                            tier,
+                            now_us,
+                            session_hash,
+                        );
                     }
                 }
                 Some(Stats::Approvals(_)) => approvals |= evidence == Evidence::Confirmed,
@@ -355,14 +437,11 @@ impl SettingEnvelope {
         now_us: i64,
         session_hash: u64,
     ) {
-        let h = shared.table.half_life_days();
         for (tier, signature) in call.tiers.iter().zip(&call.action_signatures) {
             if let Some(Stats::Approvals(own)) = self.own.get_mut(*signature as usize)
                 && let Some(Some(sightings)) = shared.stats.get(*signature as usize)
             {
-                own.approvals
-                    .learn(sightings, *tier, now_us, session_hash, Some(h));
-                own.said.set(None);
+                shared.learn_own_approvals(own, *signature, sightings, *tier, now_us, session_hash);
             }
         }
     }
@@ -485,7 +564,13 @@ impl View<'_> {
                 thresholds,
             );
         };
-        let said: Said = (day_of(now_us), tier, stats.denied, stats.anchor());
+        let said: Said = (
+            day_of(now_us),
+            tier,
+            thresholds.z.to_bits(),
+            stats.denied,
+            stats.anchor(),
+        );
         let share = match own.said.get() {
             Some((key, share)) if key == said => share,
             _ => {
@@ -518,6 +603,51 @@ impl View<'_> {
 }
 
 impl View<'_> {
+    /// What this event already computed for `sightings` with the approvals `own`: the whole
+    /// familiarity, and the sightings' share (from any approvals).
+    fn seen(
+        &self,
+        sightings: &SignatureStats,
+        own: &Rc<OwnApprovals>,
+        tier: u8,
+        thresholds: &Thresholds,
+    ) -> (Option<Familiarity>, Option<Familiarity>) {
+        let (h, z) = (thresholds.half_life_days.to_bits(), thresholds.z.to_bits());
+        let key: SeenKey = (std::ptr::from_ref(sightings), Rc::as_ptr(own), tier, h, z);
+        let share: SeenKey = (std::ptr::from_ref(sightings), std::ptr::null(), tier, h, z);
+        let seen = self.shared.seen.borrow();
+        let mut found = (None, None);
+        for (k, fam) in seen.iter() {
+            if *k == key {
+                return (Some(*fam), None);
+            }
+            if *k == share {
+                found.1 = Some(*fam);
+            }
+        }
+        found
+    }
+
+    /// Keeps this event's familiarity of `sightings` with the approvals `own` (and, when
+    /// `share`, as the sightings' share for other approvals).
+    fn remember(
+        &self,
+        sightings: &SignatureStats,
+        own: &Rc<OwnApprovals>,
+        share: bool,
+        tier: u8,
+        thresholds: &Thresholds,
+        fam: Familiarity,
+    ) {
+        let (h, z) = (thresholds.half_life_days.to_bits(), thresholds.z.to_bits());
+        let at = std::ptr::from_ref(sightings);
+        let mut seen = self.shared.seen.borrow_mut();
+        seen.push(((at, Rc::as_ptr(own), tier, h, z), fam));
+        if share {
+            seen.push(((at, std::ptr::null(), tier, h, z), fam));
+        }
+    }
+
     /// The familiarity of the event's action `at` (its signature and tier): the statistics of
     /// the setting's own, its approvals with the shared sightings, or the shared familiarity
     /// computed once for the event.
@@ -538,30 +668,13 @@ impl View<'_> {
                 };
                 // Diverged sightings are shared by the settings that diverged alike: their
                 // share of a familiarity is computed once per event.
-                let key: SeenKey = (
-                    std::ptr::from_ref(stats),
-                    tier,
-                    thresholds.half_life_days.to_bits(),
-                    thresholds.z.to_bits(),
-                );
-                let cached = self
-                    .shared
-                    .seen
-                    .borrow()
-                    .iter()
-                    .find(|(k, _)| *k == key)
-                    .map(|(_, fam)| *fam);
-                let fam = self.with_approvals(
-                    cached.as_ref(),
-                    Some(stats),
-                    own,
-                    tier,
-                    now_us,
-                    thresholds,
-                );
-                if cached.is_none() {
-                    self.shared.seen.borrow_mut().push((key, fam));
+                let (whole, share) = self.seen(stats, own, tier, thresholds);
+                if let Some(fam) = whole {
+                    return fam;
                 }
+                let fam =
+                    self.with_approvals(share.as_ref(), Some(stats), own, tier, now_us, thresholds);
+                self.remember(stats, own, share.is_none(), tier, thresholds, fam);
                 return fam;
             }
             Some(Stats::Approvals(own)) => {
@@ -571,7 +684,16 @@ impl View<'_> {
                         && self.shared.table.half_life_days() == thresholds.half_life_days
                         && self.call.tiers.get(at) == Some(&tier)
                 });
-                return self.with_approvals(computed, sightings, own, tier, now_us, thresholds);
+                let Some(stats) = sightings else {
+                    return self.with_approvals(computed, sightings, own, tier, now_us, thresholds);
+                };
+                let (whole, _) = self.seen(stats, own, tier, thresholds);
+                if let Some(fam) = whole {
+                    return fam;
+                }
+                let fam = self.with_approvals(computed, sightings, own, tier, now_us, thresholds);
+                self.remember(stats, own, false, tier, thresholds, fam);
+                return fam;
             }
             _ => {}
         }
