@@ -6,7 +6,7 @@
 //! Must not: decide anything under a setting (that is `crate::replay`).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use leastgrant_engine::{
     ActionFlags, Analysis, Decision, NoAnswers, Policy, PreparedAction, Roots, Rule,
@@ -261,7 +261,7 @@ fn standing_of(event: &ReplayEvent, roots: &Roots, calls: &[Call]) -> Standing {
     let whole_server = tool
         .strip_prefix("mcp__")
         .is_some_and(|rest| !rest.trim_end_matches("__*").contains("__"));
-    if rule.is_unbounded() && (NARROWED_TOOLS.contains(&tool) || whole_server) {
+    if (NARROWED_TOOLS.contains(&tool) || whole_server) && unbounded(&rule) {
         return Standing::TooBroad;
     }
     let mut signatures: Vec<(String, u32, u8)> = calls
@@ -273,6 +273,40 @@ fn standing_of(event: &ReplayEvent, roots: &Roots, calls: &[Call]) -> Standing {
     signatures.sort();
     signatures.dedup();
     Standing::Grants(signatures)
+}
+
+/// Distinct rules remembered per rule text, and in all, by [`unbounded`].
+const UNBOUNDED_PER_TEXT: usize = 8;
+const UNBOUNDED_KNOWN: usize = 4096;
+
+/// [`Rule::is_unbounded`] (a proof over the rule's pattern, the costly part of reading a
+/// standing approval), remembered for the run: a user-level rule stands in every project, so
+/// each distinct rule (its text and its pattern resolved against the project's roots, compared
+/// whole) is proved once, not once per project. Bounded: past the limits it is proved again.
+fn unbounded(rule: &Rule) -> bool {
+    type Known = HashMap<String, Vec<(Rule, bool)>>;
+    static KNOWN: Mutex<Option<Known>> = Mutex::new(None);
+    if let Ok(known) = KNOWN.lock()
+        && let Some(answer) = known
+            .as_ref()
+            .and_then(|k| k.get(&rule.text))
+            .and_then(|rules| rules.iter().find(|(r, _)| r == rule))
+            .map(|(_, answer)| *answer)
+    {
+        return answer;
+    }
+    let answer = rule.is_unbounded();
+    if let Ok(mut known) = KNOWN.lock() {
+        let known = known.get_or_insert_with(HashMap::new);
+        let total: usize = known.values().map(Vec::len).sum();
+        if total < UNBOUNDED_KNOWN {
+            let rules = known.entry(rule.text.clone()).or_default();
+            if rules.len() < UNBOUNDED_PER_TEXT {
+                rules.push((rule.clone(), answer));
+            }
+        }
+    }
+    answer
 }
 
 /// A call is risky when any action is at tier 2 or above, or is near a floor: it hits one
