@@ -284,53 +284,66 @@ pub struct Situation<'a> {
 }
 
 /// Judges every action of a call into `out` (cleared first) and returns the enforced and the
-/// advisory decision. The one decision procedure: [`decide`] is this plus the words.
+/// advisory decision. The one decision procedure: [`decide`] is this plus the words, and
+/// [`judge_posed`] is this with the posture's part ([`pose`]) computed beforehand.
 pub fn judge(
     analysis: &Analysis,
     prepared: &[PreparedAction],
     situation: &Situation<'_>,
     out: &mut Vec<Judgement>,
 ) -> (Decision, Decision) {
-    out.clear();
-    let mut advisory: Option<Decision> = None;
-    let mut integrity = false;
-    for (action, prep) in analysis.actions.iter().zip(prepared) {
-        let mut judgement = judge_action(action, prep, situation);
-        // Session taint only ever turns an allow into an ask.
-        if judgement.decision == Decision::Allow
-            && let Some(concern) = situation.session.concern(action)
-        {
-            judgement.decision = Decision::Ask;
-            judgement.taint = Some(concern);
+    let settings = situation.settings;
+    let mut each = analysis.actions.iter().zip(prepared).map(|(action, prep)| {
+        match pose(action, prep, settings.posture) {
+            Posed::Decided(judgement) => judgement,
+            Posed::Learned { harmless, tier } => {
+                let fam = situation.learned.familiarity(
+                    &action.signature,
+                    tier,
+                    situation.now_us,
+                    &settings.thresholds,
+                );
+                judge_learned(fam, tier, harmless, &settings.thresholds)
+            }
         }
-        integrity |= judgement.stage == Stage::Integrity;
-        advisory = advisory.max(Some(judgement.decision));
-        out.push(judgement);
-    }
-    // Nothing to decide on asks.
-    let advisory = advisory.unwrap_or(Decision::Ask);
-    let enforced = if situation.settings.posture == Posture::Observe {
-        // Observe enforces only the integrity floor.
-        if integrity {
-            Decision::Deny
-        } else {
-            Decision::Allow
-        }
-    } else {
-        advisory
-    };
-    (enforced, advisory)
+    });
+    finish(
+        analysis,
+        situation.session,
+        settings.posture,
+        |_| each.next(),
+        out,
+    )
 }
 
-fn judge_action(action: &Action, prep: &PreparedAction, situation: &Situation<'_>) -> Judgement {
-    let posture = situation.settings.posture;
-    let thresholds = &situation.settings.thresholds;
-    let plain = |decision, stage, floor| Judgement {
-        decision,
-        stage,
-        floor,
-        learned: None,
-        taint: None,
+/// What an action's judgement is before anything learned: decided by the integrity floor, a
+/// rule, an ask floor or the strict posture, or left to learning (and whether the action is
+/// harmless enough for the observation route under the posture). It depends on the call and
+/// the posture only, so the replay computes it once per event and posture.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Posed {
+    /// Decided before learning.
+    Decided(Judgement),
+    /// Learning decides ([`judge_learned`]).
+    Learned {
+        /// Harmless enough for the observation route under the posture.
+        harmless: bool,
+        /// The action's tier.
+        tier: u8,
+    },
+}
+
+/// Steps 1–4 of an action's decision (integrity floor, rules, ask floors, the strict posture):
+/// [`judge`]'s part that no learned state or threshold changes.
+pub fn pose(action: &Action, prep: &PreparedAction, posture: Posture) -> Posed {
+    let plain = |decision, stage, floor| {
+        Posed::Decided(Judgement {
+            decision,
+            stage,
+            floor,
+            learned: None,
+            taint: None,
+        })
     };
     // 1. The integrity floor cannot be overridden.
     if let Some(floor) = prep.floors.iter().find(|f| f.deny) {
@@ -352,16 +365,24 @@ fn judge_action(action: &Action, prep: &PreparedAction, situation: &Situation<'_
     if posture == Posture::Strict {
         return plain(Decision::Ask, Stage::Strict, None);
     }
-    // 5. Learned promotion.
-    let tier = action.tier();
-    let fam = situation
-        .learned
-        .familiarity(&action.signature, tier, situation.now_us, thresholds);
-    let harmless = if posture == Posture::Autopilot {
-        prep.harmless_autopilot
-    } else {
-        prep.harmless
-    };
+    Posed::Learned {
+        harmless: if posture == Posture::Autopilot {
+            prep.harmless_autopilot
+        } else {
+            prep.harmless
+        },
+        tier: action.tier(),
+    }
+}
+
+/// Step 5, learned promotion: the judgement of an action [`pose`] left to learning, from what
+/// is known about its signature at its tier.
+pub fn judge_learned(
+    fam: Familiarity,
+    tier: u8,
+    harmless: bool,
+    thresholds: &Thresholds,
+) -> Judgement {
     let promotion = can_promote(&fam, tier, harmless, thresholds);
     let decision = if promotion.allows() {
         Decision::Allow
@@ -375,6 +396,78 @@ fn judge_action(action: &Action, prep: &PreparedAction, situation: &Situation<'_
         learned: Some((fam, promotion)),
         taint: None,
     }
+}
+
+/// [`judge`] with each action's [`pose`] for the setting's posture given (`posed`, in action
+/// order) and the familiarity of the actions learning decides answered by `familiarity`
+/// (called with the action's index and tier) — the replay's way in, which computes both once for
+/// many settings. The same steps and the same result as [`judge`].
+pub fn judge_posed(
+    analysis: &Analysis,
+    posed: &[Posed],
+    session: &SessionState,
+    settings: &Settings,
+    mut familiarity: impl FnMut(usize, u8) -> Familiarity,
+    out: &mut Vec<Judgement>,
+) -> (Decision, Decision) {
+    let thresholds = &settings.thresholds;
+    finish(
+        analysis,
+        session,
+        settings.posture,
+        |at| match posed.get(at)? {
+            Posed::Decided(judgement) => Some(*judgement),
+            Posed::Learned { harmless, tier } => Some(judge_learned(
+                familiarity(at, *tier),
+                *tier,
+                *harmless,
+                thresholds,
+            )),
+        },
+        out,
+    )
+}
+
+/// The part of [`judge`] after each action's own judgement (`judged`, called with each
+/// action's index in order): session taint, then the strictest action, then the posture.
+fn finish(
+    analysis: &Analysis,
+    session: &SessionState,
+    posture: Posture,
+    mut judged: impl FnMut(usize) -> Option<Judgement>,
+    out: &mut Vec<Judgement>,
+) -> (Decision, Decision) {
+    out.clear();
+    let mut advisory: Option<Decision> = None;
+    let mut integrity = false;
+    for (at, action) in analysis.actions.iter().enumerate() {
+        let Some(mut judgement) = judged(at) else {
+            break;
+        };
+        // Session taint only ever turns an allow into an ask.
+        if judgement.decision == Decision::Allow
+            && let Some(concern) = session.concern(action)
+        {
+            judgement.decision = Decision::Ask;
+            judgement.taint = Some(concern);
+        }
+        integrity |= judgement.stage == Stage::Integrity;
+        advisory = advisory.max(Some(judgement.decision));
+        out.push(judgement);
+    }
+    // Nothing to decide on asks.
+    let advisory = advisory.unwrap_or(Decision::Ask);
+    let enforced = if posture == Posture::Observe {
+        // Observe enforces only the integrity floor.
+        if integrity {
+            Decision::Deny
+        } else {
+            Decision::Allow
+        }
+    } else {
+        advisory
+    };
+    (enforced, advisory)
 }
 
 const NOT_UNDERSTOOD: &str = "floor.not-understood";

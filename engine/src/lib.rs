@@ -59,8 +59,9 @@ pub use tools::canonical_tool;
 
 // The decision: `prepare` once per call, `judge` per setting, `decide` with the words.
 pub use decide::{
-    ActionVerdict, Context, Floor, Judgement, Posture, PreparedAction, Reason, Settings, Situation,
-    Stage, Verdict, Weight, decide, decide_prepared, floors, headline, judge, prepare,
+    ActionVerdict, Context, Floor, Judgement, Posed, Posture, PreparedAction, Reason, Settings,
+    Situation, Stage, Verdict, Weight, decide, decide_prepared, floors, headline, judge,
+    judge_learned, judge_posed, pose, prepare,
 };
 pub use model::{Answer, AnswerSource, Answers, Decision, NoAnswers};
 pub use session::SessionState;

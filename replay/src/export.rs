@@ -11,8 +11,9 @@ use leastgrant_engine::{
 };
 use serde_json::json;
 
+use crate::classify::Options;
 use crate::error::ReplayError;
-use crate::replay::{Options, ProjectRun};
+use crate::replay::ProjectRun;
 use crate::run::run;
 use crate::settings::{Method, Setting};
 

@@ -9,6 +9,7 @@
 //! Must not: draw anything, or make a decision any other way than through the engine's
 //! `judge`/`decide`, which is what makes a replayed verdict identical to a live one.
 
+pub mod classify;
 mod error;
 pub mod events;
 pub mod export;
@@ -23,8 +24,9 @@ mod shared;
 pub mod summary;
 pub mod synthetic;
 
+pub use classify::{MissBudgetOn, Options, ProjectAnswers, Unattended};
 pub use error::ReplayError;
-pub use replay::{MissBudgetOn, Options, ProjectAnswers, ProjectRun, Unattended, replay_project};
+pub use replay::{ProjectRun, replay_project};
 pub use run::{run, run_events, run_shard};
 pub use settings::{Grid, GridFile, Setting};
 pub use shard::Shard;

@@ -19,10 +19,11 @@ use std::collections::HashMap;
 use leastgrant_engine::{
     Analysis, Decision, Envelope, Judgement, NativeAgent, NoAnswers, Policy, PreparedAction, Roots,
     RulesAndGrants, SessionState, Settings, Situation, ToolCall, analyze, is_plain_command, judge,
-    prepare, recorded_command,
+    prepare,
 };
 use leastgrant_ingest::schema::agent;
 
+use crate::classify::Call;
 use crate::events::ReplayEvent;
 
 /// The reason code of a call the exported rules let through (a miss's code).
@@ -102,6 +103,7 @@ impl<'p> NativeProject<'p> {
     pub(crate) fn new(
         events: &[ReplayEvent],
         event_call: &[usize],
+        classified: &[Call],
         roots: &'p Roots,
         policy: Option<&'p Policy>,
     ) -> NativeProject<'p> {
@@ -135,9 +137,8 @@ impl<'p> NativeProject<'p> {
                 continue;
             };
             let info = info.get_or_insert_with(|| {
-                let input =
-                    serde_json::from_str(&event.tool_input).unwrap_or(serde_json::Value::Null);
-                let command = recorded_command(&event.tool_name, &input).map(str::to_string);
+                // The recorded command classification read from the call's input.
+                let command = classified.get(*call).and_then(|c| c.command.clone());
                 let recorded = match command.as_deref() {
                     Some(text) if is_plain_command(text) => intern(text),
                     _ => NONE,

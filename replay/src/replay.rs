@@ -7,299 +7,25 @@
 //! standing approval (a `granted` row, not a call) is decided by no setting: from its time, every
 //! engine setting learns `granted` for the project's actions its rule matches.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    ActionFlags, Analysis, Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity,
-    Judgement, Learned, NoAnswers, Policy, Posture, PreparedAction, Roots, Rule, RulesAndGrants,
-    SessionState, Settings, Situation, Stage, Thresholds, ToolCall, analyze, decide_prepared,
-    judge, prepare, stable_hash,
+    Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity, Judgement, Learned,
+    NoAnswers, Posed, Posture, SessionState, Settings, Situation, Stage, Thresholds,
+    decide_prepared, judge, judge_posed, pose, stable_hash,
 };
 use leastgrant_ingest::schema::Outcome;
 
-use crate::events::{Decider, ReplayEvent};
+use crate::classify::{Call, Standing};
+pub use crate::classify::{
+    ClassifiedProject, Label, LabelCounts, LabelSource, MissBudgetOn, Options, ProjectAnswers,
+    Unattended, classify_project, home_of,
+};
+use crate::events::ReplayEvent;
 use crate::native::{self, NativeProject};
 use crate::settings::{Method, Setting};
 use crate::shared::{SettingEnvelope, SharedEnvelope, View};
-
-/// What the history says the person wanted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Label {
-    /// A person refused it.
-    Refused,
-    /// It ran while a person was answering prompts, or a person's approval is recorded.
-    Approved,
-    /// It ran, nobody was answering prompts (or we cannot tell).
-    RanUnattended,
-    /// It ran on a decision no person made (configuration, a hook, Claude Code's auto-mode
-    /// classifier): like [`Label::RanUnattended`], but never human evidence, so an ask on it
-    /// learns `observed` at most.
-    RanUnjudged,
-    /// Claude Code's auto-mode classifier denied it: what the person wanted is unknown, and the
-    /// tables count it apart.
-    ClassifierDenied,
-    /// Nothing to learn from: cancelled, interrupted, denied by a hook, unanswered.
-    Unlabeled,
-}
-
-/// Where a label came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LabelSource {
-    /// A person's decision the history recorded (`decided_by`).
-    Observed,
-    /// Inferred: from the permission mode, the result text, and the unattended assumption.
-    Inferred,
-    /// No label of what a person wanted.
-    None,
-}
-
-impl Label {
-    /// The label of an event, and where it came from. A recorded decision wins over the
-    /// inference: a person's decision labels the call as they decided it; configuration, a hook
-    /// or the classifier letting it run is not a person's approval.
-    pub fn of(event: &ReplayEvent) -> (Label, LabelSource) {
-        let ran = matches!(
-            event.outcome,
-            Outcome::Ran | Outcome::Errored | Outcome::Answered
-        );
-        match event.decided_by {
-            Some(Decider::Classifier)
-                if matches!(event.outcome, Outcome::Denied | Outcome::Refused) =>
-            {
-                (Label::ClassifierDenied, LabelSource::None)
-            }
-            Some(decider) if decider.is_person() => match event.outcome {
-                Outcome::Refused | Outcome::Denied => (Label::Refused, LabelSource::Observed),
-                _ if ran => (Label::Approved, LabelSource::Observed),
-                _ => (Label::Unlabeled, LabelSource::None),
-            },
-            // No person answered: what a simulated ask would have heard is the assumption.
-            Some(_) if ran => (Label::RanUnjudged, LabelSource::Inferred),
-            Some(_) => (Label::Unlabeled, LabelSource::None),
-            None => match event.outcome {
-                Outcome::Refused => (Label::Refused, LabelSource::Inferred),
-                _ if ran && event.auto_mode => (Label::RanUnjudged, LabelSource::Inferred),
-                _ if ran && event.attended == Some(true) => {
-                    (Label::Approved, LabelSource::Inferred)
-                }
-                _ if ran => (Label::RanUnattended, LabelSource::Inferred),
-                _ => (Label::Unlabeled, LabelSource::None),
-            },
-        }
-    }
-}
-
-/// What a simulated ask learns when the call ran with nobody answering prompts: the history
-/// holds no human answer, so this is an assumption, reported with every result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unattended {
-    /// The person let it run unattended, so they would have said yes: `confirmed`, friction.
-    Approve,
-    /// Only that it ran: `observed`, friction.
-    Observe,
-    /// Neither: no evidence, unlabeled.
-    Skip,
-}
-
-impl Unattended {
-    /// The lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Unattended::Approve => "approve",
-            Unattended::Observe => "observe",
-            Unattended::Skip => "skip",
-        }
-    }
-
-    /// Parses a lower-case name.
-    pub fn parse(name: &str) -> Option<Unattended> {
-        [Unattended::Approve, Unattended::Observe, Unattended::Skip]
-            .into_iter()
-            .find(|u| u.as_str() == name)
-    }
-}
-
-/// Which misses the miss budget counts when the replay recommends a setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MissBudgetOn {
-    /// Every refused call let through.
-    #[default]
-    All,
-    /// Only risky ones (an action at tier ≥ 2 or near a floor): a routine command a person
-    /// stopped is friction of another kind, not a security regret.
-    Risky,
-}
-
-impl MissBudgetOn {
-    /// The lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MissBudgetOn::All => "all",
-            MissBudgetOn::Risky => "risky",
-        }
-    }
-
-    /// Parses a lower-case name.
-    pub fn parse(name: &str) -> Option<MissBudgetOn> {
-        [MissBudgetOn::All, MissBudgetOn::Risky]
-            .into_iter()
-            .find(|m| m.as_str() == name)
-    }
-
-    /// The misses and the refusals the budget is a share of.
-    pub fn of(self, counts: &Counts) -> (u64, u64) {
-        match self {
-            MissBudgetOn::All => (counts.miss, counts.refused),
-            MissBudgetOn::Risky => (counts.miss_risky, counts.refused_risky),
-        }
-    }
-}
-
-/// Where one agent's labels came from, across a project or a run (setting-independent).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct LabelCounts {
-    /// Events.
-    pub events: u64,
-    /// Labelled by a person's decision the history recorded.
-    pub observed: u64,
-    /// Labelled by inference (the permission mode, the result text, the unattended assumption).
-    pub inferred: u64,
-    /// Of the labelled, calls that ran on a decision no person made (configuration, a hook,
-    /// the auto-mode classifier): `observed` evidence at most.
-    pub unjudged: u64,
-    /// Denied by Claude Code's auto-mode classifier.
-    pub classifier_denied: u64,
-    /// No label.
-    pub unlabeled: u64,
-    /// Standing approvals in force in the project (rows, not calls: `events` does not count
-    /// them); a user-level one is counted in every project it applies to.
-    #[serde(default)]
-    pub standing: u64,
-    /// Of those, rules too broad to stand for a signature (a bare `Bash`, `Bash(*)`, `Read`, a
-    /// whole MCP server): recorded, never turned into a grant.
-    #[serde(default)]
-    pub standing_too_broad: u64,
-    /// Of those, rules the engine's rule parser cannot read, or without a time.
-    #[serde(default)]
-    pub standing_unusable: u64,
-    /// Signatures of the project's calls the standing approvals granted (`granted` evidence).
-    #[serde(default)]
-    pub standing_signatures: u64,
-}
-
-impl LabelCounts {
-    fn add(&mut self, label: Label, source: LabelSource, unattended: Unattended) {
-        self.events += 1;
-        let skipped = unattended == Unattended::Skip
-            && matches!(label, Label::RanUnattended | Label::RanUnjudged);
-        match (label, source) {
-            _ if skipped => self.unlabeled += 1,
-            (Label::ClassifierDenied, _) => self.classifier_denied += 1,
-            (_, LabelSource::Observed) => self.observed += 1,
-            (_, LabelSource::Inferred) => self.inferred += 1,
-            (_, LabelSource::None) => self.unlabeled += 1,
-        }
-        self.unjudged += u64::from(label == Label::RanUnjudged);
-    }
-
-    /// Adds another agent's or project's counts.
-    pub fn merge(&mut self, other: &LabelCounts) {
-        self.events += other.events;
-        self.observed += other.observed;
-        self.inferred += other.inferred;
-        self.unjudged += other.unjudged;
-        self.classifier_denied += other.classifier_denied;
-        self.unlabeled += other.unlabeled;
-        self.standing += other.standing;
-        self.standing_too_broad += other.standing_too_broad;
-        self.standing_unusable += other.standing_unusable;
-        self.standing_signatures += other.standing_signatures;
-    }
-
-    fn add_standing(&mut self, grant: &Standing) {
-        self.standing += 1;
-        match grant {
-            Standing::Grants(signatures) => self.standing_signatures += signatures.len() as u64,
-            Standing::TooBroad => self.standing_too_broad += 1,
-            Standing::Unusable => self.standing_unusable += 1,
-        }
-    }
-}
-
-/// What a standing approval (a `granted` row) gives the replay.
-#[derive(Debug, Clone, PartialEq)]
-enum Standing {
-    /// `granted` evidence, at the row's time, for these signatures (and their tiers) of the
-    /// project's calls: every action the rule matches as an allow rule.
-    /// Each signature as text, interned, and its tier.
-    Grants(Vec<(String, u32, u8)>),
-    /// Too broad to stand for a signature: no evidence.
-    TooBroad,
-    /// Not a rule the engine reads, or no time: no evidence.
-    Unusable,
-}
-
-/// Tools whose bare rule allows every call however narrow its arguments: such a rule, or one
-/// as wide (`Bash(*)`, `Read(//**)`), or a whole MCP server, is too broad to be a signature.
-/// A bare rule naming one MCP tool, or a tool without arguments to narrow, is that tool.
-const NARROWED_TOOLS: [&str; 10] = [
-    "Bash",
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "Glob",
-    "Grep",
-    "LS",
-    "WebFetch",
-];
-
-/// The evidence a standing approval gives, against the project's calls. The rule goes through
-/// the engine's own rule parser and matcher (as an allow rule: an action with effects the rule
-/// does not name, or an unresolved path, is not covered); the grant is `granted` evidence,
-/// which never passes a floor or the setting's highest tier (`can_promote`).
-fn standing_of(event: &ReplayEvent, roots: &Roots, calls: &[Call]) -> Standing {
-    let input: serde_json::Value = serde_json::from_str(&event.tool_input).unwrap_or_default();
-    let text = input
-        .get(leastgrant_ingest::standing::RULE_KEY)
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("");
-    let Ok(rule) = Rule::parse(text, Decision::Allow, roots) else {
-        return Standing::Unusable;
-    };
-    if event.ts_us.is_none() {
-        return Standing::Unusable;
-    }
-    let tool = text.split_once('(').map_or(text, |(tool, _)| tool);
-    let whole_server = tool
-        .strip_prefix("mcp__")
-        .is_some_and(|rest| !rest.trim_end_matches("__*").contains("__"));
-    if rule.is_unbounded() && (NARROWED_TOOLS.contains(&tool) || whole_server) {
-        return Standing::TooBroad;
-    }
-    let mut signatures: Vec<(String, u32, u8)> = calls
-        .iter()
-        .flat_map(|call| call.analysis.actions.iter().zip(&call.action_signatures))
-        .filter(|(action, _)| rule.matches(action))
-        .map(|(action, id)| (action.signature.clone(), *id, action.tier()))
-        .collect();
-    signatures.sort();
-    signatures.dedup();
-    Standing::Grants(signatures)
-}
-
-/// A call is risky when any action is at tier 2 or above, or is near a floor: it hits one
-/// (a posture may have waived it) or carries a fact floors look at. Misses of risky calls are
-/// the security regrets; the rest are routine commands a person stopped.
-fn risky(analysis: &Analysis, prepared: &[PreparedAction]) -> bool {
-    analysis
-        .actions
-        .iter()
-        .any(|a| a.tier() >= 2 || a.flags != ActionFlags::default())
-        || prepared.iter().any(|p| !p.floors.is_empty())
-}
 
 /// Outcome classes of one event under one setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -361,6 +87,16 @@ fn counterfactual(
             Unattended::Skip => (None, true),
         },
         _ => (None, false),
+    }
+}
+
+impl MissBudgetOn {
+    /// The misses and the refusals the budget is a share of.
+    pub fn of(self, counts: &Counts) -> (u64, u64) {
+        match self {
+            MissBudgetOn::All => (counts.miss, counts.refused),
+            MissBudgetOn::Risky => (counts.miss_risky, counts.refused_risky),
+        }
     }
 }
 
@@ -518,54 +254,8 @@ pub struct MissRecord {
     pub codes: Vec<String>,
     /// The reasons, for people.
     pub reasons: String,
-    /// The call is risky: an action at tier ≥ 2 or near a floor ([`risky`]).
+    /// The call is risky: an action at tier ≥ 2 or near a floor (`crate::classify`).
     pub risky: bool,
-}
-
-/// Replay knobs.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Events per learning-curve window.
-    pub window: u32,
-    /// Windows kept per project (the learning curve's early part is what matters).
-    pub max_windows: u32,
-    /// Days kept per project on the per-day curve.
-    pub max_days: u32,
-    /// The assumption for asks on calls that ran unattended.
-    pub unattended: Unattended,
-    /// Which misses the miss budget counts.
-    pub miss_budget_on: MissBudgetOn,
-    /// Events at or after this time (µs) are the scoring period of a time split.
-    pub split_at_us: Option<i64>,
-    /// The home directory for resolving `~` (guessed from the project root when absent).
-    pub home: Option<String>,
-    /// Keep each setting's verdict per event (tests and the export round trip).
-    pub keep_verdicts: bool,
-    /// Keep each setting's final envelope (export).
-    pub keep_envelopes: bool,
-    /// The rules and grants in force per project, as the hook will apply them; `None`: none.
-    pub answers: Option<Arc<dyn ProjectAnswers>>,
-}
-
-/// The answers given in advance per project (rules and grants): the engine's seam, which the
-/// hook crate implements over the files it reads.
-pub use leastgrant_engine::ProjectAnswers;
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            window: 50,
-            max_windows: 200,
-            max_days: 365,
-            unattended: Unattended::Approve,
-            miss_budget_on: MissBudgetOn::All,
-            split_at_us: None,
-            home: None,
-            keep_verdicts: false,
-            keep_envelopes: false,
-            answers: None,
-        }
-    }
 }
 
 /// One setting's results on one project.
@@ -619,69 +309,6 @@ pub struct ProjectRun {
     pub labels: BTreeMap<String, LabelCounts>,
 }
 
-/// The home directory a project root implies (`/home/u`, `/Users/u`, `C:/Users/u`), so `~`
-/// and dotfiles resolve as they did on the machine that made the history.
-pub fn home_of(project_root: &str) -> String {
-    let parts: Vec<&str> = project_root.split('/').collect();
-    for (i, part) in parts.iter().enumerate() {
-        if matches!(*part, "home" | "Users") && i + 1 < parts.len() {
-            return parts[..=i + 1].join("/");
-        }
-    }
-    if project_root.starts_with("/root") {
-        return "/root".to_string();
-    }
-    "/home/unknown".to_string()
-}
-
-/// The tool names an agent runs without asking in its default mode (read-only tools), for the
-/// agent-defaults baseline. Compared without case and underscores.
-const AGENT_DEFAULT_ALLOWED: &[&str] = &[
-    // Claude Code
-    "read",
-    "glob",
-    "grep",
-    "ls",
-    "notebookread",
-    "todoread",
-    "todowrite",
-    "task",
-    "exitplanmode",
-    "bashoutput",
-    "askuserquestion",
-    // Cursor
-    "readfile",
-    "listdir",
-    "codebasesearch",
-    "grepsearch",
-    "filesearch",
-    "globfilesearch",
-    "todowrite",
-    "readlints",
-];
-
-fn agent_allows(tool: &str) -> bool {
-    let key: String = tool
-        .chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect();
-    AGENT_DEFAULT_ALLOWED.contains(&key.as_str())
-}
-
-/// One distinct call of a project, classified once.
-struct Call {
-    analysis: Analysis,
-    prepared: Vec<PreparedAction>,
-    /// Interned signature of each action.
-    action_signatures: Vec<u32>,
-    /// Interned joint signature (the first-approval baseline's key).
-    joint: u32,
-    agent_allows: bool,
-    /// An action at tier ≥ 2 or near a floor.
-    risky: bool,
-}
-
 /// Per setting, the state the simulated system has reached.
 struct State {
     learned: Learning,
@@ -703,224 +330,9 @@ enum Learning {
     Shared {
         envelope: SettingEnvelope,
         class: usize,
+        /// Its posture's index in [`POSTURES`].
+        posture: usize,
     },
-}
-
-/// One project's events, each distinct call classified once: the part of a replay that does
-/// not depend on the settings.
-pub struct ClassifiedProject {
-    /// The project key.
-    pub project_key: String,
-    /// The project root.
-    pub project_root: String,
-    /// Its events in replay order.
-    pub events: Vec<ReplayEvent>,
-    calls: Vec<Call>,
-    event_call: Vec<usize>,
-    /// Each event's label and where it came from.
-    labels: Vec<(Label, LabelSource)>,
-    sessions: Vec<usize>,
-    /// Per session, the hash learning keeps of its id.
-    session_hashes: Vec<u64>,
-    signature_count: usize,
-    /// The standing approvals, by event index.
-    standing: HashMap<usize, Standing>,
-    understood: (u64, u64),
-    capabilities: BTreeMap<&'static str, u64>,
-    notes: Vec<String>,
-    label_counts: BTreeMap<String, LabelCounts>,
-    /// The project's roots, and its rules when they were read (native rules decide with them).
-    roots: Roots,
-    policy: Option<Policy>,
-}
-
-impl ClassifiedProject {
-    /// Events.
-    pub fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    /// No events.
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
-
-    /// Distinct calls classified.
-    pub fn distinct_calls(&self) -> usize {
-        self.calls.len()
-    }
-}
-
-/// Orders a project's events (any order in) and classifies each distinct call once.
-pub fn classify_project(mut events: Vec<ReplayEvent>, options: &Options) -> ClassifiedProject {
-    crate::events::order(&mut events);
-    let project_key = events
-        .first()
-        .map(|e| e.project_key.clone())
-        .unwrap_or_default();
-    let project_root = events
-        .first()
-        .map(|e| e.project_root.clone())
-        .unwrap_or_default();
-    let home = options
-        .home
-        .clone()
-        .unwrap_or_else(|| home_of(&project_root));
-    let roots = Roots::new(&project_root, &home);
-    // Rules that cannot be read leave the project without them; the summary says so.
-    let mut notes = Vec::new();
-    let answers = options
-        .answers
-        .as_ref()
-        .and_then(|source| match source.for_project(&roots) {
-            Ok(answers) => Some(answers),
-            Err(e) => {
-                notes.push(format!("{project_key}: replayed without its rules: {e}"));
-                None
-            }
-        });
-
-    let mut signature_ids: HashMap<String, u32> = HashMap::new();
-    let mut intern = |text: &str| -> u32 {
-        if let Some(id) = signature_ids.get(text) {
-            return *id;
-        }
-        let id = u32::try_from(signature_ids.len()).unwrap_or(u32::MAX);
-        signature_ids.insert(text.to_string(), id);
-        id
-    };
-    let mut call_of: HashMap<(&str, &str, Option<&str>), usize> = HashMap::new();
-    let mut calls: Vec<Call> = Vec::new();
-    let mut event_call: Vec<usize> = Vec::with_capacity(events.len());
-    let mut understood = (0u64, 0u64);
-    let mut capabilities: BTreeMap<&'static str, u64> = BTreeMap::new();
-    for event in &events {
-        // A standing approval is not a call: no call index (the replay passes it by).
-        if event.outcome == Outcome::Granted {
-            event_call.push(usize::MAX);
-            continue;
-        }
-        let key = (
-            event.tool_name.as_str(),
-            event.tool_input.as_str(),
-            event.cwd.as_deref(),
-        );
-        let index = *call_of.entry(key).or_insert_with(|| {
-            let input = serde_json::from_str(&event.tool_input).unwrap_or(serde_json::Value::Null);
-            let call = ToolCall {
-                tool: event.tool_name.clone(),
-                input,
-                cwd: event.cwd.clone(),
-                descriptor: None,
-            };
-            let analysis = analyze(&call, &roots);
-            let prepared = match &answers {
-                Some((policy, grants)) => prepare(&analysis, &RulesAndGrants { policy, grants }),
-                None => prepare(&analysis, &NoAnswers),
-            };
-            let action_signatures: Vec<u32> = analysis
-                .actions
-                .iter()
-                .map(|a| intern(&a.signature))
-                .collect();
-            let joint_text: Vec<&str> = analysis
-                .actions
-                .iter()
-                .map(|a| a.signature.as_str())
-                .collect();
-            let joint = intern(&format!(
-                "{}\u{1f}{}",
-                event.tool_name,
-                joint_text.join(" && ")
-            ));
-            calls.push(Call {
-                risky: risky(&analysis, &prepared),
-                analysis,
-                prepared,
-                action_signatures,
-                joint,
-                agent_allows: agent_allows(&event.tool_name),
-            });
-            calls.len() - 1
-        });
-        event_call.push(index);
-        if let Some(call) = calls.get(index) {
-            understood.1 += call.analysis.actions.len() as u64;
-            understood.0 += call
-                .analysis
-                .actions
-                .iter()
-                .filter(|a| a.understood)
-                .count() as u64;
-            for action in &call.analysis.actions {
-                *capabilities.entry(action.capability.as_str()).or_insert(0) += 1;
-            }
-        }
-    }
-    let signature_count = signature_ids.len();
-    let mut label_counts: BTreeMap<String, LabelCounts> = BTreeMap::new();
-    let mut standing: HashMap<usize, Standing> = HashMap::new();
-    for (index, event) in events.iter().enumerate() {
-        if event.outcome == Outcome::Granted {
-            let grant = standing_of(event, &roots, &calls);
-            label_counts
-                .entry(event.agent.clone())
-                .or_default()
-                .add_standing(&grant);
-            standing.insert(index, grant);
-        }
-    }
-    let labels: Vec<(Label, LabelSource)> = events
-        .iter()
-        .map(|event| {
-            let (label, source) = Label::of(event);
-            if event.outcome == Outcome::Granted {
-                return (label, source);
-            }
-            match label_counts.get_mut(&event.agent) {
-                Some(counts) => counts.add(label, source, options.unattended),
-                None => label_counts.entry(event.agent.clone()).or_default().add(
-                    label,
-                    source,
-                    options.unattended,
-                ),
-            }
-            (label, source)
-        })
-        .collect();
-    let mut session_ids: HashMap<&str, usize> = HashMap::new();
-    let sessions: Vec<usize> = events
-        .iter()
-        .map(|e| {
-            let next = session_ids.len();
-            *session_ids.entry(e.session_id.as_str()).or_insert(next)
-        })
-        .collect();
-    let mut session_hashes = vec![0; session_ids.len()];
-    for (id, at) in &session_ids {
-        if let Some(slot) = session_hashes.get_mut(*at) {
-            *slot = stable_hash(id);
-        }
-    }
-    let policy = answers.map(|(policy, _)| policy);
-    ClassifiedProject {
-        project_key,
-        project_root,
-        events,
-        calls,
-        event_call,
-        labels,
-        sessions,
-        session_hashes,
-        signature_count,
-        standing,
-        understood,
-        capabilities,
-        notes,
-        label_counts,
-        roots,
-        policy,
-    }
 }
 
 /// Settings ready to replay: each engine setting's decay table built once for the whole run,
@@ -1003,7 +415,7 @@ fn replay_classified(
     let mut native = settings
         .iter()
         .any(|s| matches!(s.method, Method::Native(_)))
-        .then(|| NativeProject::new(events, event_call, roots, policy.as_ref()));
+        .then(|| NativeProject::new(events, event_call, calls, roots, policy.as_ref()));
     // The learning settings share one envelope per half-life (crate::shared); observe, whose
     // words on a miss ask about transitions, and every setting of an export keep their own.
     let mut shared: Vec<SharedEnvelope> = Vec::new();
@@ -1035,6 +447,7 @@ fn replay_classified(
                     Learning::Shared {
                         envelope: SettingEnvelope::new(at, signature_count),
                         class,
+                        posture: POSTURES.iter().position(|p| *p == s.posture).unwrap_or(0),
                     }
                 }
                 (_, Some(table)) => Learning::Own(Envelope::tracking(Arc::clone(table))),
@@ -1066,6 +479,15 @@ fn replay_classified(
         .unwrap_or(0);
     let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_count];
     let mut judgements: Vec<Judgement> = Vec::new();
+    // Per posture (in `POSTURES` order), each action's part of `judge` that no learned state
+    // changes, worked out once per event for the postures a sharing setting has.
+    let mut posed: [Vec<Posed>; 4] = Default::default();
+    let mut postures_used = [false; 4];
+    for state in &states {
+        if let Learning::Shared { posture, .. } = state.learned {
+            postures_used[posture] = true;
+        }
+    }
     let mut approvals_after: Vec<usize> = Vec::new();
     // The loop's bookkeeping, batched: per setting a flat tally of (period, verdict, class,
     // stake, label source) and per window and day a row of verdicts for every setting, each
@@ -1075,6 +497,9 @@ fn replay_classified(
     let mut window_rows: Vec<[u32; 3]> = Vec::new();
     let mut day_rows: Vec<[u32; 3]> = Vec::new();
     for (index, event) in events.iter().enumerate() {
+        for envelope in &shared {
+            envelope.begin_event();
+        }
         let Some(call) = event_call.get(index).and_then(|c| calls.get(*c)) else {
             // A standing approval: `granted` evidence for every engine setting, from its time.
             if let (Some(Standing::Grants(grants)), Some(at)) = (standing.get(&index), event.ts_us)
@@ -1129,6 +554,18 @@ fn replay_classified(
         let day = u32::try_from((now - first_ts).max(0) / DAY_US).unwrap_or(u32::MAX);
         let analysis = &call.analysis;
         let signatures = &call.action_signatures;
+        for ((posture, used), out) in POSTURES.iter().zip(postures_used).zip(&mut posed) {
+            if used {
+                out.clear();
+                out.extend(
+                    analysis
+                        .actions
+                        .iter()
+                        .zip(&call.prepared)
+                        .map(|(action, prep)| pose(action, prep, *posture)),
+                );
+            }
+        }
         // The class, the evidence and the tally slot of each verdict: the same for every
         // setting, so worked out once per event for each verdict that occurs.
         let mut outcomes: [Option<VerdictOutcome>; 3] = [None; 3];
@@ -1154,11 +591,10 @@ fn replay_classified(
                 out.clear();
                 if let Some(envelope) = shared.get(*at) {
                     out.extend(
-                        analysis
-                            .actions
+                        call.tiers
                             .iter()
                             .zip(signatures)
-                            .map(|(a, id)| envelope.familiarity(*id, a.tier(), now, thresholds)),
+                            .map(|(tier, id)| envelope.familiarity(*id, *tier, now, thresholds)),
                     );
                 }
             }
@@ -1166,8 +602,7 @@ fn replay_classified(
             let view = View {
                 setting: None,
                 shared: first,
-                analysis,
-                signatures,
+                call,
                 computed: &[],
                 computed_for: (f64::NAN, f64::NAN),
             };
@@ -1186,32 +621,53 @@ fn replay_classified(
         {
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
             let view;
+            let mut shared_view: Option<(&View, &[Posed])> = None;
             let learned: &dyn Learned = match &state.learned {
                 Learning::Own(envelope) => envelope,
-                Learning::Shared { envelope, class } => {
+                Learning::Shared {
+                    envelope,
+                    class,
+                    posture,
+                } => {
                     let (at, thresholds) = classes.get(*class).copied().unwrap_or_default();
                     view = View {
                         setting: Some(envelope),
                         shared: &shared[at],
-                        analysis,
-                        signatures,
+                        call,
                         computed: computed.get(*class).map_or(&[], Vec::as_slice),
                         computed_for: (thresholds.half_life_days, thresholds.z),
                     };
+                    shared_view = Some((&view, posed.get(*posture).map_or(&[], Vec::as_slice)));
                     &view
                 }
             };
             let mut native_code = "";
             let decision = match &setting.method {
-                Method::Engine(engine_settings) => {
-                    let situation = Situation {
-                        learned,
-                        session: &session_state,
-                        settings: engine_settings,
-                        now_us: now,
-                    };
-                    judge(analysis, &call.prepared, &situation, &mut judgements).0
-                }
+                Method::Engine(engine_settings) => match shared_view {
+                    // The posture's part computed once per event, the familiarity read
+                    // from what the event computed for every setting of its class.
+                    Some((view, posed_for)) => {
+                        let thresholds = &engine_settings.thresholds;
+                        judge_posed(
+                            analysis,
+                            posed_for,
+                            &session_state,
+                            engine_settings,
+                            |at, tier| view.familiarity_at(at, tier, now, thresholds),
+                            &mut judgements,
+                        )
+                        .0
+                    }
+                    None => {
+                        let situation = Situation {
+                            learned,
+                            session: &session_state,
+                            settings: engine_settings,
+                            now_us: now,
+                        };
+                        judge(analysis, &call.prepared, &situation, &mut judgements).0
+                    }
+                },
                 Method::AlwaysAsk => Decision::Ask,
                 Method::AgentDefaults => {
                     if call.agent_allows {
@@ -1346,8 +802,7 @@ fn replay_classified(
                     if let Some(shared) = shared.get(envelope.shared)
                         && envelope.learn(
                             shared,
-                            analysis,
-                            signatures,
+                            call,
                             evidence,
                             shared_evidence,
                             now,
@@ -1368,7 +823,7 @@ fn replay_classified(
         }
         if let Some(evidence) = shared_evidence {
             for envelope in &mut shared {
-                envelope.learn(analysis, signatures, evidence, now, session_hash);
+                envelope.learn(call, evidence, now, session_hash);
             }
         }
         // Approvals of a setting's own learn after the sightings they share.
@@ -1379,7 +834,7 @@ fn replay_classified(
             }) = states.get_mut(*at)
                 && let Some(shared) = shared.get(envelope.shared)
             {
-                envelope.learn_approvals(shared, analysis, signatures, now, session_hash);
+                envelope.learn_approvals(shared, call, now, session_hash);
             }
         }
         if shared_ran && let Some(s) = shared_sessions.get_mut(session) {
@@ -1477,6 +932,14 @@ fn miss_record(
         },
     }
 }
+
+/// The postures, in the order of the per-event `pose` buffers.
+const POSTURES: [Posture; 4] = [
+    Posture::Observe,
+    Posture::Assist,
+    Posture::Autopilot,
+    Posture::Strict,
+];
 
 /// A verdict's class, the evidence it gives, whether the call ran, and its tally slot.
 type VerdictOutcome = (Class, Option<Evidence>, bool, usize);

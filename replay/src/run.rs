@@ -12,9 +12,10 @@ use leastgrant_ingest::table::bucket_of;
 
 use rayon::prelude::*;
 
+use crate::classify::Options;
 use crate::error::ReplayError;
 use crate::events::{self, ReplayEvent};
-use crate::replay::{self, Options, ProjectRun};
+use crate::replay::{self, ProjectRun};
 use crate::settings::Setting;
 use crate::shard::{Manifest, Shard, ShardProject};
 use crate::summary::Summary;

@@ -13,8 +13,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use crate::classify::{MissBudgetOn, Options, Unattended};
 use crate::error::ReplayError;
-use crate::replay::{Counts, MissBudgetOn, Options, Unattended};
+use crate::replay::Counts;
 use crate::settings::Setting;
 use crate::summary::{Band, Summary};
 

@@ -15,13 +15,16 @@
 //! ([`SignatureStats`], [`Approvals`]), so the numbers, and the verdicts, are those of a setting
 //! replayed with an envelope of its own.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    Action, Analysis, Approvals, Capability, DecayTable, Evidence, Exact, Familiarity, Learned,
-    SignatureStats, Thresholds, day_of, riskiest,
+    Approvals, Capability, DecayTable, Evidence, Exact, Familiarity, Learned, SignatureStats,
+    Thresholds, day_of, riskiest,
 };
+
+use crate::classify::Call;
 
 /// One setting's statistics for one signature.
 #[derive(Debug, Clone)]
@@ -32,16 +35,58 @@ enum Stats {
     /// shared evidence only by approvals (`confirmed` where the shared has `observed`, or the
     /// reverse), which leave the sightings as they are. An allow after promotion is such a
     /// difference, and costs nothing here.
-    Approvals(Box<OwnApprovals>),
-    /// Its own, from the first event its evidence differed (`None`: no evidence yet); boxed,
-    /// as most signatures of most settings never need one.
-    Own(Option<Box<SignatureStats>>),
+    Approvals(Rc<OwnApprovals>),
+    /// Sightings of its own, from the first event its sightings differed from the shared ones
+    /// (`None`: none yet), with approvals of its own. The sightings are one copy for every
+    /// setting whose sightings diverged alike (the settings that let the same refused call
+    /// through, and then kept allowing it): a fold is copied on write, once per event for all
+    /// of them ([`SharedEnvelope::fold_diverged`]).
+    Own(Option<Rc<SignatureStats>>, Rc<OwnApprovals>),
+}
+
+/// One fold of diverged sightings this event: the sightings before (null: none), the kind of
+/// sighting ([`sighting`]), and the sightings after, which every setting whose sightings were
+/// the same before and folds the same kind of sighting takes.
+struct Fold {
+    signature: u32,
+    before: *const SignatureStats,
+    kind: u8,
+    /// The sightings before, kept alive for the event so that no new copy takes their address.
+    _kept: Option<Rc<SignatureStats>>,
+    after: Rc<SignatureStats>,
+}
+
+/// The kind of sighting a piece of evidence is: `confirmed` and `observed` are the same
+/// sighting (they differ only in the approvals, which each setting keeps of its own).
+fn sighting(evidence: Evidence) -> u8 {
+    match evidence {
+        Evidence::Confirmed | Evidence::Observed => 0,
+        Evidence::Denied => 1,
+        Evidence::Granted => 2,
+    }
+}
+
+/// The key of a familiarity computed this event: the sightings, the approvals (null: the
+/// sightings' share only), the tier, and the half-life and z as bits.
+type SeenKey = (*const SignatureStats, *const OwnApprovals, u8, u64, u64);
+
+/// One fold of shared approvals this event: the approvals before, the sightings and tier they
+/// learned with, and the approvals after.
+struct ApprovalFold {
+    signature: u32,
+    before: *const OwnApprovals,
+    sightings: *const SignatureStats,
+    tier: u8,
+    _kept: Rc<OwnApprovals>,
+    after: Rc<OwnApprovals>,
 }
 
 /// Approvals of a setting's own, and what they said last: a promoted setting learns no more
-/// approvals, so on the same day, at the same tier and with the same refusals and anchor the
-/// approvals' share of a familiarity is what it was; the sightings' share is the shared one
-/// computed once per event.
+/// approvals, so on the same day, at the same tier and z and with the same refusals and anchor
+/// the approvals' share of a familiarity is what it was; the sightings' share is the shared one
+/// computed once per event. One copy for every setting whose approvals are the same (they took
+/// them from the shared statistics at the same event and learned the same since): copied on
+/// write ([`SharedEnvelope::learn_own_approvals`]).
 #[derive(Debug, Clone, Default)]
 struct OwnApprovals {
     approvals: Approvals,
@@ -49,7 +94,7 @@ struct OwnApprovals {
     said: Cell<Option<(Said, ApprovalShare)>>,
 }
 
-type Said = (i64, u8, u32, Option<i64>);
+type Said = (i64, u8, u64, u32, Option<i64>);
 
 /// The fields of a [`Familiarity`] the approvals decide.
 #[derive(Debug, Clone, Copy)]
@@ -73,6 +118,18 @@ impl OwnApprovals {
 pub(crate) struct SharedEnvelope {
     table: Arc<DecayTable>,
     stats: Vec<Option<SignatureStats>>,
+    /// This event's folds of diverged sightings.
+    folds: RefCell<Vec<Fold>>,
+    /// This event's copies of the shared sightings (as they were before the event) for the
+    /// settings whose sightings diverge now, per signature.
+    snapshots: RefCell<Vec<(u32, Rc<SignatureStats>)>>,
+    /// This event's familiarity of sightings with approvals of a setting's own.
+    seen: RefCell<Vec<(SeenKey, Familiarity)>>,
+    /// This event's copies of the shared approvals (as they were before the event) for the
+    /// settings whose approvals diverge now, per signature.
+    approval_snapshots: RefCell<Vec<(u32, Rc<OwnApprovals>)>>,
+    /// This event's folds of approvals of the settings' own.
+    approval_folds: RefCell<Vec<ApprovalFold>>,
 }
 
 impl SharedEnvelope {
@@ -80,7 +137,135 @@ impl SharedEnvelope {
         SharedEnvelope {
             table,
             stats: vec![None; signatures],
+            folds: RefCell::new(Vec::new()),
+            snapshots: RefCell::new(Vec::new()),
+            seen: RefCell::new(Vec::new()),
+            approval_snapshots: RefCell::new(Vec::new()),
+            approval_folds: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Forgets the previous event's folds, copies and familiarity of diverged sightings.
+    pub(crate) fn begin_event(&self) {
+        self.folds.borrow_mut().clear();
+        self.snapshots.borrow_mut().clear();
+        self.seen.borrow_mut().clear();
+        self.approval_snapshots.borrow_mut().clear();
+        self.approval_folds.borrow_mut().clear();
+    }
+
+    /// The approvals of the shared statistics of `signature` as they were before this event,
+    /// as one copy for every setting whose approvals diverge at this event.
+    fn approvals_snapshot(&self, signature: u32) -> Rc<OwnApprovals> {
+        let mut snapshots = self.approval_snapshots.borrow_mut();
+        if let Some((_, copy)) = snapshots.iter().find(|(id, _)| *id == signature) {
+            return Rc::clone(copy);
+        }
+        let approvals = self
+            .stats
+            .get(signature as usize)
+            .and_then(Option::as_ref)
+            .map(SignatureStats::approvals)
+            .unwrap_or_default();
+        let copy = Rc::new(OwnApprovals::new(approvals));
+        snapshots.push((signature, Rc::clone(&copy)));
+        copy
+    }
+
+    /// Folds one approval into approvals of a setting's own `slot` given the sightings after
+    /// they folded the same sighting, copy on write: settings that held the same approvals and
+    /// learn with the same sightings take the same copy after, folded once.
+    fn learn_own_approvals(
+        &self,
+        slot: &mut Rc<OwnApprovals>,
+        signature: u32,
+        sightings: &SignatureStats,
+        tier: u8,
+        now_us: i64,
+        session_hash: u64,
+    ) {
+        let before = Rc::as_ptr(slot);
+        let with = std::ptr::from_ref(sightings);
+        let mut folds = self.approval_folds.borrow_mut();
+        if let Some(fold) = folds.iter().find(|f| {
+            f.signature == signature && f.before == before && f.sightings == with && f.tier == tier
+        }) {
+            *slot = Rc::clone(&fold.after);
+            return;
+        }
+        let h = Some(self.table.half_life_days());
+        if let Some(own) = Rc::get_mut(slot) {
+            own.approvals
+                .learn(sightings, tier, now_us, session_hash, h);
+            own.said.set(None);
+            return;
+        }
+        let mut own = OwnApprovals::new(slot.approvals.clone());
+        own.approvals
+            .learn(sightings, tier, now_us, session_hash, h);
+        let after = Rc::new(own);
+        let kept = std::mem::replace(slot, Rc::clone(&after));
+        folds.push(ApprovalFold {
+            signature,
+            before,
+            sightings: with,
+            tier,
+            _kept: kept,
+            after,
+        });
+    }
+
+    /// The shared sightings of `signature` as they were before this event, as one copy for
+    /// every setting whose sightings diverge at this event.
+    fn snapshot(&self, signature: u32) -> Option<Rc<SignatureStats>> {
+        let stats = self.stats.get(signature as usize)?.as_ref()?;
+        let mut snapshots = self.snapshots.borrow_mut();
+        if let Some((_, copy)) = snapshots.iter().find(|(id, _)| *id == signature) {
+            return Some(Rc::clone(copy));
+        }
+        let copy = Rc::new(stats.clone());
+        snapshots.push((signature, Rc::clone(&copy)));
+        Some(copy)
+    }
+
+    /// Folds one sighting into a setting's diverged sightings `slot`, copy on write: settings
+    /// whose sightings were the same copy before and fold the same kind of sighting take the
+    /// same copy after, folded once. Sightings no other setting holds fold in place.
+    fn fold_diverged(
+        &self,
+        slot: &mut Option<Rc<SignatureStats>>,
+        signature: u32,
+        tier: u8,
+        evidence: Evidence,
+        now_us: i64,
+        session_hash: u64,
+    ) {
+        let before = slot.as_ref().map_or(std::ptr::null(), Rc::as_ptr);
+        let kind = sighting(evidence);
+        let mut folds = self.folds.borrow_mut();
+        if let Some(fold) = folds
+            .iter()
+            .find(|f| f.signature == signature && f.before == before && f.kind == kind)
+        {
+            *slot = Some(Rc::clone(&fold.after));
+            return;
+        }
+        let h = Some(self.table.half_life_days());
+        if let Some(stats) = slot.as_mut().and_then(Rc::get_mut) {
+            stats.learn(tier, evidence, now_us, session_hash, h);
+            return;
+        }
+        let mut stats = slot.as_deref().cloned().unwrap_or_default();
+        stats.learn(tier, evidence, now_us, session_hash, h);
+        let after = Rc::new(stats);
+        folds.push(Fold {
+            signature,
+            before,
+            kind,
+            _kept: slot.take(),
+            after: Rc::clone(&after),
+        });
+        *slot = Some(after);
     }
 
     /// The half-life its decayed sums are kept for.
@@ -108,22 +293,16 @@ impl SharedEnvelope {
     /// Folds one event's shared evidence in.
     pub(crate) fn learn(
         &mut self,
-        analysis: &Analysis,
-        signatures: &[u32],
+        call: &Call,
         evidence: Evidence,
         now_us: i64,
         session_hash: u64,
     ) {
         let h = self.table.half_life_days();
-        for_each_learned(analysis, signatures, evidence, |signature, action| {
+        for_each_learned(call, evidence, |signature, tier| {
             if let Some(slot) = self.stats.get_mut(signature as usize) {
-                slot.get_or_insert_default().learn(
-                    action.tier(),
-                    evidence,
-                    now_us,
-                    session_hash,
-                    Some(h),
-                );
+                slot.get_or_insert_default()
+                    .learn(tier, evidence, now_us, session_hash, Some(h));
             }
         });
     }
@@ -172,8 +351,7 @@ impl SettingEnvelope {
     pub(crate) fn learn(
         &mut self,
         shared: &SharedEnvelope,
-        analysis: &Analysis,
-        signatures: &[u32],
+        call: &Call,
         evidence: Option<Evidence>,
         shared_evidence: Option<Evidence>,
         now_us: i64,
@@ -187,48 +365,61 @@ impl SettingEnvelope {
                     Some(Evidence::Confirmed | Evidence::Observed)
                 )
             );
-            for signature in signatures {
+            for signature in &call.action_signatures {
                 let Some(slot) = self.own.get_mut(*signature as usize) else {
                     continue;
                 };
-                let sightings = shared
-                    .stats
-                    .get(*signature as usize)
-                    .and_then(Option::as_ref);
                 match slot {
-                    Stats::Shared if approvals_only => {
-                        let approvals = sightings.map(SignatureStats::approvals);
-                        *slot = Stats::Approvals(Box::new(OwnApprovals::new(
-                            approvals.unwrap_or_default(),
-                        )));
+                    Stats::Shared => {
+                        let approvals = shared.approvals_snapshot(*signature);
+                        *slot = if approvals_only {
+                            Stats::Approvals(approvals)
+                        } else {
+                            Stats::Own(shared.snapshot(*signature), approvals)
+                        };
                     }
-                    Stats::Shared => *slot = Stats::Own(sightings.cloned().map(Box::new)),
                     Stats::Approvals(approvals) if !approvals_only => {
-                        let stats =
-                            sightings.map(|s| Box::new(s.with_approvals(&approvals.approvals)));
-                        *slot = Stats::Own(stats);
+                        // What they said was with the shared sightings.
+                        approvals.said.set(None);
+                        let approvals = Rc::clone(approvals);
+                        *slot = Stats::Own(shared.snapshot(*signature), approvals);
                     }
-                    Stats::Approvals(_) | Stats::Own(_) => {}
+                    Stats::Approvals(_) | Stats::Own(..) => {}
                 }
             }
         }
         let Some(evidence) = evidence else {
             return false;
         };
-        let h = shared.table.half_life_days();
         let own = &mut self.own;
         let mut folded = 0u64;
         let mut approvals = false;
-        for_each_learned(analysis, signatures, evidence, |signature, action| {
+        for_each_learned(call, evidence, |signature, tier| {
             folded += 1;
             match own.get_mut(signature as usize) {
-                Some(Stats::Own(stats)) => stats.get_or_insert_with(Box::default).learn(
-                    action.tier(),
-                    evidence,
-                    now_us,
-                    session_hash,
-                    Some(h),
-                ),
+                Some(Stats::Own(sightings, approvals)) => {
+                    shared.fold_diverged(
+                        sightings,
+                        signature,
+                        tier,
+                        evidence,
+                        now_us,
+                        session_hash,
+                    );
+                    // Approvals of its own learn after the sightings folded the sighting.
+                    if evidence == Evidence::Confirmed
+                        && let Some(after) = sightings.as_deref()
+                    {
+                        shared.learn_own_approvals(
+                            approvals,
+                            signature,
+                            after,
+                            tier,
+                            now_us,
+                            session_hash,
+                        );
+                    }
+                }
                 Some(Stats::Approvals(_)) => approvals |= evidence == Evidence::Confirmed,
                 _ => {}
             }
@@ -242,19 +433,15 @@ impl SettingEnvelope {
     pub(crate) fn learn_approvals(
         &mut self,
         shared: &SharedEnvelope,
-        analysis: &Analysis,
-        signatures: &[u32],
+        call: &Call,
         now_us: i64,
         session_hash: u64,
     ) {
-        let h = shared.table.half_life_days();
-        for (action, signature) in analysis.actions.iter().zip(signatures) {
+        for (tier, signature) in call.tiers.iter().zip(&call.action_signatures) {
             if let Some(Stats::Approvals(own)) = self.own.get_mut(*signature as usize)
                 && let Some(Some(sightings)) = shared.stats.get(*signature as usize)
             {
-                own.approvals
-                    .learn(sightings, action.tier(), now_us, session_hash, Some(h));
-                own.said.set(None);
+                shared.learn_own_approvals(own, *signature, sightings, *tier, now_us, session_hash);
             }
         }
     }
@@ -271,38 +458,29 @@ impl SettingEnvelope {
         session_hash: u64,
     ) {
         self.events += 1;
-        if let Some(Stats::Own(stats)) = self.own.get_mut(signature as usize) {
-            stats.get_or_insert_with(Box::default).learn(
-                tier,
-                evidence,
-                now_us,
-                session_hash,
-                Some(shared.table.half_life_days()),
-            );
+        if let Some(Stats::Own(sightings, _)) = self.own.get_mut(signature as usize) {
+            shared.fold_diverged(sightings, signature, tier, evidence, now_us, session_hash);
         }
     }
 }
 
 /// The signatures an event's evidence goes to, as [`leastgrant_engine::Envelope::learn_event`]
-/// folds them: a refusal to the riskiest action only, anything else to every action. The
-/// action is passed for its tier, which only a fold needs.
-fn for_each_learned<'a>(
-    analysis: &'a Analysis,
-    signatures: &[u32],
-    evidence: Evidence,
-    mut fold: impl FnMut(u32, &'a Action),
-) {
+/// folds them: a refusal to the riskiest action only, anything else to every action; with
+/// each action's tier.
+fn for_each_learned(call: &Call, evidence: Evidence, mut fold: impl FnMut(u32, u8)) {
+    let actions = &call.analysis.actions;
     if evidence == Evidence::Denied {
-        if let Some(worst) = riskiest(&analysis.actions)
-            && let Some(at) = analysis.actions.iter().position(|a| std::ptr::eq(a, worst))
-            && let Some(signature) = signatures.get(at)
+        if let Some(worst) = riskiest(actions)
+            && let Some(at) = actions.iter().position(|a| std::ptr::eq(a, worst))
+            && let Some(signature) = call.action_signatures.get(at)
+            && let Some(tier) = call.tiers.get(at)
         {
-            fold(*signature, worst);
+            fold(*signature, *tier);
         }
         return;
     }
-    for (action, signature) in analysis.actions.iter().zip(signatures) {
-        fold(*signature, action);
+    for (signature, tier) in call.action_signatures.iter().zip(&call.tiers) {
+        fold(*signature, *tier);
     }
 }
 
@@ -356,35 +534,26 @@ fn familiarity_with(
 pub(crate) struct View<'a> {
     pub(crate) setting: Option<&'a SettingEnvelope>,
     pub(crate) shared: &'a SharedEnvelope,
-    pub(crate) analysis: &'a Analysis,
-    pub(crate) signatures: &'a [u32],
+    pub(crate) call: &'a Call,
     /// Per action, the shared familiarity for `computed_for`'s half-life and z.
     pub(crate) computed: &'a [Familiarity],
     pub(crate) computed_for: (f64, f64),
 }
 
 impl View<'_> {
-    /// The familiarity of action `at` for a setting with approvals of its own: the shared
-    /// familiarity computed for this event with the approvals' share of its own, which is what
-    /// it was when asked the same day at the same tier with the same refusals and anchor.
+    /// The familiarity of `sightings` with approvals of a setting's own: the sightings' share
+    /// computed for this event (`computed`: the shared familiarity, or that of diverged
+    /// sightings) with the approvals' share of its own, which is what it was when asked the
+    /// same day at the same tier with the same refusals and anchor.
     fn with_approvals(
         &self,
-        at: usize,
+        computed: Option<&Familiarity>,
         sightings: Option<&SignatureStats>,
         own: &OwnApprovals,
         tier: u8,
         now_us: i64,
         thresholds: &Thresholds,
     ) -> Familiarity {
-        let computed = self.computed.get(at).filter(|_| {
-            (thresholds.half_life_days, thresholds.z) == self.computed_for
-                && self.shared.table.half_life_days() == thresholds.half_life_days
-                && self
-                    .analysis
-                    .actions
-                    .get(at)
-                    .is_some_and(|a| a.tier() == tier)
-        });
         let (Some(shared), Some(stats)) = (computed, sightings) else {
             return familiarity_with(
                 sightings,
@@ -395,7 +564,13 @@ impl View<'_> {
                 thresholds,
             );
         };
-        let said: Said = (day_of(now_us), tier, stats.denied, stats.anchor());
+        let said: Said = (
+            day_of(now_us),
+            tier,
+            thresholds.z.to_bits(),
+            stats.denied,
+            stats.anchor(),
+        );
         let share = match own.said.get() {
             Some((key, share)) if key == said => share,
             _ => {
@@ -427,6 +602,110 @@ impl View<'_> {
     }
 }
 
+impl View<'_> {
+    /// What this event already computed for `sightings` with the approvals `own`: the whole
+    /// familiarity, and the sightings' share (from any approvals).
+    fn seen(
+        &self,
+        sightings: &SignatureStats,
+        own: &Rc<OwnApprovals>,
+        tier: u8,
+        thresholds: &Thresholds,
+    ) -> (Option<Familiarity>, Option<Familiarity>) {
+        let (h, z) = (thresholds.half_life_days.to_bits(), thresholds.z.to_bits());
+        let key: SeenKey = (std::ptr::from_ref(sightings), Rc::as_ptr(own), tier, h, z);
+        let share: SeenKey = (std::ptr::from_ref(sightings), std::ptr::null(), tier, h, z);
+        let seen = self.shared.seen.borrow();
+        let mut found = (None, None);
+        for (k, fam) in seen.iter() {
+            if *k == key {
+                return (Some(*fam), None);
+            }
+            if *k == share {
+                found.1 = Some(*fam);
+            }
+        }
+        found
+    }
+
+    /// Keeps this event's familiarity of `sightings` with the approvals `own` (and, when
+    /// `share`, as the sightings' share for other approvals).
+    fn remember(
+        &self,
+        sightings: &SignatureStats,
+        own: &Rc<OwnApprovals>,
+        share: bool,
+        tier: u8,
+        thresholds: &Thresholds,
+        fam: Familiarity,
+    ) {
+        let (h, z) = (thresholds.half_life_days.to_bits(), thresholds.z.to_bits());
+        let at = std::ptr::from_ref(sightings);
+        let mut seen = self.shared.seen.borrow_mut();
+        seen.push(((at, Rc::as_ptr(own), tier, h, z), fam));
+        if share {
+            seen.push(((at, std::ptr::null(), tier, h, z), fam));
+        }
+    }
+
+    /// The familiarity of the event's action `at` (its signature and tier): the statistics of
+    /// the setting's own, its approvals with the shared sightings, or the shared familiarity
+    /// computed once for the event.
+    pub(crate) fn familiarity_at(
+        &self,
+        at: usize,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
+        let Some(id) = self.call.action_signatures.get(at).copied() else {
+            return Familiarity::NOVEL;
+        };
+        match self.setting.and_then(|s| s.own.get(id as usize)) {
+            Some(Stats::Own(sightings, own)) => {
+                let Some(stats) = sightings.as_deref() else {
+                    return Familiarity::NOVEL;
+                };
+                // Diverged sightings are shared by the settings that diverged alike: their
+                // share of a familiarity is computed once per event.
+                let (whole, share) = self.seen(stats, own, tier, thresholds);
+                if let Some(fam) = whole {
+                    return fam;
+                }
+                let fam =
+                    self.with_approvals(share.as_ref(), Some(stats), own, tier, now_us, thresholds);
+                self.remember(stats, own, share.is_none(), tier, thresholds, fam);
+                return fam;
+            }
+            Some(Stats::Approvals(own)) => {
+                let sightings = self.shared.stats.get(id as usize).and_then(Option::as_ref);
+                let computed = self.computed.get(at).filter(|_| {
+                    (thresholds.half_life_days, thresholds.z) == self.computed_for
+                        && self.shared.table.half_life_days() == thresholds.half_life_days
+                        && self.call.tiers.get(at) == Some(&tier)
+                });
+                let Some(stats) = sightings else {
+                    return self.with_approvals(computed, sightings, own, tier, now_us, thresholds);
+                };
+                let (whole, _) = self.seen(stats, own, tier, thresholds);
+                if let Some(fam) = whole {
+                    return fam;
+                }
+                let fam = self.with_approvals(computed, sightings, own, tier, now_us, thresholds);
+                self.remember(stats, own, false, tier, thresholds, fam);
+                return fam;
+            }
+            _ => {}
+        }
+        let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
+            && self.call.tiers.get(at) == Some(&tier);
+        match self.computed.get(at) {
+            Some(fam) if same => *fam,
+            _ => self.shared.familiarity(id, tier, now_us, thresholds),
+        }
+    }
+}
+
 impl Learned for View<'_> {
     fn familiarity(
         &self,
@@ -437,7 +716,7 @@ impl Learned for View<'_> {
     ) -> Familiarity {
         // The engine asks about the actions of the call it judges: find which by address,
         // else by text.
-        let actions = &self.analysis.actions;
+        let actions = &self.call.analysis.actions;
         let Some(at) = actions
             .iter()
             .position(|a| std::ptr::eq(a.signature.as_str(), signature))
@@ -445,31 +724,7 @@ impl Learned for View<'_> {
         else {
             return Familiarity::NOVEL;
         };
-        let Some(id) = self.signatures.get(at).copied() else {
-            return Familiarity::NOVEL;
-        };
-        match self.setting.and_then(|s| s.own.get(id as usize)) {
-            Some(Stats::Own(stats)) => {
-                return familiarity(
-                    stats.as_deref(),
-                    &self.shared.table,
-                    tier,
-                    now_us,
-                    thresholds,
-                );
-            }
-            Some(Stats::Approvals(own)) => {
-                let sightings = self.shared.stats.get(id as usize).and_then(Option::as_ref);
-                return self.with_approvals(at, sightings, own, tier, now_us, thresholds);
-            }
-            _ => {}
-        }
-        let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
-            && actions.get(at).is_some_and(|a| a.tier() == tier);
-        match self.computed.get(at) {
-            Some(fam) if same => *fam,
-            _ => self.shared.familiarity(id, tier, now_us, thresholds),
-        }
+        self.familiarity_at(at, tier, now_us, thresholds)
     }
 
     /// Only the words of an ask consult transitions, and a learning setting's words are asked

@@ -5,9 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::replay::{
-    Counts, CurvePoint, LabelCounts, MissBudgetOn, Options, ProjectRun, Unattended,
-};
+use crate::classify::{LabelCounts, MissBudgetOn, Options, Unattended};
+use crate::replay::{Counts, CurvePoint, ProjectRun};
 use crate::settings::Setting;
 
 /// The share of the person's refusals a recommended setting may let through, unless told

@@ -1002,6 +1002,7 @@ const CRATES: &[Rules] = &[
             &["error"],
             &["settings"],
             &["events"],
+            &["classify"],
             &["native", "shared"],
             &["replay"],
             &["summary", "synthetic"],
