@@ -15,7 +15,8 @@ use crate::model::{
 use crate::paths::{self, Roots, resolve};
 use crate::shell::lex::Word;
 use crate::shell::parse::parse;
-use crate::shell::unwrap::{Effective, Wrapper, is_shell, trusted_program_path, unwrap_script};
+use crate::shell::script::{Effective, Wrapper};
+use crate::shell::unwrap::{is_shell, trusted_program_path, unwrap_script};
 use crate::signature::{Normalizer, redact_text};
 use crate::spelling::{effective_text, shell_signature, shell_words, spell};
 use crate::targets::place_targets;

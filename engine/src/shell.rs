@@ -1,13 +1,15 @@
 //! Shell analysis: from a command line to the effective commands that would run.
 //!
-//! Three stages, each pessimistic: [`lex`] tokenizes with POSIX quoting, [`parse`] turns tokens
+//! Four stages, each pessimistic: [`lex`] tokenizes with POSIX quoting, [`parse`] turns tokens
 //! into a flat inventory of simple commands (descending into substitutions and compound bodies),
-//! and [`unwrap`] peels wrappers (`sudo`, `env`, `sh -c`, `xargs`, …) down to the program that
-//! really runs. Anything a stage cannot account for is recorded as a problem, never guessed.
+//! [`unwrap`] peels wrappers (`sudo`, `env`, `sh -c`, `xargs`, …) down to the program that
+//! really runs, and [`script`] flattens a script's commands into those effective commands.
+//! Anything a stage cannot account for is recorded as a problem, never guessed.
 
 pub(crate) mod lex;
 pub(crate) mod parse;
 pub(crate) mod quote;
+pub(crate) mod script;
 pub(crate) mod unwrap;
 
 /// Stands for a value the analysis cannot know (an unset variable, a substitution's output).

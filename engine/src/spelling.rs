@@ -6,7 +6,8 @@ use std::borrow::Cow;
 
 use crate::knowledge::Classification;
 use crate::shell::quote::{push_quoted, push_word};
-use crate::shell::unwrap::{Effective, Wrapper, trusted_program_path};
+use crate::shell::script::{Effective, Wrapper};
+use crate::shell::unwrap::trusted_program_path;
 use crate::signature::precision::{
     Operands, display_config_key, precision, program_family, sed_prints_only, single_dash_words,
 };
