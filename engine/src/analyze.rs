@@ -365,7 +365,10 @@ fn classify_effective(
             unnamed_effects = true;
         }
         judgement.targets.push((redirect.target.clone(), access));
-        redirect_signature.push(format!("{op}{}", normalizer.arg(target)));
+        redirect_signature.push(format!(
+            "{op}{}",
+            normalizer.arg_of(target, redirect.target.is_literal())
+        ));
     }
     // Arguments from elsewhere: the paths are unknown, and a writer or deleter of unknown paths
     // is not understood.
@@ -396,7 +399,7 @@ fn classify_effective(
         .args
         .iter()
         .chain(effective.assignments.iter().map(|(_, v)| v))
-        .any(|w| names_secret_variable(&w.raw))
+        .any(|w| names_secret_variable(w.raw()))
     {
         judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
         if judgement.capability.is_read_only() || judgement.capability == C::Meta {

@@ -234,13 +234,23 @@ impl<'a> Normalizer<'a> {
 
     /// Normalises one argument.
     pub fn arg<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
-        self.arg_at(text, 0)
+        self.arg_at(text, 0, false)
+    }
+
+    /// [`Normalizer::arg`] of a word's text or part of it, told whether the word is literal
+    /// ([`crate::shell::lex::Word::is_literal`], settled when it was lexed): a literal text
+    /// is not searched again for what it cannot hold.
+    pub fn arg_of<'t>(&mut self, text: &'t str, literal: bool) -> Cow<'t, str> {
+        self.arg_at(text, 0, literal)
     }
 
     /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
     /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
-    fn arg_at<'t>(&mut self, text: &'t str, depth: u8) -> Cow<'t, str> {
-        if crate::shell::holds_unresolved(text)
+    /// `literal`: the text is known to hold no [`UNRESOLVED`] (a literal word's, or a part of
+    /// a text this already searched: every nested form is).
+    fn arg_at<'t>(&mut self, text: &'t str, depth: u8, literal: bool) -> Cow<'t, str> {
+        if !literal
+            && crate::shell::holds_unresolved(text)
             && let Some(at) = text.find(UNRESOLVED)
         {
             // `http://169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI`: judged by its
@@ -264,7 +274,7 @@ impl<'a> Normalizer<'a> {
             return Cow::Borrowed("<json>");
         }
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
-            return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1)));
+            return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1, true)));
         }
         // Whether the text has a `=` or a `:` at all, asked once of its bytes (the slice's
         // `memchr`): without them, the splits and the URL test below have nothing to find, and
@@ -299,7 +309,7 @@ impl<'a> Normalizer<'a> {
                 if net::CONTAINER_HOST_VARIABLES.contains(&name) {
                     self.reaches.container_socket = true;
                 }
-                return Cow::Owned(format!("{name}={}", self.arg_at(value, depth + 1)));
+                return Cow::Owned(format!("{name}={}", self.arg_at(value, depth + 1, true)));
             }
         }
         // Before the token check: a URL's credentials are a floor, not only a redaction.
@@ -356,8 +366,8 @@ impl<'a> Normalizer<'a> {
             if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
                 return Cow::Owned(format!(
                     "{}:{}",
-                    self.arg_at(left, depth + 1),
-                    self.arg_at(right, depth + 1)
+                    self.arg_at(left, depth + 1, true),
+                    self.arg_at(right, depth + 1, true)
                 ));
             }
         }

@@ -112,18 +112,18 @@ pub(crate) fn effective_text(effective: &Effective) -> String {
             + effective
                 .assignments
                 .iter()
-                .map(|(name, value)| name.len() + value.raw.len() + 2)
+                .map(|(name, value)| name.len() + value.raw().len() + 2)
                 .sum::<usize>()
             + effective
                 .redirects
                 .iter()
-                .map(|r| r.op.len() + r.target.raw.len() + 1)
+                .map(|r| r.op.len() + r.target.raw().len() + 1)
                 .sum::<usize>(),
     );
     for (name, value) in &effective.assignments {
         word(name, &mut text);
         text.push('=');
-        text.push_str(&value.raw);
+        text.push_str(value.raw());
     }
     if !effective.program.is_empty() {
         let program = if effective.program_path.is_empty() {
@@ -134,12 +134,12 @@ pub(crate) fn effective_text(effective: &Effective) -> String {
         word(program, &mut text);
     }
     for arg in &effective.args {
-        word(&arg.raw, &mut text);
+        word(arg.raw(), &mut text);
     }
     for redirect in &effective.redirects {
         word(&redirect.op, &mut text);
         if !(redirect.op.starts_with("<<") && redirect.op != "<<<") {
-            text.push_str(&redirect.target.raw);
+            text.push_str(redirect.target.raw());
         }
     }
     text
@@ -198,7 +198,7 @@ pub(crate) fn shell_signature<'e>(
         let dir = effective
             .chdir
             .as_ref()
-            .map(|d| normalizer.arg(&d.text))
+            .map(|d| normalizer.arg_of(&d.text, d.is_literal()))
             .unwrap_or_default();
         parts.push(Cow::Owned(format!("[in:{dir}]")));
     }
@@ -262,7 +262,7 @@ pub(crate) fn shell_signature<'e>(
             if text.starts_with('-') {
                 flags.push(Cow::Borrowed(text));
             } else {
-                parts.push(normalizer.arg(text));
+                parts.push(normalizer.arg_of(text, word.is_literal()));
             }
             continue;
         }
@@ -298,9 +298,10 @@ pub(crate) fn shell_signature<'e>(
         }
         if is_flag {
             match text.split_once('=') {
-                Some((flag, value)) => {
-                    flags.push(Cow::Owned(format!("{flag}={}", normalizer.arg(value))))
-                }
+                Some((flag, value)) => flags.push(Cow::Owned(format!(
+                    "{flag}={}",
+                    normalizer.arg_of(value, word.is_literal())
+                ))),
                 None if clusters && is_letter_cluster(text) => {
                     // `-la` and `-al` and `-a -l` are one spelling; a display letter goes.
                     for letter in text.chars().skip(1) {
@@ -312,7 +313,7 @@ pub(crate) fn shell_signature<'e>(
                 }
                 None => flags.push(Cow::Borrowed(match crate::signature::redact_token(text) {
                     Some(marker) => marker,
-                    None if crate::shell::holds_unresolved(text) => "<dynamic>",
+                    None if !word.is_literal() => "<dynamic>",
                     None => text,
                 })),
             }
@@ -348,7 +349,7 @@ pub(crate) fn shell_signature<'e>(
                 Some(Cow::Borrowed(path_placeholder(&placement)))
             }
             _ => {
-                let part = normalizer.arg(text);
+                let part = normalizer.arg_of(text, word.is_literal());
                 // A word the program opens is a path even without a path's look (`ls src`,
                 // `mkdir build`); a word already typed (`HEAD:.env`, a URL) keeps its type.
                 if part == text

@@ -233,7 +233,7 @@ impl<'a> Invocation<'a> {
                     Some(after).filter(|r| !r.is_empty())
                 }?;
                 let mut w = word.clone();
-                w.text = rest.to_string();
+                w.set_text(rest.to_string());
                 Some(w)
             })
         })

@@ -16,13 +16,102 @@ pub struct Substitution {
     pub process: bool,
 }
 
+/// A word's value: the text the program would see, and whether it holds [`UNRESOLVED`], found
+/// once when the text is made rather than searched for each time [`Word::is_literal`] is asked
+/// (many questions per word). Read as a `str`; made only here and through [`Word::set_text`],
+/// so the two cannot disagree.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Text {
+    value: String,
+    unresolved: bool,
+}
+
+impl Text {
+    fn new(value: String) -> Text {
+        let unresolved = super::holds_unresolved(&value);
+        Text { value, unresolved }
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.value
+    }
+
+    /// The text, owned.
+    pub fn into_string(self) -> String {
+        self.value
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.value
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.value
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.value
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.value, f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.value)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.value == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.value == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        &self.value == other
+    }
+}
+
+impl PartialEq<Text> for str {
+    fn eq(&self, other: &Text) -> bool {
+        self == other.value
+    }
+}
+
+impl PartialEq<Text> for &str {
+    fn eq(&self, other: &Text) -> bool {
+        *self == other.value
+    }
+}
+
 /// One shell word after quote removal.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Word {
     /// The value the program would see; unknowable parts are [`UNRESOLVED`].
-    pub text: String,
-    /// The word as written.
-    pub raw: String,
+    pub text: Text,
+    /// The word as written, when that differs from its value (a plain word, nearly every
+    /// word, is written as its value: not kept twice). [`Word::raw`] reads it.
+    written: Option<String>,
     /// Any part of it was quoted or escaped.
     pub quoted: bool,
     /// It contains an unquoted glob character (`*`, `?`, `[`) or a brace expansion.
@@ -31,19 +120,61 @@ pub struct Word {
     pub substitutions: Vec<Substitution>,
 }
 
+/// As it was when the written form was a field of its own: `raw` shown as text.
+impl std::fmt::Debug for Word {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Word")
+            .field("text", &self.text.value)
+            .field("raw", &self.raw())
+            .field("quoted", &self.quoted)
+            .field("glob", &self.glob)
+            .field("substitutions", &self.substitutions)
+            .finish()
+    }
+}
+
 impl Word {
     /// The value is fully known.
     pub fn is_literal(&self) -> bool {
-        !super::holds_unresolved(&self.text)
+        !self.text.unresolved
+    }
+
+    /// The word as written.
+    pub fn raw(&self) -> &str {
+        self.written.as_deref().unwrap_or(&self.text.value)
     }
 
     /// A word that stands for itself: `Word::plain("git")`.
     pub fn plain(text: &str) -> Word {
         Word {
-            text: text.to_string(),
-            raw: text.to_string(),
+            text: Text::new(text.to_string()),
             ..Word::default()
         }
+    }
+
+    /// A word of the given value and written form, neither quoted nor a glob.
+    pub fn new(text: String, raw: String) -> Word {
+        let written = (raw != text).then_some(raw);
+        Word {
+            text: Text::new(text),
+            written,
+            ..Word::default()
+        }
+    }
+
+    /// Gives the word another value; its written form stays what it was.
+    pub fn set_text(&mut self, text: String) {
+        if self.written.is_none() && text != self.text.value {
+            self.written = Some(std::mem::take(&mut self.text.value));
+        } else if self.written.as_deref() == Some(text.as_str()) {
+            self.written = None;
+        }
+        self.text = Text::new(text);
+    }
+
+    /// Gives the word another written form; its value stays what it was.
+    pub fn set_raw(&mut self, raw: String) {
+        self.written = (raw != self.text.value).then_some(raw);
     }
 }
 
@@ -337,11 +468,7 @@ impl<'s> Lexer<'s> {
                     self.pos += 2;
                     let raw: String = self.slice(start, self.pos);
                     let inner = self.slice(start + 2, self.pos - 2);
-                    let mut word = Word {
-                        text: UNRESOLVED.to_string(),
-                        raw,
-                        ..Word::default()
-                    };
+                    let mut word = Word::new(UNRESOLVED.to_string(), raw);
                     self.scan_nested_substitutions(&inner, &mut word);
                     self.out.tokens.push(Token::Arith(word));
                     return;
@@ -404,7 +531,7 @@ impl<'s> Lexer<'s> {
             "<<" | "<<-" => {
                 self.pending_heredocs.push(PendingHeredoc {
                     token_index: self.out.tokens.len(),
-                    delimiter: target.text.clone(),
+                    delimiter: target.text.to_string(),
                     strip_tabs: op == "<<-",
                     expand: !target.quoted,
                 });
@@ -470,12 +597,8 @@ impl<'s> Lexer<'s> {
             if !terminated {
                 // Bash accepts a here-document ended by end of input; we do too, noting nothing.
             }
-            let mut word = Word {
-                text: body.clone(),
-                raw: body.clone(),
-                quoted: !heredoc.expand,
-                ..Word::default()
-            };
+            let mut word = Word::new(body.clone(), body.clone());
+            word.quoted = !heredoc.expand;
             if heredoc.expand {
                 self.scan_nested_substitutions(&body, &mut word);
             }
@@ -525,7 +648,10 @@ impl<'s> Lexer<'s> {
     fn read_word(&mut self) -> Word {
         let start = self.pos;
         let mut word = Word {
-            text: String::with_capacity(24),
+            text: Text {
+                value: String::with_capacity(24),
+                unresolved: false,
+            },
             ..Word::default()
         };
         let at_word_start = |w: &Word| w.text.is_empty() && !w.quoted;
@@ -540,18 +666,18 @@ impl<'s> Lexer<'s> {
                         }),
                         None => self.problem("unterminated process substitution"),
                     }
-                    word.text.push(UNRESOLVED);
+                    word.text.value.push(UNRESOLVED);
                 }
                 '(' if self.extglob_opens(&word) => {
                     // `@(a|b)`, `!(x)`, `+(…)`, `*(…)`, `?(…)`: an extended glob is part of the
                     // word (bash with extglob), never a subshell.
-                    let kind = word.text.pop().unwrap_or('@');
+                    let kind = word.text.value.pop().unwrap_or('@');
                     word.glob = true;
                     match self.read_balanced_parens() {
-                        Some(body) => push_extglob(&mut word.text, kind, &body),
+                        Some(body) => push_extglob(&mut word.text.value, kind, &body),
                         None => {
                             self.problem("unterminated extended glob");
-                            word.text.push(UNRESOLVED);
+                            word.text.value.push(UNRESOLVED);
                         }
                     }
                 }
@@ -562,7 +688,7 @@ impl<'s> Lexer<'s> {
                         Some('\n') => self.pos += 1,
                         Some(next) => {
                             word.quoted = true;
-                            word.text.push(next);
+                            word.text.value.push(next);
                             self.pos += 1;
                         }
                         None => {}
@@ -577,7 +703,7 @@ impl<'s> Lexer<'s> {
                         .and_then(|rest| rest.iter().position(|c| *c == '\''))
                         .map(|at| open + at);
                     let end = close.unwrap_or(self.chars.len().max(open));
-                    self.push_run(&mut word.text, open, end);
+                    self.push_run(&mut word.text.value, open, end);
                     self.pos = end + 1;
                     if close.is_none() {
                         self.pos = end;
@@ -604,7 +730,7 @@ impl<'s> Lexer<'s> {
                 '`' => self.read_backtick(&mut word),
                 '*' | '?' | '[' => {
                     word.glob = true;
-                    word.text.push(c);
+                    word.text.value.push(c);
                     self.pos += 1;
                 }
                 '{' => {
@@ -620,11 +746,11 @@ impl<'s> Lexer<'s> {
                             word.glob = true;
                         }
                     }
-                    word.text.push(c);
+                    word.text.value.push(c);
                     self.pos += 1;
                 }
                 '~' if at_word_start(&word) => {
-                    word.text.push('~');
+                    word.text.value.push('~');
                     self.pos += 1;
                 }
                 _ => {
@@ -632,12 +758,25 @@ impl<'s> Lexer<'s> {
                     // this arm: the word is no longer empty, so `~` is ordinary too) go in at
                     // once.
                     let end = self.ordinary_run_end(self.pos + 1);
-                    self.push_run(&mut word.text, self.pos, end);
+                    self.push_run(&mut word.text.value, self.pos, end);
                     self.pos = end;
                 }
             }
         }
-        word.raw = self.slice(start, self.pos);
+        // The written form is kept only when it differs from the value (compared in place
+        // when the source is ASCII: a plain word is not copied a second time).
+        let same = if self.ascii {
+            self.source.get(start..self.pos) == Some(word.text.value.as_str())
+        } else {
+            false
+        };
+        if !same {
+            let raw = self.slice(start, self.pos);
+            if raw != word.text.value {
+                word.written = Some(raw);
+            }
+        }
+        word.text.unresolved = super::holds_unresolved(&word.text.value);
         word
     }
 
@@ -672,11 +811,11 @@ impl<'s> Lexer<'s> {
                     match next {
                         Some('\n') => self.pos += 2,
                         Some(n @ ('$' | '`' | '"' | '\\')) => {
-                            word.text.push(n);
+                            word.text.value.push(n);
                             self.pos += 2;
                         }
                         _ => {
-                            word.text.push('\\');
+                            word.text.value.push('\\');
                             self.pos += 1;
                         }
                     }
@@ -684,7 +823,7 @@ impl<'s> Lexer<'s> {
                 '$' => self.read_dollar(word),
                 '`' => self.read_backtick(word),
                 _ => {
-                    word.text.push(c);
+                    word.text.value.push(c);
                     self.pos += 1;
                 }
             }
@@ -699,7 +838,7 @@ impl<'s> Lexer<'s> {
                 '\'' => {
                     // A NUL ends the word for the program that receives it (C strings).
                     if let Some(at) = word.text.find('\0') {
-                        word.text.truncate(at);
+                        word.text.value.truncate(at);
                     }
                     return;
                 }
@@ -729,16 +868,16 @@ impl<'s> Lexer<'s> {
                             ctl
                         }
                         other => {
-                            word.text.push('\\');
+                            word.text.value.push('\\');
                             Some(other)
                         }
                     };
                     match decoded {
-                        Some(ch) => word.text.push(ch),
+                        Some(ch) => word.text.value.push(ch),
                         None => self.problem("invalid escape in $'…'"),
                     }
                 }
-                other => word.text.push(other),
+                other => word.text.value.push(other),
             }
         }
         self.problem("unterminated $'…' quote");
@@ -779,7 +918,7 @@ impl<'s> Lexer<'s> {
                     }),
                     None => self.problem("unterminated arithmetic expansion"),
                 }
-                word.text.push(UNRESOLVED);
+                word.text.value.push(UNRESOLVED);
             }
             Some('(') => {
                 self.pos += 1;
@@ -790,7 +929,7 @@ impl<'s> Lexer<'s> {
                     }),
                     None => self.problem("unterminated command substitution"),
                 }
-                word.text.push(UNRESOLVED);
+                word.text.value.push(UNRESOLVED);
             }
             Some('{') => {
                 self.pos += 2;
@@ -821,6 +960,7 @@ impl<'s> Lexer<'s> {
                     self.scan_nested_substitutions(&body, word);
                 }
                 word.text
+                    .value
                     .push_str(&known_variable(&body).unwrap_or(UNRESOLVED.to_string()));
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
@@ -834,14 +974,15 @@ impl<'s> Lexer<'s> {
                 }
                 let name = self.slice(start, self.pos);
                 word.text
+                    .value
                     .push_str(&known_variable(&name).unwrap_or(UNRESOLVED.to_string()));
             }
             Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
                 self.pos += 2;
-                word.text.push(UNRESOLVED);
+                word.text.value.push(UNRESOLVED);
             }
             _ => {
-                word.text.push('$');
+                word.text.value.push('$');
                 self.pos += 1;
             }
         }
@@ -912,7 +1053,7 @@ impl<'s> Lexer<'s> {
                         source,
                         process: false,
                     });
-                    word.text.push(UNRESOLVED);
+                    word.text.value.push(UNRESOLVED);
                     return;
                 }
                 '\\' => {
@@ -963,5 +1104,50 @@ fn known_variable(name: &str) -> Option<String> {
         "HOME" => Some("~".to_string()),
         "PWD" => Some(".".to_string()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A word's written form is kept only when it differs from its value, however the value
+    /// got there; a new value keeps the written form; literalness follows the value.
+    #[test]
+    fn written_form_and_literalness_follow_the_value() {
+        let plain = Word::plain("a");
+        assert_eq!(plain, Word::new("a".to_string(), "a".to_string()));
+        assert_eq!(plain.raw(), "a");
+        let mut word = plain.clone();
+        word.set_text("b".to_string());
+        assert_eq!((word.text.as_str(), word.raw()), ("b", "a"));
+        word.set_text("a".to_string());
+        assert_eq!(word, plain);
+        word.set_raw("'a'".to_string());
+        assert_eq!((word.text.as_str(), word.raw()), ("a", "'a'"));
+        word.set_raw("a".to_string());
+        assert_eq!(word, plain);
+        word.set_text(format!("x{UNRESOLVED}"));
+        assert!(!word.is_literal());
+        assert_eq!(word.raw(), "a");
+        word.set_text("x".to_string());
+        assert!(word.is_literal());
+        let lexed = lex("a'b' $X c");
+        let words: Vec<(&str, &str, bool)> = lexed
+            .tokens
+            .iter()
+            .filter_map(|t| match t {
+                Token::Word(w) => Some((w.text.as_str(), w.raw(), w.is_literal())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                ("ab", "a'b'", true),
+                ("\u{E000}", "$X", false),
+                ("c", "c", true)
+            ]
+        );
     }
 }

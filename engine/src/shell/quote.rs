@@ -115,7 +115,7 @@ mod tests {
                 .tokens
                 .into_iter()
                 .filter_map(|t| match t {
-                    Token::Word(w) => Some(w.text),
+                    Token::Word(w) => Some(w.text.into_string()),
                     _ => None,
                 })
                 .collect();

@@ -446,7 +446,7 @@ fn strip_options<'a>(
             && t.starts_with("--")
         {
             let mut v = word.clone();
-            v.text = value.to_string();
+            v.set_text(value.to_string());
             seen.push((flag.to_string(), Some(v)));
             i += 1;
             continue;
@@ -463,7 +463,7 @@ fn strip_options<'a>(
             .and_then(|_| t.get(..2))
         {
             let mut v = word.clone();
-            v.text = t.get(2..).unwrap_or("").to_string();
+            v.set_text(t.get(2..).unwrap_or("").to_string());
             seen.push((flag.to_string(), Some(v)));
             i += 1;
             continue;
@@ -560,7 +560,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
         };
         if !first.is_literal() {
             current.written_is_words = false;
-            current.program_path = first.text.clone();
+            current.program_path = first.text.to_string();
             current.program = UNRESOLVED.to_string();
             current.unread("the program name is computed at run time");
             out.push(current);
@@ -572,7 +572,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             let mut args = std::mem::take(&mut current.args);
             let first = args.remove(0);
             current.program = program;
-            current.program_path = first.text;
+            current.program_path = first.text.into_string();
             current.args = args;
             current.written_is_words &= layers == 1;
             break;
@@ -591,7 +591,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
     {
         current.written_is_words = false;
         current.program = base_name(&first.text);
-        current.program_path = first.text.clone();
+        current.program_path = first.text.into_string();
         current.args = current.args.get(1..).unwrap_or(&[]).to_vec();
     }
     // `bin/git` or `/tmp/evil/git` is not git: a program named by a path outside the system's
@@ -762,10 +762,12 @@ fn peel_env(
         inner.args = Vec::new();
         // `env -S 'a b' c` runs the split string followed by the remaining words.
         let mut joined = split.clone();
+        let mut text = joined.text.to_string();
         for word in tail {
-            joined.text.push(' ');
-            joined.text.push_str(&word.raw);
+            text.push(' ');
+            text.push_str(word.raw());
         }
+        joined.set_text(text);
         shell_text(inner, &joined, out);
         return Step::Done;
     }
@@ -786,13 +788,14 @@ fn peel_env(
             && !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
-            let mut v = word.clone();
-            v.text = value.to_string();
-            v.raw = v
-                .raw
+            let raw = word
+                .raw()
                 .split_once('=')
                 .map(|(_, r)| r.to_string())
                 .unwrap_or_default();
+            let mut v = word.clone();
+            v.set_text(value.to_string());
+            v.set_raw(raw);
             current.assignments.push((name.to_string(), v));
             continue;
         }
@@ -908,16 +911,18 @@ fn peel_watch(
     let (tail, seen) = strip_options(&rest, flags!["-n", "--interval", "-q", "--equexit", "-g"]);
     if !has_flag(&seen, flags!["-x", "--exec"]) {
         // watch joins its arguments and runs them with `sh -c`.
-        let mut joined = Word::default();
+        let mut text = String::new();
         for (i, word) in tail.iter().enumerate() {
             if i > 0 {
-                joined.text.push(' ');
+                text.push(' ');
             }
             if !word.is_literal() {
-                joined.text.push(UNRESOLVED);
+                text.push(UNRESOLVED);
             }
-            joined.text.push_str(&word.text);
+            text.push_str(&word.text);
         }
+        // Written nowhere as one word: no written form.
+        let joined = Word::new(text, String::new());
         current.args = Vec::new();
         shell_text(std::mem::take(current), &joined, out);
         return Step::Done;
@@ -1017,7 +1022,8 @@ fn peel_find(
         .map(|w| {
             if w.text.contains("{}") {
                 let mut w = w;
-                w.text = w.text.replace("{}", &UNRESOLVED.to_string());
+                let text = w.text.replace("{}", &UNRESOLVED.to_string());
+                w.set_text(text);
                 w
             } else {
                 w
@@ -1107,13 +1113,15 @@ fn peel_eval(
     rest: Vec<Word>,
     out: &mut Vec<Effective>,
 ) -> Step {
-    let mut joined = Word::default();
+    let mut text = String::new();
     for (i, word) in rest.iter().enumerate() {
         if i > 0 {
-            joined.text.push(' ');
+            text.push(' ');
         }
-        joined.text.push_str(&word.text);
+        text.push_str(&word.text);
     }
+    // Written nowhere as one word: no written form.
+    let joined = Word::new(text, String::new());
     current.args = Vec::new();
     current.program = program;
     shell_text(std::mem::take(current), &joined, out);
@@ -1410,7 +1418,7 @@ fn peel_git(
     }
     current.config_keys.sort();
     current.program = program;
-    current.program_path = first.text;
+    current.program_path = first.text.into_string();
     let keep = tail.len();
     current.args = into_tail(rest, keep);
     Step::Runs
@@ -1425,7 +1433,7 @@ fn runs_as_given(
     _out: &mut Vec<Effective>,
 ) -> Step {
     current.program = program;
-    current.program_path = first.text.clone();
+    current.program_path = first.text.into_string();
     current.args = rest;
     Step::Runs
 }
