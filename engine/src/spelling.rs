@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use crate::knowledge::Classification;
-use crate::shell::quote::{push_quoted, push_word};
+use crate::shell::quote::{push_quoted, push_text, push_word};
 use crate::shell::script::{Effective, Wrapper};
 use crate::shell::unwrap::trusted_program_path;
 use crate::signature::precision::{
@@ -59,7 +59,7 @@ pub(crate) fn spell(
                     None => without.push_str(text),
                 }
             } else {
-                push_quoted(&mut without, text, true);
+                push_text(&mut without, &word.text);
             }
         }
     }

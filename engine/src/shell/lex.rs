@@ -24,12 +24,32 @@ pub struct Substitution {
 pub struct Text {
     value: String,
     unresolved: bool,
+    /// Needs no quotes in a rule's text ([`super::is_plain`]).
+    plain: bool,
 }
 
 impl Text {
     fn new(value: String) -> Text {
-        let unresolved = super::holds_unresolved(&value);
-        Text { value, unresolved }
+        let mut text = Text {
+            value,
+            unresolved: false,
+            plain: false,
+        };
+        text.settle();
+        text
+    }
+
+    /// Finds what is known of the value: whether it holds [`UNRESOLVED`] and whether it needs
+    /// quotes (a plain text holds no `UNRESOLVED`, a private-use character that is neither
+    /// ASCII nor alphanumeric: one pass for most words).
+    fn settle(&mut self) {
+        self.plain = super::is_plain(&self.value);
+        self.unresolved = !self.plain && super::holds_unresolved(&self.value);
+    }
+
+    /// Needs no quotes in a rule's text: letters and digits (any script) and `-_./=:@%+,^~`.
+    pub fn is_plain(&self) -> bool {
+        self.plain
     }
 
     /// The text.
@@ -651,6 +671,7 @@ impl<'s> Lexer<'s> {
             text: Text {
                 value: String::with_capacity(24),
                 unresolved: false,
+                plain: false,
             },
             ..Word::default()
         };
@@ -776,7 +797,7 @@ impl<'s> Lexer<'s> {
                 word.written = Some(raw);
             }
         }
-        word.text.unresolved = super::holds_unresolved(&word.text.value);
+        word.text.settle();
         word
     }
 
