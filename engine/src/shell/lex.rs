@@ -256,9 +256,91 @@ pub struct Lexed {
 
 /// Tokenizes `source`.
 pub fn lex(source: &str) -> Lexed {
-    let mut lexer = Lexer::new(source);
+    if source.is_ascii() {
+        run(Lexer::new(Ascii(source), source.len()))
+    } else {
+        let chars: Vec<char> = source.chars().collect();
+        run(Lexer::new(chars.as_slice(), source.len()))
+    }
+}
+
+fn run<C: Chars>(mut lexer: Lexer<C>) -> Lexed {
     lexer.run();
     lexer.out
+}
+
+/// The source as the lexer reads it, a character per position: an ASCII source (nearly every
+/// command) as its bytes, read in place; any other as its characters, collected once. The
+/// lexer is compiled for each, so reading a position is one load either way (a copy of every
+/// source into characters had cost more than the branch a shared reader would take per read).
+trait Chars: Copy {
+    /// The character at `at`.
+    fn at(self, at: usize) -> Option<char>;
+    /// How many characters.
+    fn count(self) -> usize;
+    /// The first position from `from` whose character is `stop`'s.
+    fn find_from(self, from: usize, stop: impl Fn(char) -> bool) -> Option<usize>;
+    /// Appends the characters from `from` to `to`.
+    fn push_range(self, out: &mut String, from: usize, to: usize);
+    /// The characters from `from` to `to` are `text`.
+    fn range_is(self, from: usize, to: usize, text: &str) -> bool;
+}
+
+/// An ASCII source: a byte is a character.
+#[derive(Clone, Copy)]
+struct Ascii<'s>(&'s str);
+
+impl Chars for Ascii<'_> {
+    fn at(self, at: usize) -> Option<char> {
+        self.0.as_bytes().get(at).map(|b| char::from(*b))
+    }
+
+    fn count(self) -> usize {
+        self.0.len()
+    }
+
+    fn find_from(self, from: usize, stop: impl Fn(char) -> bool) -> Option<usize> {
+        self.0
+            .as_bytes()
+            .get(from..)?
+            .iter()
+            .position(|b| stop(char::from(*b)))
+            .map(|at| from + at)
+    }
+
+    fn push_range(self, out: &mut String, from: usize, to: usize) {
+        out.push_str(self.0.get(from..to.min(self.0.len())).unwrap_or_default());
+    }
+
+    fn range_is(self, from: usize, to: usize, text: &str) -> bool {
+        self.0.get(from..to) == Some(text)
+    }
+}
+
+impl Chars for &[char] {
+    fn at(self, at: usize) -> Option<char> {
+        self.get(at).copied()
+    }
+
+    fn count(self) -> usize {
+        self.len()
+    }
+
+    fn find_from(self, from: usize, stop: impl Fn(char) -> bool) -> Option<usize> {
+        self.get(from..)?
+            .iter()
+            .position(|c| stop(*c))
+            .map(|at| from + at)
+    }
+
+    fn push_range(self, out: &mut String, from: usize, to: usize) {
+        out.extend(self.get(from..to.min(self.len())).unwrap_or(&[]).iter());
+    }
+
+    fn range_is(self, from: usize, to: usize, text: &str) -> bool {
+        self.get(from..to)
+            .is_some_and(|range| range.iter().copied().eq(text.chars()))
+    }
 }
 
 struct PendingHeredoc {
@@ -268,15 +350,33 @@ struct PendingHeredoc {
     expand: bool,
 }
 
-struct Lexer<'s> {
-    chars: Vec<char>,
-    /// The text `chars` holds, and whether it is all ASCII (then a char position is a byte
-    /// position, and a word's written form is copied as bytes, not collected char by char).
-    source: &'s str,
-    ascii: bool,
+struct Lexer<C> {
+    chars: C,
     pos: usize,
     out: Lexed,
     pending_heredocs: Vec<PendingHeredoc>,
+}
+
+/// The substitutions of a text scanned by `inner` ([`Lexer::scan_nested_substitutions`]), added
+/// to `word`; returns the problems met.
+fn scan_substitutions<C: Chars>(mut inner: Lexer<C>, word: &mut Word) -> Vec<String> {
+    while let Some(c) = inner.peek() {
+        match c {
+            '\\' => inner.pos += 2,
+            '$' if inner.peek_at(1) == Some('(') => {
+                let mut scratch = Word::default();
+                inner.read_dollar(&mut scratch);
+                word.substitutions.append(&mut scratch.substitutions);
+            }
+            '`' => {
+                let mut scratch = Word::default();
+                inner.read_backtick(&mut scratch);
+                word.substitutions.append(&mut scratch.substitutions);
+            }
+            _ => inner.pos += 1,
+        }
+    }
+    inner.out.problems
 }
 
 /// An extended glob's text as the brace-and-star glob that matches at least what it matches,
@@ -337,22 +437,16 @@ const fn is_meta(c: char) -> bool {
     )
 }
 
-impl<'s> Lexer<'s> {
-    fn new(source: &'s str) -> Lexer<'s> {
-        let ascii = source.is_ascii();
+impl<C: Chars> Lexer<C> {
+    /// A lexer of `chars`, a source of `bytes` bytes.
+    fn new(chars: C, bytes: usize) -> Lexer<C> {
         Lexer {
-            chars: if ascii {
-                source.bytes().map(char::from).collect()
-            } else {
-                source.chars().collect()
-            },
-            source,
-            ascii,
+            chars,
             pos: 0,
             // Sized for a token every few bytes (bounded): grown from empty, the list of tokens
             // was copied several times per command.
             out: Lexed {
-                tokens: Vec::with_capacity((source.len() / 5 + 2).min(512)),
+                tokens: Vec::with_capacity((bytes / 5 + 2).min(512)),
                 ..Lexed::default()
             },
             pending_heredocs: Vec::new(),
@@ -360,11 +454,11 @@ impl<'s> Lexer<'s> {
     }
 
     fn peek(&self) -> Option<char> {
-        self.chars.get(self.pos).copied()
+        self.chars.at(self.pos)
     }
 
     fn peek_at(&self, offset: usize) -> Option<char> {
-        self.chars.get(self.pos + offset).copied()
+        self.chars.at(self.pos + offset)
     }
 
     fn starts_with(&self, s: &str) -> bool {
@@ -412,11 +506,7 @@ impl<'s> Lexer<'s> {
             digits += 1;
         }
         if digits > 0 && matches!(self.peek_at(digits), Some('<') | Some('>')) {
-            let fd: String = self
-                .chars
-                .get(self.pos..self.pos + digits)
-                .map(|s| s.iter().collect())
-                .unwrap_or_default();
+            let fd = self.slice(self.pos, self.pos + digits);
             self.pos += digits;
             self.read_redirect(fd.parse().ok());
             return;
@@ -508,17 +598,9 @@ impl<'s> Lexer<'s> {
     }
 
     fn slice(&self, from: usize, to: usize) -> String {
-        if self.ascii {
-            return self
-                .source
-                .get(from..to.min(self.source.len()))
-                .unwrap_or_default()
-                .to_string();
-        }
-        self.chars
-            .get(from..to.min(self.chars.len()))
-            .map(|s| s.iter().collect())
-            .unwrap_or_default()
+        let mut out = String::with_capacity(to.saturating_sub(from));
+        self.chars.push_range(&mut out, from, to);
+        out
     }
 
     fn read_redirect(&mut self, fd: Option<u32>) {
@@ -631,35 +713,24 @@ impl<'s> Lexer<'s> {
     /// Finds `$(…)` and backtick substitutions in text that is expanded but not split into words
     /// (here-document bodies, arithmetic).
     fn scan_nested_substitutions(&mut self, text: &str, word: &mut Word) {
-        let mut inner = Lexer::new(text);
-        while let Some(c) = inner.peek() {
-            match c {
-                '\\' => inner.pos += 2,
-                '$' if inner.peek_at(1) == Some('(') => {
-                    let mut scratch = Word::default();
-                    inner.read_dollar(&mut scratch);
-                    word.substitutions.append(&mut scratch.substitutions);
-                }
-                '`' => {
-                    let mut scratch = Word::default();
-                    inner.read_backtick(&mut scratch);
-                    word.substitutions.append(&mut scratch.substitutions);
-                }
-                _ => inner.pos += 1,
-            }
-        }
-        self.out.problems.append(&mut inner.out.problems);
+        let mut problems = if text.is_ascii() {
+            scan_substitutions(Lexer::new(Ascii(text), text.len()), word)
+        } else {
+            let chars: Vec<char> = text.chars().collect();
+            scan_substitutions(Lexer::new(chars.as_slice(), text.len()), word)
+        };
+        self.out.problems.append(&mut problems);
     }
 
     /// The `(` at the cursor opens an extended glob: the word so far ends in an unquoted,
     /// unescaped `@ ! + * ?` written right before it.
     fn extglob_opens(&self, word: &Word) -> bool {
-        let before = self.pos.checked_sub(1).and_then(|at| self.chars.get(at));
+        let before = self.pos.checked_sub(1).and_then(|at| self.chars.at(at));
         let escaped = self
             .pos
             .checked_sub(2)
-            .and_then(|at| self.chars.get(at))
-            .is_some_and(|c| *c == '\\');
+            .and_then(|at| self.chars.at(at))
+            .is_some_and(|c| c == '\\');
         before.is_some_and(|c| matches!(c, '@' | '!' | '+' | '*' | '?'))
             && word.text.ends_with(['@', '!', '+', '*', '?'])
             && !escaped
@@ -718,12 +789,8 @@ impl<'s> Lexer<'s> {
                 '\'' => {
                     word.quoted = true;
                     let open = self.pos + 1;
-                    let close = self
-                        .chars
-                        .get(open..)
-                        .and_then(|rest| rest.iter().position(|c| *c == '\''))
-                        .map(|at| open + at);
-                    let end = close.unwrap_or(self.chars.len().max(open));
+                    let close = self.chars.find_from(open, |c| c == '\'');
+                    let end = close.unwrap_or(self.chars.count().max(open));
                     self.push_run(&mut word.text.value, open, end);
                     self.pos = end + 1;
                     if close.is_none() {
@@ -757,13 +824,21 @@ impl<'s> Lexer<'s> {
                 '{' => {
                     // `{a,b}` and `{1..3}` expand to several words.
                     // Look ahead a bounded distance, so a long run of braces stays linear.
-                    let ahead = self.chars.get(self.pos + 1..).unwrap_or(&[]);
-                    let window = ahead.get(..ahead.len().min(256)).unwrap_or(&[]);
-                    if let Some(end) = window.iter().position(|c| *c == '}') {
-                        let inner = window.get(..end).unwrap_or(&[]);
-                        let comma = inner.contains(&',');
-                        let range = inner.windows(2).any(|w| w == ['.', '.']);
-                        if !inner.contains(&' ') && (comma || range) {
+                    let from = self.pos + 1;
+                    let window_end = self.chars.count().min(from + 256).max(from);
+                    if let Some(end) = self
+                        .chars
+                        .find_from(from, |c| c == '}')
+                        .filter(|end| *end < window_end)
+                    {
+                        let inner = || (from..end).filter_map(|at| self.chars.at(at));
+                        let comma = inner().any(|c| c == ',');
+                        let range = (from..end).any(|at| {
+                            self.chars.at(at) == Some('.')
+                                && self.chars.at(at + 1) == Some('.')
+                                && at + 1 < end
+                        });
+                        if !inner().any(|c| c == ' ') && (comma || range) {
                             word.glob = true;
                         }
                     }
@@ -786,16 +861,8 @@ impl<'s> Lexer<'s> {
         }
         // The written form is kept only when it differs from the value (compared in place
         // when the source is ASCII: a plain word is not copied a second time).
-        let same = if self.ascii {
-            self.source.get(start..self.pos) == Some(word.text.value.as_str())
-        } else {
-            false
-        };
-        if !same {
-            let raw = self.slice(start, self.pos);
-            if raw != word.text.value {
-                word.written = Some(raw);
-            }
+        if !self.chars.range_is(start, self.pos, &word.text.value) {
+            word.written = Some(self.slice(start, self.pos));
         }
         word.text.settle();
         word
@@ -806,18 +873,13 @@ impl<'s> Lexer<'s> {
     fn ordinary_run_end(&self, from: usize) -> usize {
         let ordinary = |c: char| ORDINARY_ASCII.get(c as usize).copied().unwrap_or(true);
         self.chars
-            .get(from..)
-            .and_then(|rest| rest.iter().position(|c| !ordinary(*c)))
-            .map_or(self.chars.len().max(from), |at| from + at)
+            .find_from(from, |c| !ordinary(c))
+            .unwrap_or(self.chars.count().max(from))
     }
 
     /// Appends the characters from `from` to `to` (as one copy when the source is ASCII).
     fn push_run(&self, text: &mut String, from: usize, to: usize) {
-        if self.ascii {
-            text.push_str(self.source.get(from..to).unwrap_or_default());
-        } else {
-            text.extend(self.chars.get(from..to).unwrap_or(&[]).iter());
-        }
+        self.chars.push_range(text, from, to);
     }
 
     fn read_double_quoted(&mut self, word: &mut Word) {
@@ -1048,8 +1110,8 @@ impl<'s> Lexer<'s> {
                 '#' if self.pos == start
                     || self
                         .chars
-                        .get(self.pos - 1)
-                        .is_some_and(|p| p.is_whitespace() || *p == ';') =>
+                        .at(self.pos - 1)
+                        .is_some_and(|p| p.is_whitespace() || p == ';') =>
                 {
                     self.problem("a comment inside a substitution is not analysed");
                 }
@@ -1170,5 +1232,38 @@ mod tests {
                 ("c", "c", true)
             ]
         );
+    }
+
+    /// An ASCII source read as its bytes lexes as it does read as characters: every string of
+    /// up to four characters over the characters the lexer treats specially, and longer forms.
+    #[test]
+    fn bytes_and_characters_lex_alike() {
+        let alphabet = [
+            '{', '}', ',', '.', ' ', 'a', '\'', '"', '$', '(', ')', '@', '<', '\\', '`', '#',
+        ];
+        let mut sources = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|p| alphabet.map(|c| format!("{p}{c}")))
+                .collect();
+            sources.extend(last.iter().cloned());
+        }
+        sources.extend(
+            [
+                "echo {a,b} {1..3} {x} {a b,c}",
+                "cat <<EOF\n$(id) `w`\nEOF\necho 'x' \"$y\" $'\\t'",
+                "ls @(a|b) !(c) +(d) x*(e) 2>&1 >(tee f) <(g)",
+                "a=1 b=$(c \"$(d)\") ((x+1)) 'unterminated",
+            ]
+            .map(str::to_string),
+        );
+        for source in &sources {
+            let chars: Vec<char> = source.chars().collect();
+            let by_bytes = run(Lexer::new(Ascii(source), source.len()));
+            let by_chars = run(Lexer::new(chars.as_slice(), source.len()));
+            assert_eq!(by_bytes, by_chars, "{source:?}");
+        }
     }
 }
