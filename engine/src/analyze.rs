@@ -399,7 +399,8 @@ fn classify_effective(
         .args
         .iter()
         .chain(effective.assignments.iter().map(|(_, v)| v))
-        .any(|w| names_secret_variable(w.raw()))
+        // A word written as its plain value holds no `$` (asked of a flag, not searched).
+        .any(|w| !w.raw_is_plain() && names_secret_variable(w.raw()))
     {
         judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
         if judgement.capability.is_read_only() || judgement.capability == C::Meta {

@@ -164,6 +164,13 @@ impl Word {
         self.written.as_deref().unwrap_or(&self.text.value)
     }
 
+    /// The word is written as its value, and that needs no quotes ([`Text::is_plain`]): its
+    /// written form holds none of the shell's quoting or expansion characters (`$`, quotes,
+    /// `\`, globs, spaces).
+    pub fn raw_is_plain(&self) -> bool {
+        self.written.is_none() && self.text.plain
+    }
+
     /// A word that stands for itself: `Word::plain("git")`.
     pub fn plain(text: &str) -> Word {
         Word {

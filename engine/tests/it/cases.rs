@@ -63,6 +63,13 @@ fn shell_cases() {
                     !w.text.contains('\u{E000}'),
                     w.is_literal(),
                 );
+                // A word written as its plain value holds no `$` (the secret-variable test
+                // skips it).
+                failures.check(
+                    &format!("lex plain written form of `{}` in `{}`", w.text, case.input),
+                    false,
+                    w.raw_is_plain() && w.raw().contains('$'),
+                );
                 // A word without quoting or expansion is written as its value.
                 if !w.raw().contains(['$', '`', '\\', '\'', '"', '(']) {
                     failures.check(
