@@ -231,7 +231,7 @@ fn classify_effective(
             j.unread_code = base.unread_code;
         }
         j.unread_code |= effective.unread;
-        if effective.program_path.as_bytes().contains(&b'/')
+        if crate::shell::holds_byte(effective.program_path.as_bytes(), b'/')
             && !trusted_program_path(&effective.program_path)
         {
             j.targets
@@ -258,7 +258,7 @@ fn classify_effective(
         };
         match knowledge::classify(&invocation) {
             Some(j) => j,
-            None if effective.program_path.as_bytes().contains(&b'/') => {
+            None if crate::shell::holds_byte(effective.program_path.as_bytes(), b'/') => {
                 let mut j = Classification::opaque(
                     C::ExecUnknown,
                     "runs a program or script the engine has not read",
@@ -486,7 +486,7 @@ fn classify_effective(
 
 /// `$NAME` or `${NAME…}` where the name says it holds a credential.
 fn names_secret_variable(raw: &str) -> bool {
-    if !raw.as_bytes().contains(&b'$') {
+    if !crate::shell::holds_byte(raw.as_bytes(), b'$') {
         return false;
     }
     raw.split('$').skip(1).any(|rest| {

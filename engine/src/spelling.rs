@@ -208,7 +208,7 @@ pub(crate) fn shell_signature<'e>(
     let program = effective.program.as_str();
     if crate::shell::holds_unresolved(program) {
         parts.push(Cow::Borrowed("<dynamic>"));
-    } else if effective.program_path.as_bytes().contains(&b'/')
+    } else if crate::shell::holds_byte(effective.program_path.as_bytes(), b'/')
         && !trusted_program_path(&effective.program_path)
     {
         // A file named by its path is that file, not the program its name resembles.
@@ -235,7 +235,7 @@ pub(crate) fn shell_signature<'e>(
         (program, None, 0)
     };
     let sub = sub_at.map_or("", |_| first);
-    let precision = if effective.program_path.as_bytes().contains(&b'/')
+    let precision = if crate::shell::holds_byte(effective.program_path.as_bytes(), b'/')
         && !trusted_program_path(&effective.program_path)
     {
         None

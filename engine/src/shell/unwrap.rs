@@ -596,7 +596,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
     }
     // `bin/git` or `/tmp/evil/git` is not git: a program named by a path outside the system's
     // own directories is a file the engine has not read.
-    if current.program_path.as_bytes().contains(&b'/')
+    if super::holds_byte(current.program_path.as_bytes(), b'/')
         && !trusted_program_path(&current.program_path)
     {
         let why = format!(
