@@ -578,8 +578,11 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             break;
         };
         current.written_is_words = false;
-        let first = first.clone();
-        let rest: Vec<Word> = current.args.get(1..).unwrap_or(&[]).to_vec();
+        // The words are moved to the wrapper, not copied: every wrapper sets the words the
+        // command runs with (`runs_as_given` when it runs as written, `restore_words` when it
+        // is kept whole).
+        let mut rest = std::mem::take(&mut current.args);
+        let first = rest.remove(0);
         match peel_wrapper(&mut current, program, first, rest, out) {
             Step::Again => {}
             Step::Runs => break,
@@ -631,15 +634,16 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
 fn peel_builtin(
     current: &mut Effective,
     program: String,
-    _first: Word,
+    first: Word,
     rest: Vec<Word>,
-    _out: &mut Vec<Effective>,
+    out: &mut Vec<Effective>,
 ) -> Step {
     if program == "command" && rest.iter().any(|w| w.text == "-v" || w.text == "-V") {
-        return Step::Runs; // a lookup, judged by the knowledge
+        // A lookup, judged by the knowledge.
+        return runs_as_given(current, program, first, rest, out);
     }
     if program == "exec" && rest.is_empty() {
-        return Step::Runs;
+        return runs_as_given(current, program, first, rest, out);
     }
     let (tail, _) = strip_options(&rest, flags!["-a"]);
     let keep = tail.len();
@@ -651,7 +655,7 @@ fn peel_builtin(
 fn peel_privilege(
     current: &mut Effective,
     program: String,
-    _first: Word,
+    first: Word,
     rest: Vec<Word>,
     out: &mut Vec<Effective>,
 ) -> Step {
@@ -672,6 +676,7 @@ fn peel_privilege(
                 None => {
                     let _ = tail;
                     current.program = program;
+                    restore_words(current, first, rest);
                     current.opaque("a privileged login shell");
                     out.push(std::mem::take(current));
                     return Step::Done;
@@ -683,6 +688,7 @@ fn peel_privilege(
         }
         "runas" => {
             current.program = program;
+            restore_words(current, first, rest);
             current.opaque("runas runs a command line we do not parse");
             out.push(std::mem::take(current));
             return Step::Done;
@@ -773,6 +779,7 @@ fn peel_env(
     }
     if flag_value(&seen, flags!["-P"]).is_some() {
         current.program = program;
+        restore_words(current, first, rest);
         current.unread("env -P searches another PATH for the program");
         out.push(std::mem::take(current));
         return Step::Done;
@@ -827,9 +834,9 @@ fn peel_timeout(
 fn peel_priority(
     current: &mut Effective,
     program: String,
-    _first: Word,
+    first: Word,
     rest: Vec<Word>,
-    _out: &mut Vec<Effective>,
+    out: &mut Vec<Effective>,
 ) -> Step {
     current.wrappers.push(Wrapper::Timing);
     let valued = flags![
@@ -845,7 +852,8 @@ fn peel_priority(
     ];
     let (tail, seen) = strip_options(&rest, valued);
     if seen.iter().any(|(f, _)| f == "-p" || f == "--pid") {
-        return Step::Runs; // acts on a running process: judged as process control
+        // Acts on a running process: judged as process control.
+        return runs_as_given(current, program, first, rest, out);
     }
     // `chrt PRIO cmd` and `taskset MASK cmd` take a positional first, but
     // `taskset -c LIST cmd` gives the list as the option's value.
@@ -980,7 +988,7 @@ fn peel_find(
         .iter()
         .position(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
     let Some(at) = exec_at else {
-        return Step::Runs;
+        return runs_as_given(current, program, first, rest, out);
     };
     // Each `-exec` is peeled by a nested call: bound how many are followed.
     if current.surroundings.depth > 4 * MAX_DEPTH {
@@ -1039,7 +1047,7 @@ fn peel_find(
 fn peel_shell(
     current: &mut Effective,
     program: String,
-    _first: Word,
+    first: Word,
     rest: Vec<Word>,
     out: &mut Vec<Effective>,
 ) -> Step {
@@ -1057,6 +1065,7 @@ fn peel_shell(
     current.program = program.clone();
     if command_flag && !login {
         let Some(source) = tail.first().cloned() else {
+            restore_words(current, first, rest);
             current.opaque("`-c` without shell text");
             out.push(std::mem::take(current));
             return Step::Done;
@@ -1424,6 +1433,15 @@ fn peel_git(
     Step::Runs
 }
 
+/// The wrapper is kept whole as the command (an opaque one): its words as written, the wrapper's
+/// own name first, as they were before they were handed to it.
+fn restore_words(current: &mut Effective, first: Word, rest: Vec<Word>) {
+    let mut words = Vec::with_capacity(rest.len() + 1);
+    words.push(first);
+    words.extend(rest);
+    current.args = words;
+}
+
 /// Not peeled after all (a subcommand that runs nothing else): the program runs as given.
 fn runs_as_given(
     current: &mut Effective,
@@ -1459,6 +1477,37 @@ mod tests {
         }
         for absent in ["", "gitx", "Sudo", "envs", "ls"] {
             assert!(wrapper(absent).is_none(), "{absent}");
+        }
+    }
+
+    /// A wrapper is handed its words moved, not copied: one kept whole gets them back as
+    /// written (its own name first), one that runs as given keeps its arguments.
+    #[test]
+    fn a_wrapper_kept_whole_or_run_as_given_keeps_its_words() {
+        let cases: [(&str, &str, &[&str]); 8] = [
+            ("env -P /x ls -l", "env", &["env", "-P", "/x", "ls", "-l"]),
+            (
+                "runas /user:admin cmd",
+                "runas",
+                &["runas", "/user:admin", "cmd"],
+            ),
+            ("su -", "su", &["su", "-"]),
+            ("sh -c", "sh", &["sh", "-c"]),
+            ("command -v git", "command", &["-v", "git"]),
+            ("exec", "exec", &[]),
+            ("nice -p 12", "nice", &["-p", "12"]),
+            ("find . -name x", "find", &[".", "-name", "x"]),
+        ];
+        for (command, program, words) in cases {
+            let script = parse(command, 0);
+            let effectives = unwrap(script.commands.first().unwrap());
+            let effective = effectives.first().unwrap();
+            let args: Vec<&str> = effective.args.iter().map(|w| w.text.as_str()).collect();
+            assert_eq!(
+                (effective.program.as_str(), args.as_slice()),
+                (program, words),
+                "{command}"
+            );
         }
     }
 }
