@@ -63,6 +63,12 @@ static PLAIN_BYTES: [bool; 256] = {
     table
 };
 
+/// An ASCII byte that needs no quoting in a rule's text (a byte outside ASCII is not: its
+/// character is asked by [`is_plain`]).
+pub(crate) fn is_plain_byte(b: u8) -> bool {
+    PLAIN_BYTES.get(usize::from(b)).copied().unwrap_or(false)
+}
+
 /// Needs no quoting for a rule's text (`quote::push_quoted`): letters and digits (any script)
 /// and `-_./=:@%+,^~`. Asked of the bytes first, by table; a lexed word's text is asked once,
 /// when it is made (`lex::Text`), and spelled several times.

@@ -291,6 +291,11 @@ trait Chars: Copy {
     fn push_range(self, out: &mut String, from: usize, to: usize);
     /// The characters from `from` to `to` are `text`.
     fn range_is(self, from: usize, to: usize, text: &str) -> bool;
+    /// The end of the run of ordinary characters ([`ORDINARY_ASCII`], and every character
+    /// outside ASCII) after `from` (the character at `from` is taken as it is), and whether
+    /// the run from `from` needs no quotes ([`super::is_plain_byte`]), when that is known (of
+    /// an ASCII source).
+    fn ordinary_run(self, from: usize) -> (usize, Option<bool>);
 }
 
 /// An ASCII source: a byte is a character.
@@ -322,6 +327,20 @@ impl Chars for Ascii<'_> {
     fn range_is(self, from: usize, to: usize, text: &str) -> bool {
         self.0.get(from..to) == Some(text)
     }
+
+    fn ordinary_run(self, from: usize) -> (usize, Option<bool>) {
+        let bytes = self.0.as_bytes();
+        let mut plain = bytes.get(from).is_some_and(|b| super::is_plain_byte(*b));
+        let mut end = from + 1;
+        while let Some(&b) = bytes.get(end) {
+            if !ORDINARY_ASCII.get(usize::from(b)).copied().unwrap_or(true) {
+                break;
+            }
+            plain &= super::is_plain_byte(b);
+            end += 1;
+        }
+        (end, Some(plain))
+    }
 }
 
 impl Chars for &[char] {
@@ -347,6 +366,14 @@ impl Chars for &[char] {
     fn range_is(self, from: usize, to: usize, text: &str) -> bool {
         self.get(from..to)
             .is_some_and(|range| range.iter().copied().eq(text.chars()))
+    }
+
+    fn ordinary_run(self, from: usize) -> (usize, Option<bool>) {
+        let ordinary = |c: char| ORDINARY_ASCII.get(c as usize).copied().unwrap_or(true);
+        let end = self
+            .find_from(from + 1, |c| !ordinary(c))
+            .unwrap_or(self.count().max(from + 1));
+        (end, None)
     }
 }
 
@@ -754,6 +781,10 @@ impl<C: Chars> Lexer<C> {
             ..Word::default()
         };
         let at_word_start = |w: &Word| w.text.is_empty() && !w.quoted;
+        // The text is only runs of ordinary characters of an ASCII source, and whether each
+        // needs quotes: then it holds no `UNRESOLVED` and needs quotes exactly when some run
+        // does, known without another pass.
+        let (mut runs_only, mut runs_plain) = (true, true);
         while let Some(c) = self.peek() {
             match c {
                 '<' | '>' if self.peek_at(1) == Some('(') && at_word_start(&word) => {
@@ -859,29 +890,34 @@ impl<C: Chars> Lexer<C> {
                 _ => {
                     // This character and the ordinary ones after it (each would come back to
                     // this arm: the word is no longer empty, so `~` is ordinary too) go in at
-                    // once.
-                    let end = self.ordinary_run_end(self.pos + 1);
+                    // once. The character here is ordinary too (every other one has an arm
+                    // above), so the run is read from it, and whether it needs quotes found in
+                    // the same pass.
+                    let (end, plain) = self.chars.ordinary_run(self.pos);
+                    match plain {
+                        Some(plain) => runs_plain &= plain,
+                        None => runs_only = false,
+                    }
                     self.push_run(&mut word.text.value, self.pos, end);
                     self.pos = end;
+                    continue;
                 }
             }
+            // Any other arm may have written the text: it is settled by a pass of its own.
+            runs_only = false;
         }
         // The written form is kept only when it differs from the value (compared in place
         // when the source is ASCII: a plain word is not copied a second time).
         if !self.chars.range_is(start, self.pos, &word.text.value) {
             word.written = Some(self.slice(start, self.pos));
         }
-        word.text.settle();
+        if runs_only && !word.text.value.is_empty() {
+            word.text.plain = runs_plain;
+            word.text.unresolved = false;
+        } else {
+            word.text.settle();
+        }
         word
-    }
-
-    /// The first position from `from` whose character [`read_word`](Self::read_word) treats
-    /// as anything but a plain part of the word.
-    fn ordinary_run_end(&self, from: usize) -> usize {
-        let ordinary = |c: char| ORDINARY_ASCII.get(c as usize).copied().unwrap_or(true);
-        self.chars
-            .find_from(from, |c| !ordinary(c))
-            .unwrap_or(self.chars.count().max(from))
     }
 
     /// Appends the characters from `from` to `to` (as one copy when the source is ASCII).
@@ -1243,10 +1279,13 @@ mod tests {
 
     /// An ASCII source read as its bytes lexes as it does read as characters: every string of
     /// up to four characters over the characters the lexer treats specially, and longer forms.
+    /// Words compare with what is known of their text (literal, needs no quotes), which the
+    /// bytes' lexer finds while reading runs and the characters' lexer by a pass of its own.
     #[test]
     fn bytes_and_characters_lex_alike() {
         let alphabet = [
-            '{', '}', ',', '.', ' ', 'a', '\'', '"', '$', '(', ')', '@', '<', '\\', '`', '#',
+            '{', '}', ',', '.', ' ', 'a', '\'', '"', '$', '(', ')', '@', '<', '\\', '`', '#', '~',
+            '!',
         ];
         let mut sources = vec![String::new()];
         let mut last = vec![String::new()];
