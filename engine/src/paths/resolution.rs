@@ -326,11 +326,35 @@ fn rest_is_normal(rest: &[u8]) -> bool {
                 | (Some(b'.'), Some(b'.'), None | Some(b'/'))
         )
     };
-    segment_ok(0)
-        && rest
-            .iter()
-            .enumerate()
-            .all(|(at, &b)| b != b'/' || segment_ok(at + 1))
+    if !segment_ok(0) {
+        return false;
+    }
+    // The `/`s found eight bytes at a time: a byte of `word ^ pattern` is zero exactly where
+    // `word` has a `/`, and `!(((x & 0x7f…) + 0x7f…) | x | 0x7f…)` has the high bit of exactly
+    // those bytes set (no borrow crosses bytes, unlike the shorter test for any zero byte).
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
+    let mut chunks = rest.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        if let Ok(array) = <[u8; 8]>::try_from(chunk) {
+            let x = u64::from_le_bytes(array) ^ SLASHES;
+            let mut slashes = !(((x & LOWS) + LOWS) | x | LOWS);
+            while slashes != 0 {
+                let at = base + (slashes.trailing_zeros() / 8) as usize;
+                if !segment_ok(at + 1) {
+                    return false;
+                }
+                slashes &= slashes - 1;
+            }
+        }
+        base += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .enumerate()
+        .all(|(at, &b)| b != b'/' || segment_ok(base + at + 1))
 }
 
 /// `path` equals `dir` or lies below it.
@@ -405,6 +429,20 @@ mod tests {
         }
         for path in &paths {
             assert_eq!(is_normal(path), is_normal_by_split(path), "{path:?}");
+            // Longer paths, so that the `/`s fall in every position of the eight-byte chunks.
+            for longer in [
+                format!("/abcdefghijklmno{path}"),
+                format!("/abcdefg{path}"),
+                format!("/abc{path}defghijkl"),
+                format!("{path}/abcdefghijklmnop"),
+                format!("{path}{path}{path}"),
+            ] {
+                assert_eq!(
+                    is_normal(&longer),
+                    is_normal_by_split(&longer),
+                    "{longer:?}"
+                );
+            }
         }
     }
 
