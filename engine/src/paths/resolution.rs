@@ -245,7 +245,7 @@ pub(super) fn segments(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(text);
     std::iter::from_fn(move || {
         let current = rest?;
-        match current.bytes().position(|b| b == b'/') {
+        match find_slash(current.as_bytes()) {
             Some(at) => {
                 rest = current.get(at + 1..);
                 current.get(..at)
@@ -256,6 +256,31 @@ pub(super) fn segments(text: &str) -> impl Iterator<Item = &str> {
             }
         }
     })
+}
+
+/// The first `/` of `bytes`, eight bytes at a time: `!(((x & 0x7f…) + 0x7f…) | x | 0x7f…)`
+/// has the high bit set of exactly the bytes of `x` that are zero, so of `word ^ 0x2f2f…`
+/// where `word` has a `/`.
+fn find_slash(bytes: &[u8]) -> Option<usize> {
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        if let Ok(array) = <[u8; 8]>::try_from(chunk) {
+            let x = u64::from_le_bytes(array) ^ SLASHES;
+            let slashes = !(((x & LOWS) + LOWS) | x | LOWS);
+            if slashes != 0 {
+                return Some(base + (slashes.trailing_zeros() / 8) as usize);
+            }
+        }
+        base += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|b| *b == b'/')
+        .map(|at| base + at)
 }
 
 /// Joins a relative path onto a directory.
@@ -467,6 +492,26 @@ mod tests {
                     resolve(raw, Some(cwd), &roots),
                     "{raw:?} in {cwd}"
                 );
+            }
+        }
+    }
+
+    /// The eight-bytes-at-once `/` search finds what a byte search finds, a `/` at every
+    /// position of texts longer than two chunks.
+    #[test]
+    fn find_slash_agrees_with_a_byte_search() {
+        for len in 0..20usize {
+            for at in 0..=len {
+                for other in [None, Some(len.saturating_sub(1)), Some(at / 2)] {
+                    let mut bytes = vec![b'a'; len];
+                    for slash in [Some(at), other].into_iter().flatten() {
+                        if let Some(b) = bytes.get_mut(slash) {
+                            *b = b'/';
+                        }
+                    }
+                    let expected = bytes.iter().position(|b| *b == b'/');
+                    assert_eq!(find_slash(&bytes), expected, "{bytes:?}");
+                }
             }
         }
     }
