@@ -364,7 +364,11 @@ pub(crate) fn shell_signature<'e>(
             }
         };
         let Some(mut part) = part else { continue };
-        if part == "<path>" && text.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'{')) {
+        // (A text that needs no quotes holds none of these: asked of its flag first.)
+        if part == "<path>"
+            && !word.text.is_plain()
+            && text.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'{'))
+        {
             // A glob is many paths, which the learned single path does not vouch for.
             part = Cow::Borrowed("<glob>");
         }
