@@ -122,11 +122,18 @@ pub(super) fn flatten(
     // Every command's effective commands in one list, each command's as a range of it: no list
     // per command, and nothing moved a second time to flatten them.
     let mut all: Vec<Effective> = Vec::with_capacity(commands.len());
-    let mut bounds: Vec<(usize, usize)> = Vec::with_capacity(commands.len());
+    // The ranges are only asked when some command's input is piped (no list otherwise).
+    let mut bounds: Vec<(usize, usize)> = if piped.is_empty() {
+        Vec::new()
+    } else {
+        Vec::with_capacity(commands.len())
+    };
     for command in commands {
         let first = all.len();
         peel(start_from(template, command), &mut all);
-        bounds.push((first, all.len()));
+        if !piped.is_empty() {
+            bounds.push((first, all.len()));
+        }
     }
     // The effective commands of commands `start..end`.
     let span = |start: usize, end: usize| -> (usize, usize) {
