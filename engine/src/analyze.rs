@@ -367,7 +367,7 @@ fn classify_effective(
         judgement.targets.push((redirect.target.clone(), access));
         redirect_signature.push(format!(
             "{op}{}",
-            normalizer.arg_of(target, redirect.target.is_literal())
+            normalizer.arg_of(target, &redirect.target)
         ));
     }
     // Arguments from elsewhere: the paths are unknown, and a writer or deleter of unknown paths

@@ -13,6 +13,7 @@ use crate::model::{Placement, Zone};
 use crate::net::{self, Reaches};
 use crate::paths::{Roots, UNRESOLVED_PLACEMENT, is_container_socket, place, resolve_in};
 use crate::shell::UNRESOLVED;
+use crate::shell::lex::Word;
 
 /// The placeholder for a placed path.
 /// (A constant: signatures take it without a copy.)
@@ -259,21 +260,29 @@ impl<'a> Normalizer<'a> {
 
     /// Normalises one argument.
     pub fn arg<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
-        self.arg_at(text, 0, false)
+        self.arg_at(text, 0, false, false)
     }
 
-    /// [`Normalizer::arg`] of a word's text or part of it, told whether the word is literal
-    /// ([`crate::shell::lex::Word::is_literal`], settled when it was lexed): a literal text
-    /// is not searched again for what it cannot hold.
-    pub fn arg_of<'t>(&mut self, text: &'t str, literal: bool) -> Cow<'t, str> {
-        self.arg_at(text, 0, literal)
+    /// [`Normalizer::arg`] of `word`'s text or part of it, told what was settled of the word
+    /// when it was made: whether it is literal ([`Word::is_literal`]) and whether it needs
+    /// quotes ([`crate::shell::lex::Text::is_plain`]); a text is not searched again for what
+    /// it cannot hold.
+    pub fn arg_of<'t>(&mut self, text: &'t str, word: &Word) -> Cow<'t, str> {
+        self.arg_at(text, 0, word.is_literal(), word.text.is_plain())
     }
 
     /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
     /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
     /// `literal`: the text is known to hold no [`UNRESOLVED`] (a literal word's, or a part of
-    /// a text this already searched: every nested form is).
-    fn arg_at<'t>(&mut self, text: &'t str, depth: u8, literal: bool) -> Cow<'t, str> {
+    /// a text this already searched: every nested form is). `unspaced`: the text is known to
+    /// hold no whitespace (a word's that needs no quotes, or a part of one).
+    fn arg_at<'t>(
+        &mut self,
+        text: &'t str,
+        depth: u8,
+        literal: bool,
+        unspaced: bool,
+    ) -> Cow<'t, str> {
         if !literal
             && crate::shell::holds_unresolved(text)
             && let Some(at) = text.find(UNRESOLVED)
@@ -299,7 +308,7 @@ impl<'a> Normalizer<'a> {
             return Cow::Borrowed("<json>");
         }
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
-            return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1, true)));
+            return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1, true, unspaced)));
         }
         // Whether the text has a `=` or a `:` at all, asked once of its bytes (the slice's
         // `memchr`): without them, the splits and the URL test below have nothing to find, and
@@ -334,7 +343,10 @@ impl<'a> Normalizer<'a> {
                 if net::CONTAINER_HOST_VARIABLES.contains(&name) {
                     self.reaches.container_socket = true;
                 }
-                return Cow::Owned(format!("{name}={}", self.arg_at(value, depth + 1, true)));
+                return Cow::Owned(format!(
+                    "{name}={}",
+                    self.arg_at(value, depth + 1, true, unspaced)
+                ));
             }
         }
         // Before the token check: a URL's credentials are a floor, not only a redaction.
@@ -391,14 +403,16 @@ impl<'a> Normalizer<'a> {
             if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
                 return Cow::Owned(format!(
                     "{}:{}",
-                    self.arg_at(left, depth + 1, true),
-                    self.arg_at(right, depth + 1, true)
+                    self.arg_at(left, depth + 1, true, unspaced),
+                    self.arg_at(right, depth + 1, true, unspaced)
                 ));
             }
         }
         // Asked of the bytes when the text is ASCII (`char::is_whitespace` there is these six),
         // and the characters counted only when the bytes could be more than 48 of them.
-        let spaced = if text.is_ascii() {
+        let spaced = if unspaced {
+            false
+        } else if text.is_ascii() {
             text.bytes()
                 .any(|b| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
         } else {

@@ -198,7 +198,7 @@ pub(crate) fn shell_signature<'e>(
         let dir = effective
             .chdir
             .as_ref()
-            .map(|d| normalizer.arg_of(&d.text, d.is_literal()))
+            .map(|d| normalizer.arg_of(&d.text, d))
             .unwrap_or_default();
         parts.push(Cow::Owned(format!("[in:{dir}]")));
     }
@@ -262,7 +262,7 @@ pub(crate) fn shell_signature<'e>(
             if text.starts_with('-') {
                 flags.push(Cow::Borrowed(text));
             } else {
-                parts.push(normalizer.arg_of(text, word.is_literal()));
+                parts.push(normalizer.arg_of(text, word));
             }
             continue;
         }
@@ -300,7 +300,7 @@ pub(crate) fn shell_signature<'e>(
             match text.split_once('=') {
                 Some((flag, value)) => flags.push(Cow::Owned(format!(
                     "{flag}={}",
-                    normalizer.arg_of(value, word.is_literal())
+                    normalizer.arg_of(value, word)
                 ))),
                 None if clusters && is_letter_cluster(text) => {
                     // `-la` and `-al` and `-a -l` are one spelling; a display letter goes.
@@ -349,7 +349,7 @@ pub(crate) fn shell_signature<'e>(
                 Some(Cow::Borrowed(path_placeholder(&placement)))
             }
             _ => {
-                let part = normalizer.arg_of(text, word.is_literal());
+                let part = normalizer.arg_of(text, word);
                 // A word the program opens is a path even without a path's look (`ls src`,
                 // `mkdir build`); a word already typed (`HEAD:.env`, a URL) keeps its type.
                 if part == text
