@@ -908,7 +908,8 @@ impl<C: Chars> Lexer<C> {
         }
         // The written form is kept only when it differs from the value (compared in place
         // when the source is ASCII: a plain word is not copied a second time).
-        if !self.chars.range_is(start, self.pos, &word.text.value) {
+        // A word of only ordinary runs is its source's text: nothing to compare.
+        if !runs_only && !self.chars.range_is(start, self.pos, &word.text.value) {
             word.written = Some(self.slice(start, self.pos));
         }
         if runs_only && !word.text.value.is_empty() {
