@@ -534,6 +534,15 @@ impl<C: Chars> Lexer<C> {
     }
 
     fn read_token(&mut self) {
+        // Most tokens are words starting with a character no test below is about (a digit, an
+        // operator's or a redirection's): read as a word at once.
+        if self.peek().is_some_and(|c| {
+            !c.is_ascii_digit() && !matches!(c, '(' | ')' | '<' | '>' | ';' | '&' | '|')
+        }) {
+            let word = self.read_word();
+            self.out.tokens.push(Token::Word(word));
+            return;
+        }
         // A descriptor prefix: digits immediately followed by `<` or `>`.
         let mut digits = 0;
         while self.peek_at(digits).is_some_and(|c| c.is_ascii_digit()) {
