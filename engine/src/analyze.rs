@@ -15,7 +15,8 @@ use crate::model::{
 use crate::paths::{self, Roots, resolve};
 use crate::shell::lex::Word;
 use crate::shell::parse::parse;
-use crate::shell::unwrap::{Effective, Wrapper, is_shell, trusted_program_path, unwrap_script};
+use crate::shell::script::{Effective, Wrapper};
+use crate::shell::unwrap::{is_shell, trusted_program_path, unwrap_script};
 use crate::signature::{Normalizer, redact_text};
 use crate::spelling::{effective_text, shell_signature, shell_words, spell};
 use crate::targets::place_targets;
@@ -230,7 +231,7 @@ fn classify_effective(
             j.unread_code = base.unread_code;
         }
         j.unread_code |= effective.unread;
-        if effective.program_path.as_bytes().contains(&b'/')
+        if crate::shell::holds_byte(effective.program_path.as_bytes(), b'/')
             && !trusted_program_path(&effective.program_path)
         {
             j.targets
@@ -257,7 +258,7 @@ fn classify_effective(
         };
         match knowledge::classify(&invocation) {
             Some(j) => j,
-            None if effective.program_path.as_bytes().contains(&b'/') => {
+            None if crate::shell::holds_byte(effective.program_path.as_bytes(), b'/') => {
                 let mut j = Classification::opaque(
                     C::ExecUnknown,
                     "runs a program or script the engine has not read",
@@ -364,7 +365,10 @@ fn classify_effective(
             unnamed_effects = true;
         }
         judgement.targets.push((redirect.target.clone(), access));
-        redirect_signature.push(format!("{op}{}", normalizer.arg(target)));
+        redirect_signature.push(format!(
+            "{op}{}",
+            normalizer.arg_of(target, &redirect.target)
+        ));
     }
     // Arguments from elsewhere: the paths are unknown, and a writer or deleter of unknown paths
     // is not understood.
@@ -395,7 +399,8 @@ fn classify_effective(
         .args
         .iter()
         .chain(effective.assignments.iter().map(|(_, v)| v))
-        .any(|w| names_secret_variable(&w.raw))
+        // A word written as its plain value holds no `$` (asked of a flag, not searched).
+        .any(|w| !w.raw_is_plain() && names_secret_variable(w.raw()))
     {
         judgement.blast.exposure = judgement.blast.exposure.max(Exposure::ReadsSecrets);
         if judgement.capability.is_read_only() || judgement.capability == C::Meta {
@@ -481,7 +486,7 @@ fn classify_effective(
 
 /// `$NAME` or `${NAME…}` where the name says it holds a credential.
 fn names_secret_variable(raw: &str) -> bool {
-    if !raw.as_bytes().contains(&b'$') {
+    if !crate::shell::holds_byte(raw.as_bytes(), b'$') {
         return false;
     }
     raw.split('$').skip(1).any(|rest| {

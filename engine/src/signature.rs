@@ -13,6 +13,7 @@ use crate::model::{Placement, Zone};
 use crate::net::{self, Reaches};
 use crate::paths::{Roots, UNRESOLVED_PLACEMENT, is_container_socket, place, resolve_in};
 use crate::shell::UNRESOLVED;
+use crate::shell::lex::Word;
 
 /// The placeholder for a placed path.
 /// (A constant: signatures take it without a copy.)
@@ -75,11 +76,36 @@ pub fn looks_like_path(s: &str) -> bool {
         return true;
     }
     // One pass over the bytes: any `/`, else the last `.` (where `rsplit_once('.')` splits).
+    // Eight bytes at a time: `!(((x & 0x7f…) + 0x7f…) | x | 0x7f…)` has the high bit set of
+    // exactly the bytes of `x` that are zero, so of `word ^ pattern` where `word` has the
+    // pattern's byte.
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let bytes_equal = |word: u64, byte: u8| {
+        let x = word ^ (ONES * u64::from(byte));
+        !(((x & LOWS) + LOWS) | x | LOWS)
+    };
+    let bytes = s.as_bytes();
     let mut last_dot = None;
-    for (at, b) in s.bytes().enumerate() {
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        if let Ok(array) = <[u8; 8]>::try_from(chunk) {
+            let word = u64::from_le_bytes(array);
+            if bytes_equal(word, b'/') != 0 {
+                return true;
+            }
+            let dots = bytes_equal(word, b'.');
+            if dots != 0 {
+                last_dot = Some(base + (63 - dots.leading_zeros() as usize) / 8);
+            }
+        }
+        base += 8;
+    }
+    for (at, b) in chunks.remainder().iter().enumerate() {
         match b {
             b'/' => return true,
-            b'.' => last_dot = Some(at),
+            b'.' => last_dot = Some(base + at),
             _ => {}
         }
     }
@@ -234,13 +260,31 @@ impl<'a> Normalizer<'a> {
 
     /// Normalises one argument.
     pub fn arg<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
-        self.arg_at(text, 0)
+        self.arg_at(text, 0, false, false)
+    }
+
+    /// [`Normalizer::arg`] of `word`'s text or part of it, told what was settled of the word
+    /// when it was made: whether it is literal ([`Word::is_literal`]) and whether it needs
+    /// quotes ([`crate::shell::lex::Text::is_plain`]); a text is not searched again for what
+    /// it cannot hold.
+    pub fn arg_of<'t>(&mut self, text: &'t str, word: &Word) -> Cow<'t, str> {
+        self.arg_at(text, 0, word.is_literal(), word.text.is_plain())
     }
 
     /// `arg`, with nested forms (`@file`, `NAME=value`, `rev:path`) followed a bounded number of
     /// levels: `@@@@…` or `a:a:a:…` must not recurse without end.
-    fn arg_at<'t>(&mut self, text: &'t str, depth: u8) -> Cow<'t, str> {
-        if crate::shell::holds_unresolved(text)
+    /// `literal`: the text is known to hold no [`UNRESOLVED`] (a literal word's, or a part of
+    /// a text this already searched: every nested form is). `unspaced`: the text is known to
+    /// hold no whitespace (a word's that needs no quotes, or a part of one).
+    fn arg_at<'t>(
+        &mut self,
+        text: &'t str,
+        depth: u8,
+        literal: bool,
+        unspaced: bool,
+    ) -> Cow<'t, str> {
+        if !literal
+            && crate::shell::holds_unresolved(text)
             && let Some(at) = text.find(UNRESOLVED)
         {
             // `http://169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI`: judged by its
@@ -264,13 +308,13 @@ impl<'a> Normalizer<'a> {
             return Cow::Borrowed("<json>");
         }
         if let Some(file) = text.strip_prefix('@').filter(|f| looks_like_path(f)) {
-            return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1)));
+            return Cow::Owned(format!("@{}", self.arg_at(file, depth + 1, true, unspaced)));
         }
         // Whether the text has a `=` or a `:` at all, asked once of its bytes (the slice's
         // `memchr`): without them, the splits and the URL test below have nothing to find, and
         // the token check need not look for the last `=`.
         let bytes = text.as_bytes();
-        let (has_equals, has_colon) = (bytes.contains(&b'='), bytes.contains(&b':'));
+        let (has_equals, has_colon) = holds_equals_colon(bytes);
         let assignment = if has_equals {
             text.split_once('=')
         } else {
@@ -299,7 +343,10 @@ impl<'a> Normalizer<'a> {
                 if net::CONTAINER_HOST_VARIABLES.contains(&name) {
                     self.reaches.container_socket = true;
                 }
-                return Cow::Owned(format!("{name}={}", self.arg_at(value, depth + 1)));
+                return Cow::Owned(format!(
+                    "{name}={}",
+                    self.arg_at(value, depth + 1, true, unspaced)
+                ));
             }
         }
         // Before the token check: a URL's credentials are a floor, not only a redaction.
@@ -356,14 +403,16 @@ impl<'a> Normalizer<'a> {
             if !left.is_empty() && !left.contains(['/', ' ']) && looks_like_path(right) {
                 return Cow::Owned(format!(
                     "{}:{}",
-                    self.arg_at(left, depth + 1),
-                    self.arg_at(right, depth + 1)
+                    self.arg_at(left, depth + 1, true, unspaced),
+                    self.arg_at(right, depth + 1, true, unspaced)
                 ));
             }
         }
         // Asked of the bytes when the text is ASCII (`char::is_whitespace` there is these six),
         // and the characters counted only when the bytes could be more than 48 of them.
-        let spaced = if text.is_ascii() {
+        let spaced = if unspaced {
+            false
+        } else if text.is_ascii() {
             text.bytes()
                 .any(|b| matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' '))
         } else {
@@ -532,32 +581,85 @@ fn long_random(value: &str) -> Option<&'static str> {
 /// bytes: a token shorter than 15 bytes without `=` is never one (`redact_token`'s own first
 /// test), so only the others are asked.
 fn any_token_redacts(text: &str) -> bool {
+    let bytes = text.as_bytes();
     let mut start = 0;
     // The token's last `=`, relative to its start: `redact_token` need not search for it again.
     let mut last_equals: Option<usize> = None;
-    for (at, byte) in text.bytes().enumerate() {
-        match byte {
-            b' ' => {
-                if (at - start >= 15 || last_equals.is_some())
-                    && text
-                        .get(start..at)
-                        .and_then(|token| redact_token_at(token, last_equals))
-                        .is_some()
-                {
-                    return true;
-                }
-                start = at + 1;
-                last_equals = None;
+    let mut from = 0;
+    while let Some(at) = space_or_equals(bytes, from) {
+        if bytes.get(at) == Some(&b' ') {
+            if (at - start >= 15 || last_equals.is_some())
+                && text
+                    .get(start..at)
+                    .and_then(|token| redact_token_at(token, last_equals))
+                    .is_some()
+            {
+                return true;
             }
-            b'=' => last_equals = Some(at - start),
-            _ => {}
+            start = at + 1;
+            last_equals = None;
+        } else {
+            last_equals = Some(at - start);
         }
+        from = at + 1;
     }
     (text.len() - start >= 15 || last_equals.is_some())
         && text
             .get(start..)
             .and_then(|token| redact_token_at(token, last_equals))
             .is_some()
+}
+
+/// Whether `bytes` hold a `=` and whether they hold a `:`, in one pass of eight bytes at a
+/// time (two searches of a short argument cost more in setting up than in reading it).
+#[allow(clippy::manual_contains)] // the last bytes one by one, on purpose (below)
+fn holds_equals_colon(bytes: &[u8]) -> (bool, bool) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let (mut equals, mut colon) = (0u64, 0u64);
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        if let Ok(array) = <[u8; 8]>::try_from(chunk) {
+            let word = u64::from_le_bytes(array);
+            equals |= zero_bytes(word ^ (ONES * u64::from(b'=')));
+            colon |= zero_bytes(word ^ (ONES * u64::from(b':')));
+        }
+    }
+    let rest = chunks.remainder();
+    // The last few bytes one by one (`contains` would set up a search for them).
+    (
+        equals != 0 || rest.iter().any(|b| *b == b'='),
+        colon != 0 || rest.iter().any(|b| *b == b':'),
+    )
+}
+
+/// The first position from `from` of a ` ` or a `=`. Eight bytes are asked at once whether
+/// any is either (most bytes of a display text are neither): a byte of `word ^ pattern` is
+/// zero exactly where `word` has the pattern's byte, and `(x - 0x01…) & !x & 0x80…` is non-zero
+/// exactly when some byte of `x` is zero.
+fn space_or_equals(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
+    let mut at = from;
+    while let Some(chunk) = bytes
+        .get(at..at + 8)
+        .and_then(|c| <[u8; 8]>::try_from(c).ok())
+    {
+        let word = u64::from_le_bytes(chunk);
+        if has_zero_byte(word ^ (ONES * u64::from(b' ')))
+            || has_zero_byte(word ^ (ONES * u64::from(b'=')))
+        {
+            break;
+        }
+        at += 8;
+    }
+    bytes
+        .get(at..)?
+        .iter()
+        .position(|b| matches!(b, b' ' | b'='))
+        .map(|found| at + found)
 }
 
 /// Redacts credential-shaped tokens in text meant for people.
@@ -574,4 +676,135 @@ pub fn redact_text(owned: impl AsRef<str> + Into<String>) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The eight-bytes-at-once search finds what a search byte by byte finds, from every start,
+    /// in every text of up to ten bytes over a space, a `=` and a letter (and longer ones).
+    #[test]
+    fn space_or_equals_agrees_with_a_byte_search() {
+        let mut texts = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..10 {
+            last = last
+                .iter()
+                .flat_map(|p| [' ', '=', 'a'].map(|c| format!("{p}{c}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        texts.push(format!("{}={}", "x".repeat(37), "y".repeat(20)));
+        texts.push(format!("{} {}", "é".repeat(9), "z".repeat(17)));
+        for text in &texts {
+            let bytes = text.as_bytes();
+            for from in 0..=bytes.len() + 1 {
+                let by_byte = bytes
+                    .get(from..)
+                    .and_then(|rest| rest.iter().position(|b| matches!(b, b' ' | b'=')))
+                    .map(|at| from + at);
+                assert_eq!(
+                    space_or_equals(bytes, from),
+                    by_byte,
+                    "{text:?} from {from}"
+                );
+            }
+        }
+    }
+
+    /// Whether some token of a text is redacted, as splitting the text and asking each token.
+    #[test]
+    fn any_token_redacts_agrees_with_asking_each_token() {
+        let tokens = [
+            "",
+            "ls",
+            "-la",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "TOKEN=abc",
+            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "Authorization:",
+            "Bearer",
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+            "a=b=c",
+            "/usr/local/bin/something-long",
+            "xoxb-1234567890-abcdefghij",
+            "0123456789abcdef0123456789abcdef0123",
+        ];
+        for a in tokens {
+            for b in tokens {
+                for c in ["", " ", "  "] {
+                    let text = format!("{a}{c}{b}");
+                    let by_token = text.split(' ').any(|t| redact_token(t).is_some());
+                    assert_eq!(any_token_redacts(&text), by_token, "{text:?}");
+                }
+            }
+        }
+    }
+
+    /// The one-pass test of `=` and `:` says what two searches say, on every text of up to ten
+    /// bytes over `=`, `:` and a letter.
+    #[test]
+    fn holds_equals_colon_agrees_with_two_searches() {
+        let mut texts = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..10 {
+            last = last
+                .iter()
+                .flat_map(|p| ['=', ':', 'a'].map(|c| format!("{p}{c}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        for text in &texts {
+            let bytes = text.as_bytes();
+            assert_eq!(
+                holds_equals_colon(bytes),
+                (bytes.contains(&b'='), bytes.contains(&b':')),
+                "{text:?}"
+            );
+        }
+    }
+
+    /// `looks_like_path` as first written, byte by byte.
+    fn looks_like_path_by_byte(s: &str) -> bool {
+        if s.is_empty() || s.starts_with('-') {
+            return false;
+        }
+        if matches!(s.as_bytes().first(), Some(b'~' | b'.')) {
+            return true;
+        }
+        if s.contains('/') {
+            return true;
+        }
+        s.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        })
+    }
+
+    /// The eight-bytes-at-once test agrees with the byte-by-byte one on every text of up to
+    /// eight bytes over `/`, `.`, a letter and a digit, each also behind a longer stem.
+    #[test]
+    fn looks_like_path_agrees_with_a_byte_scan() {
+        let mut texts = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..8 {
+            last = last
+                .iter()
+                .flat_map(|p| ['/', '.', 'a', '1'].map(|c| format!("{p}{c}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        for text in &texts {
+            for t in [
+                text.clone(),
+                format!("abcdefghijk{text}"),
+                format!("abc{text}xyz.md"),
+            ] {
+                assert_eq!(looks_like_path(&t), looks_like_path_by_byte(&t), "{t:?}");
+            }
+        }
+    }
 }

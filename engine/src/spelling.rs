@@ -5,8 +5,9 @@
 use std::borrow::Cow;
 
 use crate::knowledge::Classification;
-use crate::shell::quote::{push_quoted, push_word};
-use crate::shell::unwrap::{Effective, Wrapper, trusted_program_path};
+use crate::shell::quote::{push_quoted, push_text, push_word};
+use crate::shell::script::{Effective, Wrapper};
+use crate::shell::unwrap::trusted_program_path;
 use crate::signature::precision::{
     Operands, display_config_key, precision, program_family, sed_prints_only, single_dash_words,
 };
@@ -58,7 +59,7 @@ pub(crate) fn spell(
                     None => without.push_str(text),
                 }
             } else {
-                push_quoted(&mut without, text, true);
+                push_text(&mut without, &word.text);
             }
         }
     }
@@ -111,18 +112,18 @@ pub(crate) fn effective_text(effective: &Effective) -> String {
             + effective
                 .assignments
                 .iter()
-                .map(|(name, value)| name.len() + value.raw.len() + 2)
+                .map(|(name, value)| name.len() + value.raw().len() + 2)
                 .sum::<usize>()
             + effective
                 .redirects
                 .iter()
-                .map(|r| r.op.len() + r.target.raw.len() + 1)
+                .map(|r| r.op.len() + r.target.raw().len() + 1)
                 .sum::<usize>(),
     );
     for (name, value) in &effective.assignments {
         word(name, &mut text);
         text.push('=');
-        text.push_str(&value.raw);
+        text.push_str(value.raw());
     }
     if !effective.program.is_empty() {
         let program = if effective.program_path.is_empty() {
@@ -133,12 +134,12 @@ pub(crate) fn effective_text(effective: &Effective) -> String {
         word(program, &mut text);
     }
     for arg in &effective.args {
-        word(&arg.raw, &mut text);
+        word(arg.raw(), &mut text);
     }
     for redirect in &effective.redirects {
         word(&redirect.op, &mut text);
         if !(redirect.op.starts_with("<<") && redirect.op != "<<<") {
-            text.push_str(&redirect.target.raw);
+            text.push_str(redirect.target.raw());
         }
     }
     text
@@ -197,7 +198,7 @@ pub(crate) fn shell_signature<'e>(
         let dir = effective
             .chdir
             .as_ref()
-            .map(|d| normalizer.arg(&d.text))
+            .map(|d| normalizer.arg_of(&d.text, d))
             .unwrap_or_default();
         parts.push(Cow::Owned(format!("[in:{dir}]")));
     }
@@ -207,7 +208,7 @@ pub(crate) fn shell_signature<'e>(
     let program = effective.program.as_str();
     if crate::shell::holds_unresolved(program) {
         parts.push(Cow::Borrowed("<dynamic>"));
-    } else if effective.program_path.as_bytes().contains(&b'/')
+    } else if crate::shell::holds_byte(effective.program_path.as_bytes(), b'/')
         && !trusted_program_path(&effective.program_path)
     {
         // A file named by its path is that file, not the program its name resembles.
@@ -234,7 +235,7 @@ pub(crate) fn shell_signature<'e>(
         (program, None, 0)
     };
     let sub = sub_at.map_or("", |_| first);
-    let precision = if effective.program_path.as_bytes().contains(&b'/')
+    let precision = if crate::shell::holds_byte(effective.program_path.as_bytes(), b'/')
         && !trusted_program_path(&effective.program_path)
     {
         None
@@ -261,7 +262,7 @@ pub(crate) fn shell_signature<'e>(
             if text.starts_with('-') {
                 flags.push(Cow::Borrowed(text));
             } else {
-                parts.push(normalizer.arg(text));
+                parts.push(normalizer.arg_of(text, word));
             }
             continue;
         }
@@ -297,9 +298,10 @@ pub(crate) fn shell_signature<'e>(
         }
         if is_flag {
             match text.split_once('=') {
-                Some((flag, value)) => {
-                    flags.push(Cow::Owned(format!("{flag}={}", normalizer.arg(value))))
-                }
+                Some((flag, value)) => flags.push(Cow::Owned(format!(
+                    "{flag}={}",
+                    normalizer.arg_of(value, word)
+                ))),
                 None if clusters && is_letter_cluster(text) => {
                     // `-la` and `-al` and `-a -l` are one spelling; a display letter goes.
                     for letter in text.chars().skip(1) {
@@ -311,7 +313,7 @@ pub(crate) fn shell_signature<'e>(
                 }
                 None => flags.push(Cow::Borrowed(match crate::signature::redact_token(text) {
                     Some(marker) => marker,
-                    None if crate::shell::holds_unresolved(text) => "<dynamic>",
+                    None if !word.is_literal() => "<dynamic>",
                     None => text,
                 })),
             }
@@ -347,7 +349,7 @@ pub(crate) fn shell_signature<'e>(
                 Some(Cow::Borrowed(path_placeholder(&placement)))
             }
             _ => {
-                let part = normalizer.arg(text);
+                let part = normalizer.arg_of(text, word);
                 // A word the program opens is a path even without a path's look (`ls src`,
                 // `mkdir build`); a word already typed (`HEAD:.env`, a URL) keeps its type.
                 if part == text
@@ -362,7 +364,11 @@ pub(crate) fn shell_signature<'e>(
             }
         };
         let Some(mut part) = part else { continue };
-        if part == "<path>" && text.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'{')) {
+        // (A text that needs no quotes holds none of these: asked of its flag first.)
+        if part == "<path>"
+            && !word.text.is_plain()
+            && text.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'{'))
+        {
             // A glob is many paths, which the learned single path does not vouch for.
             part = Cow::Borrowed("<glob>");
         }

@@ -32,7 +32,7 @@ pub(crate) fn place_targets(
         // from there.
         let (resolved_path, mut placement) = normalizer.place(&word.text);
         let is_resolved = resolved_path.is_some();
-        let path = resolved_path.unwrap_or_else(|| word.raw.clone());
+        let path = resolved_path.unwrap_or_else(|| word.raw().to_string());
         let resolved: Option<&str> = is_resolved.then_some(path.as_str());
         let link = resolved.and_then(|r| paths::link_target(r, roots));
         // What the shell expands a glob word to: each brace alternative resolved on its own.
@@ -85,7 +85,7 @@ pub(crate) fn place_targets(
         match placement.zone {
             Zone::Unresolved => unknowns.push(format!(
                 "`{}` is a path the engine cannot resolve",
-                redact_text(&word.raw)
+                redact_text(word.raw())
             )),
             Zone::Workspace => {}
             _ => {

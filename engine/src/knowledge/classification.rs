@@ -197,7 +197,12 @@ impl<'a> Invocation<'a> {
 
     /// Any of the options is present.
     pub(crate) fn has_any(&self, flags: Names<'_>) -> bool {
-        flags.iter_bytes().any(|f| self.has_bytes(f))
+        // An option spelled with `-` is present only in a word that starts with `-`: when no
+        // word does (a command without options), those options are not looked for one by one.
+        let any_dashed = self.args.iter().any(|w| w.text.starts_with('-'));
+        flags
+            .iter_bytes()
+            .any(|f| (any_dashed || !f.starts_with(b"-")) && self.has_bytes(f))
     }
 
     /// The value of an option given as a separate word (`-o x`, `--out x`).
@@ -222,7 +227,13 @@ impl<'a> Invocation<'a> {
 
     /// Values of options given in the attached forms (`--out=x`, `-ox`) as synthetic words.
     pub(crate) fn attached_value(&self, flags: Names<'_>) -> Option<Word> {
+        // A word is compared with every option only when it starts as some option does: with
+        // options all spelled with `-` (nearly every list), a word without one is skipped.
+        let all_dashed = flags.iter_bytes().all(|f| f.starts_with(b"-"));
         self.args.iter().find_map(|word| {
+            if all_dashed && !word.text.starts_with('-') {
+                return None;
+            }
             flags.iter_bytes().find_map(|flag| {
                 // Compared as bytes; a whole name's end is a character boundary of the word.
                 word.text.as_bytes().strip_prefix(flag)?;
@@ -233,7 +244,7 @@ impl<'a> Invocation<'a> {
                     Some(after).filter(|r| !r.is_empty())
                 }?;
                 let mut w = word.clone();
-                w.text = rest.to_string();
+                w.set_text(rest.to_string());
                 Some(w)
             })
         })

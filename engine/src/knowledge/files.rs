@@ -869,7 +869,7 @@ fn link(inv: &Invocation<'_>) -> Classification {
         for target in targets {
             let mut word = (*target).clone();
             if symbolic && !word.text.starts_with(['/', '~']) && targets.len() == 1 {
-                word.text = format!("{link_dir}/{}", word.text);
+                word.set_text(format!("{link_dir}/{}", word.text));
             }
             j.targets.push((word, Access::Write));
         }
@@ -953,7 +953,7 @@ fn sed(inv: &Invocation<'_>) -> Classification {
         let t = word.text.as_str();
         if t == "-e" || t == "--expression" {
             if let Some(next) = words.next() {
-                scripts.push(next.text.clone());
+                scripts.push(next.text.to_string());
             }
         } else if let Some(v) = t
             .strip_prefix("--expression=")
@@ -963,7 +963,7 @@ fn sed(inv: &Invocation<'_>) -> Classification {
         }
     }
     if scripts.is_empty() && !positionals.is_empty() {
-        scripts.push(positionals.remove(0).text.clone());
+        scripts.push(positionals.remove(0).text.to_string());
     }
     if scripts.iter().any(|script| sed_script_escapes(script)) {
         return Classification::unread(
@@ -997,11 +997,11 @@ fn sed(inv: &Invocation<'_>) -> Classification {
                     let mut backup = (*file).clone();
                     // Without `*` the suffix is appended; GNU and BSD differ on where a
                     // suffix with a `/` lands, so the suffix as a path is placed too.
-                    backup.text = if suffix.contains('*') {
+                    backup.set_text(if suffix.contains('*') {
                         suffix.replace('*', name)
                     } else {
                         suffix.to_string()
-                    };
+                    });
                     backup
                 })
             })
@@ -1048,12 +1048,12 @@ fn dd(inv: &Invocation<'_>) -> Classification {
     for word in inv.args {
         if let Some(path) = word.text.strip_prefix("if=") {
             let mut w = word.clone();
-            w.text = path.to_string();
+            w.set_text(path.to_string());
             j.targets.push((w, Access::Read));
         }
         if let Some(path) = word.text.strip_prefix("of=") {
             let mut w = word.clone();
-            w.text = path.to_string();
+            w.set_text(path.to_string());
             j.targets.push((w, Access::Write));
             j.capability = C::FsWriteWorkspace;
             j.blast = C::FsWriteWorkspace.default_blast();
@@ -1168,7 +1168,7 @@ fn tar(inv: &Invocation<'_>) -> Classification {
                 .map(|w| {
                     let mut joined = (*w).clone();
                     if !w.text.starts_with('/') && !w.text.starts_with('~') {
-                        joined.text = format!("{}/{}", d.text.trim_end_matches('/'), w.text);
+                        joined.set_text(format!("{}/{}", d.text.trim_end_matches('/'), w.text));
                     }
                     joined
                 })

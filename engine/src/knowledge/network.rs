@@ -86,9 +86,9 @@ fn upload_flags(inv: &Invocation<'_>) -> Vec<Word> {
         if DATA.contains(&flag) || attached.is_some() {
             let value = value
                 .or(attached)
-                .or_else(|| iter.next().map(|w| w.text.clone()));
+                .or_else(|| iter.next().map(|w| w.text.to_string()));
             let mut w = word.clone();
-            w.text = value.unwrap_or_default();
+            w.set_text(value.unwrap_or_default());
             sent.push(w);
         }
     }
@@ -200,7 +200,7 @@ fn http(inv: &Invocation<'_>) -> Classification {
                 .split_once('=')
                 .filter(|(_, v)| v.starts_with(['@', '<']))
             {
-                w.text = value.to_string();
+                w.set_text(value.to_string());
             }
             // `@file` and `-T file` send a file's contents (`;type=…` is not part of the name).
             let path = w
@@ -214,7 +214,7 @@ fn http(inv: &Invocation<'_>) -> Classification {
                 || (!path.is_empty() && inv.has_any(flags!["-T", "--upload-file"]))
             {
                 let mut p = w.clone();
-                p.text = path.to_string();
+                p.set_text(path.to_string());
                 j.targets.push((p, Access::Read));
             }
         }

@@ -1004,7 +1004,7 @@ fn pytest(inv: &Invocation<'_>, mut j: Classification) -> Classification {
         // `tests/test_x.py::test_a` runs the file's code.
         let mut path = word.clone();
         if let Some((file, _)) = path.text.split_once("::") {
-            path.text = file.to_string();
+            path.set_text(file.to_string());
         }
         j.targets.push((path, Access::Execute));
     }
@@ -1027,7 +1027,7 @@ fn pytest(inv: &Invocation<'_>, mut j: Classification) -> Classification {
                 words
                     .peek()
                     .filter(|w| !w.text.starts_with('-'))
-                    .map(|w| w.text.clone())
+                    .map(|w| w.text.to_string())
             } else {
                 t.strip_prefix(flag)
                     .and_then(|r| r.strip_prefix('='))
@@ -1035,7 +1035,7 @@ fn pytest(inv: &Invocation<'_>, mut j: Classification) -> Classification {
             };
             if let Some(value) = value {
                 let mut out = word.clone();
-                out.text = value;
+                out.set_text(value);
                 j.targets.push((out, Access::Write));
             }
         }
@@ -1045,7 +1045,7 @@ fn pytest(inv: &Invocation<'_>, mut j: Classification) -> Classification {
         && !path.is_empty()
     {
         let mut out = report.clone();
-        out.text = path.to_string();
+        out.set_text(path.to_string());
         j.targets.push((out, Access::Write));
     }
     if let Some(config) = inv.any_value(flags!["--cov-config"]) {
@@ -1074,7 +1074,7 @@ fn pytest(inv: &Invocation<'_>, mut j: Classification) -> Classification {
         match key.trim() {
             "cache_dir" => {
                 let mut out = word.clone();
-                out.text = setting.to_string();
+                out.set_text(setting.to_string());
                 j.targets.push((out, Access::Write));
             }
             "addopts"

@@ -437,11 +437,11 @@ fn database(inv: &Invocation<'_>) -> Classification {
     let inline = inv.any_value(flags!["-c", "--command", "-e", "--execute", "--eval"]);
     let file = inv.any_value(flags!["-f", "--file"]);
     let text = match (&inline, inv.program) {
-        (Some(sql), _) => Some(sql.text.clone()),
+        (Some(sql), _) => Some(sql.text.to_string()),
         (None, "sqlite3" | "duckdb") => inv
             .positionals(flags!["-cmd", "-init", "-separator"])
             .get(1)
-            .map(|w| w.text.clone()),
+            .map(|w| w.text.to_string()),
         (None, "redis-cli") => Some(
             inv.positionals(flags!["-h", "-p", "-a", "-n", "-u"])
                 .iter()

@@ -369,7 +369,7 @@ fn git(inv: &Invocation<'_>) -> Classification {
                     && !is_remote(&word.text)
                 {
                     let mut w = (*word).clone();
-                    w.text = path.to_string();
+                    w.set_text(path.to_string());
                     j.targets.push((w, Access::Read));
                 }
             }
@@ -405,7 +405,7 @@ fn git(inv: &Invocation<'_>) -> Classification {
                 ));
                 if !path.is_empty() {
                     let mut w = (*word).clone();
-                    w.text = path.to_string();
+                    w.set_text(path.to_string());
                     j.targets.push((w, Access::Read));
                 }
             }

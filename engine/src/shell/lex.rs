@@ -16,13 +16,122 @@ pub struct Substitution {
     pub process: bool,
 }
 
+/// A word's value: the text the program would see, and whether it holds [`UNRESOLVED`], found
+/// once when the text is made rather than searched for each time [`Word::is_literal`] is asked
+/// (many questions per word). Read as a `str`; made only here and through [`Word::set_text`],
+/// so the two cannot disagree.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Text {
+    value: String,
+    unresolved: bool,
+    /// Needs no quotes in a rule's text ([`super::is_plain`]).
+    plain: bool,
+}
+
+impl Text {
+    fn new(value: String) -> Text {
+        let mut text = Text {
+            value,
+            unresolved: false,
+            plain: false,
+        };
+        text.settle();
+        text
+    }
+
+    /// Finds what is known of the value: whether it holds [`UNRESOLVED`] and whether it needs
+    /// quotes (a plain text holds no `UNRESOLVED`, a private-use character that is neither
+    /// ASCII nor alphanumeric: one pass for most words).
+    fn settle(&mut self) {
+        self.plain = super::is_plain(&self.value);
+        self.unresolved = !self.plain && super::holds_unresolved(&self.value);
+    }
+
+    /// Needs no quotes in a rule's text: letters and digits (any script) and `-_./=:@%+,^~`.
+    pub fn is_plain(&self) -> bool {
+        self.plain
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.value
+    }
+
+    /// The text, owned.
+    pub fn into_string(self) -> String {
+        self.value
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.value
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.value
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.value
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.value, f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.value)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.value == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.value == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        &self.value == other
+    }
+}
+
+impl PartialEq<Text> for str {
+    fn eq(&self, other: &Text) -> bool {
+        self == other.value
+    }
+}
+
+impl PartialEq<Text> for &str {
+    fn eq(&self, other: &Text) -> bool {
+        *self == other.value
+    }
+}
+
 /// One shell word after quote removal.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Word {
     /// The value the program would see; unknowable parts are [`UNRESOLVED`].
-    pub text: String,
-    /// The word as written.
-    pub raw: String,
+    pub text: Text,
+    /// The word as written, when that differs from its value (a plain word, nearly every
+    /// word, is written as its value: not kept twice). [`Word::raw`] reads it.
+    written: Option<String>,
     /// Any part of it was quoted or escaped.
     pub quoted: bool,
     /// It contains an unquoted glob character (`*`, `?`, `[`) or a brace expansion.
@@ -31,19 +140,68 @@ pub struct Word {
     pub substitutions: Vec<Substitution>,
 }
 
+/// As it was when the written form was a field of its own: `raw` shown as text.
+impl std::fmt::Debug for Word {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Word")
+            .field("text", &self.text.value)
+            .field("raw", &self.raw())
+            .field("quoted", &self.quoted)
+            .field("glob", &self.glob)
+            .field("substitutions", &self.substitutions)
+            .finish()
+    }
+}
+
 impl Word {
     /// The value is fully known.
     pub fn is_literal(&self) -> bool {
-        !super::holds_unresolved(&self.text)
+        !self.text.unresolved
+    }
+
+    /// The word as written.
+    pub fn raw(&self) -> &str {
+        self.written.as_deref().unwrap_or(&self.text.value)
+    }
+
+    /// The word is written as its value, and that needs no quotes ([`Text::is_plain`]): its
+    /// written form holds none of the shell's quoting or expansion characters (`$`, quotes,
+    /// `\`, globs, spaces).
+    pub fn raw_is_plain(&self) -> bool {
+        self.written.is_none() && self.text.plain
     }
 
     /// A word that stands for itself: `Word::plain("git")`.
     pub fn plain(text: &str) -> Word {
         Word {
-            text: text.to_string(),
-            raw: text.to_string(),
+            text: Text::new(text.to_string()),
             ..Word::default()
         }
+    }
+
+    /// A word of the given value and written form, neither quoted nor a glob.
+    pub fn new(text: String, raw: String) -> Word {
+        let written = (raw != text).then_some(raw);
+        Word {
+            text: Text::new(text),
+            written,
+            ..Word::default()
+        }
+    }
+
+    /// Gives the word another value; its written form stays what it was.
+    pub fn set_text(&mut self, text: String) {
+        if self.written.is_none() && text != self.text.value {
+            self.written = Some(std::mem::take(&mut self.text.value));
+        } else if self.written.as_deref() == Some(text.as_str()) {
+            self.written = None;
+        }
+        self.text = Text::new(text);
+    }
+
+    /// Gives the word another written form; its value stays what it was.
+    pub fn set_raw(&mut self, raw: String) {
+        self.written = (raw != self.text.value).then_some(raw);
     }
 }
 
@@ -105,9 +263,118 @@ pub struct Lexed {
 
 /// Tokenizes `source`.
 pub fn lex(source: &str) -> Lexed {
-    let mut lexer = Lexer::new(source);
+    if source.is_ascii() {
+        run(Lexer::new(Ascii(source), source.len()))
+    } else {
+        let chars: Vec<char> = source.chars().collect();
+        run(Lexer::new(chars.as_slice(), source.len()))
+    }
+}
+
+fn run<C: Chars>(mut lexer: Lexer<C>) -> Lexed {
     lexer.run();
     lexer.out
+}
+
+/// The source as the lexer reads it, a character per position: an ASCII source (nearly every
+/// command) as its bytes, read in place; any other as its characters, collected once. The
+/// lexer is compiled for each, so reading a position is one load either way (a copy of every
+/// source into characters had cost more than the branch a shared reader would take per read).
+trait Chars: Copy {
+    /// The character at `at`.
+    fn at(self, at: usize) -> Option<char>;
+    /// How many characters.
+    fn count(self) -> usize;
+    /// The first position from `from` whose character is `stop`'s.
+    fn find_from(self, from: usize, stop: impl Fn(char) -> bool) -> Option<usize>;
+    /// Appends the characters from `from` to `to`.
+    fn push_range(self, out: &mut String, from: usize, to: usize);
+    /// The characters from `from` to `to` are `text`.
+    fn range_is(self, from: usize, to: usize, text: &str) -> bool;
+    /// The end of the run of ordinary characters ([`ORDINARY_ASCII`], and every character
+    /// outside ASCII) after `from` (the character at `from` is taken as it is), and whether
+    /// the run from `from` needs no quotes ([`super::is_plain_byte`]), when that is known (of
+    /// an ASCII source).
+    fn ordinary_run(self, from: usize) -> (usize, Option<bool>);
+}
+
+/// An ASCII source: a byte is a character.
+#[derive(Clone, Copy)]
+struct Ascii<'s>(&'s str);
+
+impl Chars for Ascii<'_> {
+    fn at(self, at: usize) -> Option<char> {
+        self.0.as_bytes().get(at).map(|b| char::from(*b))
+    }
+
+    fn count(self) -> usize {
+        self.0.len()
+    }
+
+    fn find_from(self, from: usize, stop: impl Fn(char) -> bool) -> Option<usize> {
+        self.0
+            .as_bytes()
+            .get(from..)?
+            .iter()
+            .position(|b| stop(char::from(*b)))
+            .map(|at| from + at)
+    }
+
+    fn push_range(self, out: &mut String, from: usize, to: usize) {
+        out.push_str(self.0.get(from..to.min(self.0.len())).unwrap_or_default());
+    }
+
+    fn range_is(self, from: usize, to: usize, text: &str) -> bool {
+        self.0.get(from..to) == Some(text)
+    }
+
+    fn ordinary_run(self, from: usize) -> (usize, Option<bool>) {
+        let bytes = self.0.as_bytes();
+        let mut plain = bytes.get(from).is_some_and(|b| super::is_plain_byte(*b));
+        let mut end = from + 1;
+        while let Some(&b) = bytes.get(end) {
+            if !ORDINARY_ASCII.get(usize::from(b)).copied().unwrap_or(true) {
+                break;
+            }
+            plain &= super::is_plain_byte(b);
+            end += 1;
+        }
+        (end, Some(plain))
+    }
+}
+
+impl Chars for &[char] {
+    fn at(self, at: usize) -> Option<char> {
+        self.get(at).copied()
+    }
+
+    fn count(self) -> usize {
+        self.len()
+    }
+
+    fn find_from(self, from: usize, stop: impl Fn(char) -> bool) -> Option<usize> {
+        self.get(from..)?
+            .iter()
+            .position(|c| stop(*c))
+            .map(|at| from + at)
+    }
+
+    fn push_range(self, out: &mut String, from: usize, to: usize) {
+        out.extend(self.get(from..to.min(self.len())).unwrap_or(&[]).iter());
+    }
+
+    fn range_is(self, from: usize, to: usize, text: &str) -> bool {
+        self.get(from..to)
+            .is_some_and(|range| range.iter().copied().eq(text.chars()))
+    }
+
+    fn ordinary_run(self, from: usize) -> (usize, Option<bool>) {
+        let ordinary = |c: char| ORDINARY_ASCII.get(c as usize).copied().unwrap_or(true);
+        let end = self
+            .find_from(from + 1, |c| !ordinary(c))
+            .unwrap_or(self.count().max(from + 1));
+        (end, None)
+    }
 }
 
 struct PendingHeredoc {
@@ -117,15 +384,33 @@ struct PendingHeredoc {
     expand: bool,
 }
 
-struct Lexer<'s> {
-    chars: Vec<char>,
-    /// The text `chars` holds, and whether it is all ASCII (then a char position is a byte
-    /// position, and a word's written form is copied as bytes, not collected char by char).
-    source: &'s str,
-    ascii: bool,
+struct Lexer<C> {
+    chars: C,
     pos: usize,
     out: Lexed,
     pending_heredocs: Vec<PendingHeredoc>,
+}
+
+/// The substitutions of a text scanned by `inner` ([`Lexer::scan_nested_substitutions`]), added
+/// to `word`; returns the problems met.
+fn scan_substitutions<C: Chars>(mut inner: Lexer<C>, word: &mut Word) -> Vec<String> {
+    while let Some(c) = inner.peek() {
+        match c {
+            '\\' => inner.pos += 2,
+            '$' if inner.peek_at(1) == Some('(') => {
+                let mut scratch = Word::default();
+                inner.read_dollar(&mut scratch);
+                word.substitutions.append(&mut scratch.substitutions);
+            }
+            '`' => {
+                let mut scratch = Word::default();
+                inner.read_backtick(&mut scratch);
+                word.substitutions.append(&mut scratch.substitutions);
+            }
+            _ => inner.pos += 1,
+        }
+    }
+    inner.out.problems
 }
 
 /// An extended glob's text as the brace-and-star glob that matches at least what it matches,
@@ -186,22 +471,16 @@ const fn is_meta(c: char) -> bool {
     )
 }
 
-impl<'s> Lexer<'s> {
-    fn new(source: &'s str) -> Lexer<'s> {
-        let ascii = source.is_ascii();
+impl<C: Chars> Lexer<C> {
+    /// A lexer of `chars`, a source of `bytes` bytes.
+    fn new(chars: C, bytes: usize) -> Lexer<C> {
         Lexer {
-            chars: if ascii {
-                source.bytes().map(char::from).collect()
-            } else {
-                source.chars().collect()
-            },
-            source,
-            ascii,
+            chars,
             pos: 0,
             // Sized for a token every few bytes (bounded): grown from empty, the list of tokens
             // was copied several times per command.
             out: Lexed {
-                tokens: Vec::with_capacity((source.len() / 5 + 2).min(512)),
+                tokens: Vec::with_capacity((bytes / 5 + 2).min(512)),
                 ..Lexed::default()
             },
             pending_heredocs: Vec::new(),
@@ -209,11 +488,11 @@ impl<'s> Lexer<'s> {
     }
 
     fn peek(&self) -> Option<char> {
-        self.chars.get(self.pos).copied()
+        self.chars.at(self.pos)
     }
 
     fn peek_at(&self, offset: usize) -> Option<char> {
-        self.chars.get(self.pos + offset).copied()
+        self.chars.at(self.pos + offset)
     }
 
     fn starts_with(&self, s: &str) -> bool {
@@ -255,17 +534,22 @@ impl<'s> Lexer<'s> {
     }
 
     fn read_token(&mut self) {
+        // Most tokens are words starting with a character no test below is about (a digit, an
+        // operator's or a redirection's): read as a word at once.
+        if self.peek().is_some_and(|c| {
+            !c.is_ascii_digit() && !matches!(c, '(' | ')' | '<' | '>' | ';' | '&' | '|')
+        }) {
+            let word = self.read_word();
+            self.out.tokens.push(Token::Word(word));
+            return;
+        }
         // A descriptor prefix: digits immediately followed by `<` or `>`.
         let mut digits = 0;
         while self.peek_at(digits).is_some_and(|c| c.is_ascii_digit()) {
             digits += 1;
         }
         if digits > 0 && matches!(self.peek_at(digits), Some('<') | Some('>')) {
-            let fd: String = self
-                .chars
-                .get(self.pos..self.pos + digits)
-                .map(|s| s.iter().collect())
-                .unwrap_or_default();
+            let fd = self.slice(self.pos, self.pos + digits);
             self.pos += digits;
             self.read_redirect(fd.parse().ok());
             return;
@@ -337,11 +621,7 @@ impl<'s> Lexer<'s> {
                     self.pos += 2;
                     let raw: String = self.slice(start, self.pos);
                     let inner = self.slice(start + 2, self.pos - 2);
-                    let mut word = Word {
-                        text: UNRESOLVED.to_string(),
-                        raw,
-                        ..Word::default()
-                    };
+                    let mut word = Word::new(UNRESOLVED.to_string(), raw);
                     self.scan_nested_substitutions(&inner, &mut word);
                     self.out.tokens.push(Token::Arith(word));
                     return;
@@ -361,17 +641,9 @@ impl<'s> Lexer<'s> {
     }
 
     fn slice(&self, from: usize, to: usize) -> String {
-        if self.ascii {
-            return self
-                .source
-                .get(from..to.min(self.source.len()))
-                .unwrap_or_default()
-                .to_string();
-        }
-        self.chars
-            .get(from..to.min(self.chars.len()))
-            .map(|s| s.iter().collect())
-            .unwrap_or_default()
+        let mut out = String::with_capacity(to.saturating_sub(from));
+        self.chars.push_range(&mut out, from, to);
+        out
     }
 
     fn read_redirect(&mut self, fd: Option<u32>) {
@@ -404,7 +676,7 @@ impl<'s> Lexer<'s> {
             "<<" | "<<-" => {
                 self.pending_heredocs.push(PendingHeredoc {
                     token_index: self.out.tokens.len(),
-                    delimiter: target.text.clone(),
+                    delimiter: target.text.to_string(),
                     strip_tabs: op == "<<-",
                     expand: !target.quoted,
                 });
@@ -470,12 +742,8 @@ impl<'s> Lexer<'s> {
             if !terminated {
                 // Bash accepts a here-document ended by end of input; we do too, noting nothing.
             }
-            let mut word = Word {
-                text: body.clone(),
-                raw: body.clone(),
-                quoted: !heredoc.expand,
-                ..Word::default()
-            };
+            let mut word = Word::new(body.clone(), body.clone());
+            word.quoted = !heredoc.expand;
             if heredoc.expand {
                 self.scan_nested_substitutions(&body, &mut word);
             }
@@ -488,35 +756,24 @@ impl<'s> Lexer<'s> {
     /// Finds `$(…)` and backtick substitutions in text that is expanded but not split into words
     /// (here-document bodies, arithmetic).
     fn scan_nested_substitutions(&mut self, text: &str, word: &mut Word) {
-        let mut inner = Lexer::new(text);
-        while let Some(c) = inner.peek() {
-            match c {
-                '\\' => inner.pos += 2,
-                '$' if inner.peek_at(1) == Some('(') => {
-                    let mut scratch = Word::default();
-                    inner.read_dollar(&mut scratch);
-                    word.substitutions.append(&mut scratch.substitutions);
-                }
-                '`' => {
-                    let mut scratch = Word::default();
-                    inner.read_backtick(&mut scratch);
-                    word.substitutions.append(&mut scratch.substitutions);
-                }
-                _ => inner.pos += 1,
-            }
-        }
-        self.out.problems.append(&mut inner.out.problems);
+        let mut problems = if text.is_ascii() {
+            scan_substitutions(Lexer::new(Ascii(text), text.len()), word)
+        } else {
+            let chars: Vec<char> = text.chars().collect();
+            scan_substitutions(Lexer::new(chars.as_slice(), text.len()), word)
+        };
+        self.out.problems.append(&mut problems);
     }
 
     /// The `(` at the cursor opens an extended glob: the word so far ends in an unquoted,
     /// unescaped `@ ! + * ?` written right before it.
     fn extglob_opens(&self, word: &Word) -> bool {
-        let before = self.pos.checked_sub(1).and_then(|at| self.chars.get(at));
+        let before = self.pos.checked_sub(1).and_then(|at| self.chars.at(at));
         let escaped = self
             .pos
             .checked_sub(2)
-            .and_then(|at| self.chars.get(at))
-            .is_some_and(|c| *c == '\\');
+            .and_then(|at| self.chars.at(at))
+            .is_some_and(|c| c == '\\');
         before.is_some_and(|c| matches!(c, '@' | '!' | '+' | '*' | '?'))
             && word.text.ends_with(['@', '!', '+', '*', '?'])
             && !escaped
@@ -525,10 +782,18 @@ impl<'s> Lexer<'s> {
     fn read_word(&mut self) -> Word {
         let start = self.pos;
         let mut word = Word {
-            text: String::with_capacity(24),
+            text: Text {
+                value: String::with_capacity(24),
+                unresolved: false,
+                plain: false,
+            },
             ..Word::default()
         };
         let at_word_start = |w: &Word| w.text.is_empty() && !w.quoted;
+        // The text is only runs of ordinary characters of an ASCII source, and whether each
+        // needs quotes: then it holds no `UNRESOLVED` and needs quotes exactly when some run
+        // does, known without another pass.
+        let (mut runs_only, mut runs_plain) = (true, true);
         while let Some(c) = self.peek() {
             match c {
                 '<' | '>' if self.peek_at(1) == Some('(') && at_word_start(&word) => {
@@ -540,18 +805,18 @@ impl<'s> Lexer<'s> {
                         }),
                         None => self.problem("unterminated process substitution"),
                     }
-                    word.text.push(UNRESOLVED);
+                    word.text.value.push(UNRESOLVED);
                 }
                 '(' if self.extglob_opens(&word) => {
                     // `@(a|b)`, `!(x)`, `+(…)`, `*(…)`, `?(…)`: an extended glob is part of the
                     // word (bash with extglob), never a subshell.
-                    let kind = word.text.pop().unwrap_or('@');
+                    let kind = word.text.value.pop().unwrap_or('@');
                     word.glob = true;
                     match self.read_balanced_parens() {
-                        Some(body) => push_extglob(&mut word.text, kind, &body),
+                        Some(body) => push_extglob(&mut word.text.value, kind, &body),
                         None => {
                             self.problem("unterminated extended glob");
-                            word.text.push(UNRESOLVED);
+                            word.text.value.push(UNRESOLVED);
                         }
                     }
                 }
@@ -562,7 +827,7 @@ impl<'s> Lexer<'s> {
                         Some('\n') => self.pos += 1,
                         Some(next) => {
                             word.quoted = true;
-                            word.text.push(next);
+                            word.text.value.push(next);
                             self.pos += 1;
                         }
                         None => {}
@@ -571,13 +836,9 @@ impl<'s> Lexer<'s> {
                 '\'' => {
                     word.quoted = true;
                     let open = self.pos + 1;
-                    let close = self
-                        .chars
-                        .get(open..)
-                        .and_then(|rest| rest.iter().position(|c| *c == '\''))
-                        .map(|at| open + at);
-                    let end = close.unwrap_or(self.chars.len().max(open));
-                    self.push_run(&mut word.text, open, end);
+                    let close = self.chars.find_from(open, |c| c == '\'');
+                    let end = close.unwrap_or(self.chars.count().max(open));
+                    self.push_run(&mut word.text.value, open, end);
                     self.pos = end + 1;
                     if close.is_none() {
                         self.pos = end;
@@ -604,60 +865,74 @@ impl<'s> Lexer<'s> {
                 '`' => self.read_backtick(&mut word),
                 '*' | '?' | '[' => {
                     word.glob = true;
-                    word.text.push(c);
+                    word.text.value.push(c);
                     self.pos += 1;
                 }
                 '{' => {
                     // `{a,b}` and `{1..3}` expand to several words.
                     // Look ahead a bounded distance, so a long run of braces stays linear.
-                    let ahead = self.chars.get(self.pos + 1..).unwrap_or(&[]);
-                    let window = ahead.get(..ahead.len().min(256)).unwrap_or(&[]);
-                    if let Some(end) = window.iter().position(|c| *c == '}') {
-                        let inner = window.get(..end).unwrap_or(&[]);
-                        let comma = inner.contains(&',');
-                        let range = inner.windows(2).any(|w| w == ['.', '.']);
-                        if !inner.contains(&' ') && (comma || range) {
+                    let from = self.pos + 1;
+                    let window_end = self.chars.count().min(from + 256).max(from);
+                    if let Some(end) = self
+                        .chars
+                        .find_from(from, |c| c == '}')
+                        .filter(|end| *end < window_end)
+                    {
+                        let inner = || (from..end).filter_map(|at| self.chars.at(at));
+                        let comma = inner().any(|c| c == ',');
+                        let range = (from..end).any(|at| {
+                            self.chars.at(at) == Some('.')
+                                && self.chars.at(at + 1) == Some('.')
+                                && at + 1 < end
+                        });
+                        if !inner().any(|c| c == ' ') && (comma || range) {
                             word.glob = true;
                         }
                     }
-                    word.text.push(c);
+                    word.text.value.push(c);
                     self.pos += 1;
                 }
                 '~' if at_word_start(&word) => {
-                    word.text.push('~');
+                    word.text.value.push('~');
                     self.pos += 1;
                 }
                 _ => {
                     // This character and the ordinary ones after it (each would come back to
                     // this arm: the word is no longer empty, so `~` is ordinary too) go in at
-                    // once.
-                    let end = self.ordinary_run_end(self.pos + 1);
-                    self.push_run(&mut word.text, self.pos, end);
+                    // once. The character here is ordinary too (every other one has an arm
+                    // above), so the run is read from it, and whether it needs quotes found in
+                    // the same pass.
+                    let (end, plain) = self.chars.ordinary_run(self.pos);
+                    match plain {
+                        Some(plain) => runs_plain &= plain,
+                        None => runs_only = false,
+                    }
+                    self.push_run(&mut word.text.value, self.pos, end);
                     self.pos = end;
+                    continue;
                 }
             }
+            // Any other arm may have written the text: it is settled by a pass of its own.
+            runs_only = false;
         }
-        word.raw = self.slice(start, self.pos);
+        // The written form is kept only when it differs from the value (compared in place
+        // when the source is ASCII: a plain word is not copied a second time).
+        // A word of only ordinary runs is its source's text: nothing to compare.
+        if !runs_only && !self.chars.range_is(start, self.pos, &word.text.value) {
+            word.written = Some(self.slice(start, self.pos));
+        }
+        if runs_only && !word.text.value.is_empty() {
+            word.text.plain = runs_plain;
+            word.text.unresolved = false;
+        } else {
+            word.text.settle();
+        }
         word
-    }
-
-    /// The first position from `from` whose character [`read_word`](Self::read_word) treats
-    /// as anything but a plain part of the word.
-    fn ordinary_run_end(&self, from: usize) -> usize {
-        let ordinary = |c: char| ORDINARY_ASCII.get(c as usize).copied().unwrap_or(true);
-        self.chars
-            .get(from..)
-            .and_then(|rest| rest.iter().position(|c| !ordinary(*c)))
-            .map_or(self.chars.len().max(from), |at| from + at)
     }
 
     /// Appends the characters from `from` to `to` (as one copy when the source is ASCII).
     fn push_run(&self, text: &mut String, from: usize, to: usize) {
-        if self.ascii {
-            text.push_str(self.source.get(from..to).unwrap_or_default());
-        } else {
-            text.extend(self.chars.get(from..to).unwrap_or(&[]).iter());
-        }
+        self.chars.push_range(text, from, to);
     }
 
     fn read_double_quoted(&mut self, word: &mut Word) {
@@ -672,11 +947,11 @@ impl<'s> Lexer<'s> {
                     match next {
                         Some('\n') => self.pos += 2,
                         Some(n @ ('$' | '`' | '"' | '\\')) => {
-                            word.text.push(n);
+                            word.text.value.push(n);
                             self.pos += 2;
                         }
                         _ => {
-                            word.text.push('\\');
+                            word.text.value.push('\\');
                             self.pos += 1;
                         }
                     }
@@ -684,7 +959,7 @@ impl<'s> Lexer<'s> {
                 '$' => self.read_dollar(word),
                 '`' => self.read_backtick(word),
                 _ => {
-                    word.text.push(c);
+                    word.text.value.push(c);
                     self.pos += 1;
                 }
             }
@@ -699,7 +974,7 @@ impl<'s> Lexer<'s> {
                 '\'' => {
                     // A NUL ends the word for the program that receives it (C strings).
                     if let Some(at) = word.text.find('\0') {
-                        word.text.truncate(at);
+                        word.text.value.truncate(at);
                     }
                     return;
                 }
@@ -729,16 +1004,16 @@ impl<'s> Lexer<'s> {
                             ctl
                         }
                         other => {
-                            word.text.push('\\');
+                            word.text.value.push('\\');
                             Some(other)
                         }
                     };
                     match decoded {
-                        Some(ch) => word.text.push(ch),
+                        Some(ch) => word.text.value.push(ch),
                         None => self.problem("invalid escape in $'…'"),
                     }
                 }
-                other => word.text.push(other),
+                other => word.text.value.push(other),
             }
         }
         self.problem("unterminated $'…' quote");
@@ -779,7 +1054,7 @@ impl<'s> Lexer<'s> {
                     }),
                     None => self.problem("unterminated arithmetic expansion"),
                 }
-                word.text.push(UNRESOLVED);
+                word.text.value.push(UNRESOLVED);
             }
             Some('(') => {
                 self.pos += 1;
@@ -790,7 +1065,7 @@ impl<'s> Lexer<'s> {
                     }),
                     None => self.problem("unterminated command substitution"),
                 }
-                word.text.push(UNRESOLVED);
+                word.text.value.push(UNRESOLVED);
             }
             Some('{') => {
                 self.pos += 2;
@@ -821,6 +1096,7 @@ impl<'s> Lexer<'s> {
                     self.scan_nested_substitutions(&body, word);
                 }
                 word.text
+                    .value
                     .push_str(&known_variable(&body).unwrap_or(UNRESOLVED.to_string()));
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
@@ -834,14 +1110,15 @@ impl<'s> Lexer<'s> {
                 }
                 let name = self.slice(start, self.pos);
                 word.text
+                    .value
                     .push_str(&known_variable(&name).unwrap_or(UNRESOLVED.to_string()));
             }
             Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
                 self.pos += 2;
-                word.text.push(UNRESOLVED);
+                word.text.value.push(UNRESOLVED);
             }
             _ => {
-                word.text.push('$');
+                word.text.value.push('$');
                 self.pos += 1;
             }
         }
@@ -886,8 +1163,8 @@ impl<'s> Lexer<'s> {
                 '#' if self.pos == start
                     || self
                         .chars
-                        .get(self.pos - 1)
-                        .is_some_and(|p| p.is_whitespace() || *p == ';') =>
+                        .at(self.pos - 1)
+                        .is_some_and(|p| p.is_whitespace() || p == ';') =>
                 {
                     self.problem("a comment inside a substitution is not analysed");
                 }
@@ -912,7 +1189,7 @@ impl<'s> Lexer<'s> {
                         source,
                         process: false,
                     });
-                    word.text.push(UNRESOLVED);
+                    word.text.value.push(UNRESOLVED);
                     return;
                 }
                 '\\' => {
@@ -963,5 +1240,86 @@ fn known_variable(name: &str) -> Option<String> {
         "HOME" => Some("~".to_string()),
         "PWD" => Some(".".to_string()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A word's written form is kept only when it differs from its value, however the value
+    /// got there; a new value keeps the written form; literalness follows the value.
+    #[test]
+    fn written_form_and_literalness_follow_the_value() {
+        let plain = Word::plain("a");
+        assert_eq!(plain, Word::new("a".to_string(), "a".to_string()));
+        assert_eq!(plain.raw(), "a");
+        let mut word = plain.clone();
+        word.set_text("b".to_string());
+        assert_eq!((word.text.as_str(), word.raw()), ("b", "a"));
+        word.set_text("a".to_string());
+        assert_eq!(word, plain);
+        word.set_raw("'a'".to_string());
+        assert_eq!((word.text.as_str(), word.raw()), ("a", "'a'"));
+        word.set_raw("a".to_string());
+        assert_eq!(word, plain);
+        word.set_text(format!("x{UNRESOLVED}"));
+        assert!(!word.is_literal());
+        assert_eq!(word.raw(), "a");
+        word.set_text("x".to_string());
+        assert!(word.is_literal());
+        let lexed = lex("a'b' $X c");
+        let words: Vec<(&str, &str, bool)> = lexed
+            .tokens
+            .iter()
+            .filter_map(|t| match t {
+                Token::Word(w) => Some((w.text.as_str(), w.raw(), w.is_literal())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                ("ab", "a'b'", true),
+                ("\u{E000}", "$X", false),
+                ("c", "c", true)
+            ]
+        );
+    }
+
+    /// An ASCII source read as its bytes lexes as it does read as characters: every string of
+    /// up to four characters over the characters the lexer treats specially, and longer forms.
+    /// Words compare with what is known of their text (literal, needs no quotes), which the
+    /// bytes' lexer finds while reading runs and the characters' lexer by a pass of its own.
+    #[test]
+    fn bytes_and_characters_lex_alike() {
+        let alphabet = [
+            '{', '}', ',', '.', ' ', 'a', '\'', '"', '$', '(', ')', '@', '<', '\\', '`', '#', '~',
+            '!',
+        ];
+        let mut sources = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|p| alphabet.map(|c| format!("{p}{c}")))
+                .collect();
+            sources.extend(last.iter().cloned());
+        }
+        sources.extend(
+            [
+                "echo {a,b} {1..3} {x} {a b,c}",
+                "cat <<EOF\n$(id) `w`\nEOF\necho 'x' \"$y\" $'\\t'",
+                "ls @(a|b) !(c) +(d) x*(e) 2>&1 >(tee f) <(g)",
+                "a=1 b=$(c \"$(d)\") ((x+1)) 'unterminated",
+            ]
+            .map(str::to_string),
+        );
+        for source in &sources {
+            let chars: Vec<char> = source.chars().collect();
+            let by_bytes = run(Lexer::new(Ascii(source), source.len()));
+            let by_chars = run(Lexer::new(chars.as_slice(), source.len()));
+            assert_eq!(by_bytes, by_chars, "{source:?}");
+        }
     }
 }

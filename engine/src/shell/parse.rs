@@ -126,8 +126,8 @@ fn reserved(word: &Word) -> Option<&'static str> {
 
 fn is_assignment(word: &Word) -> Option<(String, Word)> {
     // By byte: the first word of every command is asked, and a word is short.
-    let eq = word.raw.bytes().position(|b| b == b'=')?;
-    let name = word.raw.get(..eq)?;
+    let eq = word.raw().bytes().position(|b| b == b'=')?;
+    let name = word.raw().get(..eq)?;
     let name = name.strip_suffix('+').unwrap_or(name);
     let valid = !name.is_empty()
         && name
@@ -139,13 +139,12 @@ fn is_assignment(word: &Word) -> Option<(String, Word)> {
         return None;
     }
     let value_text = word.text.get(word.text.find('=')? + 1..)?.to_string();
-    let value = Word {
-        text: value_text,
-        raw: word.raw.get(eq + 1..).unwrap_or("").to_string(),
-        quoted: word.quoted,
-        glob: false,
-        substitutions: word.substitutions.clone(),
-    };
+    let mut value = Word::new(
+        value_text,
+        word.raw().get(eq + 1..).unwrap_or("").to_string(),
+    );
+    value.quoted = word.quoted;
+    value.substitutions = word.substitutions.clone();
     Some((name.to_string(), value))
 }
 
@@ -213,7 +212,7 @@ impl Parser {
                 Token::Word(word) => match reserved(word) {
                     Some(keyword) => Step::Keyword(keyword),
                     // `name() …` defines a function; `a=()` is an empty array.
-                    None if !word.raw.ends_with('=')
+                    None if !word.raw().ends_with('=')
                         && matches!(self.tokens.get(self.pos + 1), Some(Token::Op(Op::LParen)))
                         && matches!(self.tokens.get(self.pos + 2), Some(Token::Op(Op::RParen))) =>
                     {
@@ -476,7 +475,7 @@ impl Parser {
                     };
                     match assignment {
                         Some(assignment) => {
-                            let array = assignment.1.raw.is_empty()
+                            let array = assignment.1.raw().is_empty()
                                 && matches!(self.tokens.get(self.pos), Some(Token::Op(Op::LParen)));
                             if array {
                                 self.array_value();

@@ -5,15 +5,26 @@
 //! and `^` bare as they were written, a joined argument quotes them.
 
 use super::UNRESOLVED;
-use super::lex::Word;
+use super::is_plain;
+use super::lex::{Text, Word};
 
 /// Appends a word as [`push_quoted`] would. A word whose value is unknown becomes one
 /// [`UNRESOLVED`] character: a deny rule treats it as "could be anything".
 pub fn push_word(out: &mut String, word: &Word) {
     if word.is_literal() {
-        push_quoted(out, &word.text, true);
+        push_text(out, &word.text);
     } else {
         out.push(UNRESOLVED);
+    }
+}
+
+/// [`push_quoted`] of a literal word's text, whose need of quotes was settled when it was made
+/// ([`Text::is_plain`]): a word's text is spelled several times.
+pub fn push_text(out: &mut String, text: &Text) {
+    if text.is_plain() {
+        out.push_str(text);
+    } else {
+        push_quoted(out, text, true);
     }
 }
 
@@ -32,47 +43,6 @@ pub fn push_quoted(out: &mut String, text: &str, literal: bool) {
         }
         out.push('\'');
     }
-}
-
-/// Which bytes need no quoting in a rule's text: ASCII letters, digits and `-_./=:@%+,^~`
-/// (bytes of other characters are 0: those are asked of the character).
-#[allow(clippy::indexing_slicing)] // compile time only
-static PLAIN_BYTES: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0u8;
-    while b < 128 {
-        table[b as usize] = b.is_ascii_alphanumeric()
-            || matches!(
-                b,
-                b'-' | b'_' | b'.' | b'/' | b'=' | b':' | b'@' | b'%' | b'+' | b',' | b'^' | b'~'
-            );
-        b += 1;
-    }
-    table
-};
-
-/// Needs no quoting for a rule's text: letters and digits (any script) and `-_./=:@%+,^~`.
-/// Asked of the bytes first, by table (every word of every command is asked, three times).
-fn is_plain(text: &str) -> bool {
-    let plain_byte = |b: u8| PLAIN_BYTES.get(usize::from(b)).copied().unwrap_or(false);
-    if text.is_empty() {
-        return false;
-    }
-    // One pass over the bytes: a byte outside ASCII (0 in the table) sends the word to the
-    // test by character.
-    if text.bytes().all(plain_byte) {
-        return true;
-    }
-    if text.is_ascii() {
-        return false;
-    }
-    text.chars().all(|c| {
-        if c.is_ascii() {
-            plain_byte(c as u8)
-        } else {
-            c.is_alphanumeric()
-        }
-    })
 }
 
 /// `word` as a shell must be given it to read it back as that one word: bare when it is only
@@ -115,7 +85,7 @@ mod tests {
                 .tokens
                 .into_iter()
                 .filter_map(|t| match t {
-                    Token::Word(w) => Some(w.text),
+                    Token::Word(w) => Some(w.text.into_string()),
                     _ => None,
                 })
                 .collect();

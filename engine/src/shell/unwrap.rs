@@ -5,104 +5,14 @@
 //! `find -exec` run a program whose arguments come from elsewhere; `source`, `trap`, a computed
 //! program name, a login shell, or an assignment that changes which program runs (`PATH=`,
 //! `LD_PRELOAD=`, `GIT_*`, …) make the command *opaque*: the engine does not know what runs.
+//! A script's commands are flattened into their effective commands by [`super::script`], which
+//! this module hands its peeling to.
 
 use super::lex::{Redirect, Word};
-use super::parse::{SimpleCommand, Surroundings, parse};
-use super::quote::push_word;
+use super::parse::{SimpleCommand, parse};
+use super::script::{Effective, Wrapper, flatten, start_from};
 use super::{MAX_DEPTH, UNRESOLVED};
 use crate::static_index::{self, NameIndex, Names, PackedNames, flags, name_set, packed_names};
-
-/// A wrapper that was peeled, kept because it changes the judgement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[allow(missing_docs)]
-pub enum Wrapper {
-    Privilege,
-    Env,
-    Timing,
-    Detach,
-    ShellEval,
-    StdinArgs,
-    FindExec,
-    Runner,
-    FetchRun,
-}
-
-impl Wrapper {
-    /// The tag's name in explanations.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Wrapper::Privilege => "privilege",
-            Wrapper::Env => "env",
-            Wrapper::Timing => "timing",
-            Wrapper::Detach => "detach",
-            Wrapper::ShellEval => "shell-eval",
-            Wrapper::StdinArgs => "stdin-args",
-            Wrapper::FindExec => "find-exec",
-            Wrapper::Runner => "runner",
-            Wrapper::FetchRun => "fetch-run",
-        }
-    }
-}
-
-/// A command with its wrappers peeled.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Effective {
-    /// The program's base name (empty for a command that is only assignments or redirects).
-    pub program: String,
-    /// The program as written (`./run.sh`, `/usr/bin/git`).
-    pub program_path: String,
-    /// Its arguments.
-    pub args: Vec<Word>,
-    /// Assignments in force for it (prefix and `env NAME=value`).
-    pub assignments: Vec<(String, Word)>,
-    /// Its redirections.
-    pub redirects: Vec<Redirect>,
-    /// Where it sits in the script.
-    pub surroundings: Surroundings,
-    /// Wrappers peeled off it, outermost first.
-    pub wrappers: Vec<Wrapper>,
-    /// Why the program that runs is not known, when it is not.
-    pub opaque: Option<String>,
-    /// What runs is code the engine cannot read (a hijacking assignment, shell text from input
-    /// or computed, `trap`, a runner pointed at another toolchain or repository): a floor.
-    pub unread: bool,
-    /// Some arguments come from elsewhere (stdin, a `find` walk).
-    pub args_unknown: bool,
-    /// A directory the wrapper changes into (`env -C`, `git -C`).
-    pub chdir: Option<Word>,
-    /// Files a wrapper's own options make it read or run (`uv run --env-file F`,
-    /// `--project DIR`, `--script F`): targets of the command it runs.
-    pub loads: Vec<(Word, crate::model::Access)>,
-    /// `git -c` keys, lower-cased and sorted.
-    pub config_keys: Vec<String>,
-    /// Paths a `find -exec` walks: the inner command touches what is below them.
-    pub walked_paths: Vec<Word>,
-    /// Its standard input carries bytes a network fetch wrote (`curl … | sh`).
-    pub fed_from_network: bool,
-    /// The package runner it was started through (`npx`, `uv`), which the signature keeps.
-    pub runner: Option<String>,
-    /// The simple command as written, wrappers included (for a command inside `sh -c`, the
-    /// outer command).
-    pub written: String,
-    /// `written` is exactly the program and its arguments, each spelled as `push_word` spells
-    /// it: nothing was peeled off the command as written, so the text rules match is `written`
-    /// itself and is not built a second time.
-    pub written_is_words: bool,
-}
-
-impl Effective {
-    fn opaque(&mut self, why: &str) {
-        if self.opaque.is_none() {
-            self.opaque = Some(why.to_string());
-        }
-    }
-
-    /// Opaque, and what runs is code the engine cannot read.
-    fn unread(&mut self, why: &str) {
-        self.opaque(why);
-        self.unread = true;
-    }
-}
 
 /// [`end_opaque`], and what runs is code the engine cannot read.
 fn end_unread(
@@ -500,124 +410,7 @@ pub fn unwrap(command: &SimpleCommand) -> Vec<Effective> {
 /// Peels every command of a script, and marks the commands that read what a network fetch
 /// wrote into their pipeline (directly, or through a decoder such as `base64 -d`).
 pub fn unwrap_script(commands: Vec<SimpleCommand>, template: &Effective) -> Vec<Effective> {
-    // Only the commands whose input is piped from others are looked at after peeling: their
-    // positions and where their input comes from (nearly always none: no list allocated).
-    let piped: Vec<(usize, (usize, usize))> = commands
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| c.surroundings.piped_from.map(|from| (i, from)))
-        .collect();
-    // Every command's effective commands in one list, each command's as a range of it: no list
-    // per command, and nothing moved a second time to flatten them.
-    let mut all: Vec<Effective> = Vec::with_capacity(commands.len());
-    let mut bounds: Vec<(usize, usize)> = Vec::with_capacity(commands.len());
-    for command in commands {
-        let first = all.len();
-        peel(start_from(template, command), &mut all);
-        bounds.push((first, all.len()));
-    }
-    // The effective commands of commands `start..end`.
-    let span = |start: usize, end: usize| -> (usize, usize) {
-        let from = bounds.get(start).map_or(0, |b| b.0);
-        let to = end
-            .checked_sub(1)
-            .and_then(|last| bounds.get(last))
-            .map_or(from, |b| b.1);
-        (from, to.max(from))
-    };
-    if piped.is_empty() {
-        // No command reads another's output: none is fed from the network.
-        return all;
-    }
-    let mut fed = vec![false; bounds.len()];
-    for &(i, (start, end)) in &piped {
-        let (from, to) = if start < end && end <= bounds.len() {
-            span(start, end)
-        } else {
-            (0, 0)
-        };
-        let upstream = all.get(from..to).unwrap_or(&[]);
-        let from_network = upstream.iter().any(|e| {
-            FETCHERS.contains(&e.program.as_str())
-                || e.fed_from_network && DECODERS.contains(&e.program.as_str())
-        });
-        let relayed = fed.get(start..end).unwrap_or(&[]).iter().any(|f| *f)
-            && upstream
-                .iter()
-                .any(|e| DECODERS.contains(&e.program.as_str()));
-        if let Some(slot) = fed.get_mut(i) {
-            *slot = from_network || relayed;
-        }
-    }
-    for (&(first, last), fed) in bounds.iter().zip(fed) {
-        if fed {
-            for effective in all.get_mut(first..last).unwrap_or(&mut []) {
-                effective.fed_from_network = true;
-            }
-        }
-    }
-    all
-}
-
-/// Programs whose output is bytes from the network.
-const FETCHERS: &[&str] = &[
-    "curl", "wget", "aria2c", "http", "https", "xh", "fetch", "nc", "ncat", "socat",
-];
-
-/// Programs that pass bytes through, possibly decoded.
-const DECODERS: &[&str] = &[
-    "base64", "base32", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "cat", "tee", "dd", "sed",
-];
-
-/// A command's starting point for peeling: the template's wrappers and environment, then the
-/// command's own words.
-fn start_from(template: &Effective, command: SimpleCommand) -> Effective {
-    // The template's lists are nearly always empty (a top-level command): the command's own
-    // are then moved, not copied into a new list.
-    let assignments = if template.assignments.is_empty() {
-        command.assignments
-    } else {
-        let mut assignments = template.assignments.clone();
-        assignments.extend(command.assignments);
-        assignments
-    };
-    let redirects = if template.redirects.is_empty() {
-        command.redirects
-    } else {
-        let mut redirects = template.redirects.clone();
-        redirects.extend(command.redirects);
-        redirects
-    };
-    let written = if template.written.is_empty() {
-        // Sized for the words and their separators (quotes, if any, may grow it once).
-        let mut out = String::with_capacity(
-            command
-                .words
-                .iter()
-                .map(|w| w.text.len() + 1)
-                .sum::<usize>(),
-        );
-        for (i, word) in command.words.iter().enumerate() {
-            if i > 0 {
-                out.push(' ');
-            }
-            push_word(&mut out, word);
-        }
-        out
-    } else {
-        template.written.clone()
-    };
-    Effective {
-        args: command.words,
-        assignments,
-        redirects,
-        surroundings: command.surroundings,
-        wrappers: template.wrappers.clone(),
-        args_unknown: template.args_unknown,
-        written_is_words: template.written.is_empty(),
-        written,
-        ..Effective::default()
-    }
+    flatten(commands, template, peel)
 }
 
 fn text(word: Option<&Word>) -> &str {
@@ -653,7 +446,7 @@ fn strip_options<'a>(
             && t.starts_with("--")
         {
             let mut v = word.clone();
-            v.text = value.to_string();
+            v.set_text(value.to_string());
             seen.push((flag.to_string(), Some(v)));
             i += 1;
             continue;
@@ -670,7 +463,7 @@ fn strip_options<'a>(
             .and_then(|_| t.get(..2))
         {
             let mut v = word.clone();
-            v.text = t.get(2..).unwrap_or("").to_string();
+            v.set_text(t.get(2..).unwrap_or("").to_string());
             seen.push((flag.to_string(), Some(v)));
             i += 1;
             continue;
@@ -767,7 +560,7 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
         };
         if !first.is_literal() {
             current.written_is_words = false;
-            current.program_path = first.text.clone();
+            current.program_path = first.text.to_string();
             current.program = UNRESOLVED.to_string();
             current.unread("the program name is computed at run time");
             out.push(current);
@@ -779,14 +572,17 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
             let mut args = std::mem::take(&mut current.args);
             let first = args.remove(0);
             current.program = program;
-            current.program_path = first.text;
+            current.program_path = first.text.into_string();
             current.args = args;
             current.written_is_words &= layers == 1;
             break;
         };
         current.written_is_words = false;
-        let first = first.clone();
-        let rest: Vec<Word> = current.args.get(1..).unwrap_or(&[]).to_vec();
+        // The words are moved to the wrapper, not copied: every wrapper sets the words the
+        // command runs with (`runs_as_given` when it runs as written, `restore_words` when it
+        // is kept whole).
+        let mut rest = std::mem::take(&mut current.args);
+        let first = rest.remove(0);
         match peel_wrapper(&mut current, program, first, rest, out) {
             Step::Again => {}
             Step::Runs => break,
@@ -798,12 +594,12 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
     {
         current.written_is_words = false;
         current.program = base_name(&first.text);
-        current.program_path = first.text.clone();
+        current.program_path = first.text.into_string();
         current.args = current.args.get(1..).unwrap_or(&[]).to_vec();
     }
     // `bin/git` or `/tmp/evil/git` is not git: a program named by a path outside the system's
     // own directories is a file the engine has not read.
-    if current.program_path.as_bytes().contains(&b'/')
+    if super::holds_byte(current.program_path.as_bytes(), b'/')
         && !trusted_program_path(&current.program_path)
     {
         let why = format!(
@@ -838,15 +634,16 @@ fn peel(mut current: Effective, out: &mut Vec<Effective>) {
 fn peel_builtin(
     current: &mut Effective,
     program: String,
-    _first: Word,
+    first: Word,
     rest: Vec<Word>,
-    _out: &mut Vec<Effective>,
+    out: &mut Vec<Effective>,
 ) -> Step {
     if program == "command" && rest.iter().any(|w| w.text == "-v" || w.text == "-V") {
-        return Step::Runs; // a lookup, judged by the knowledge
+        // A lookup, judged by the knowledge.
+        return runs_as_given(current, program, first, rest, out);
     }
     if program == "exec" && rest.is_empty() {
-        return Step::Runs;
+        return runs_as_given(current, program, first, rest, out);
     }
     let (tail, _) = strip_options(&rest, flags!["-a"]);
     let keep = tail.len();
@@ -858,7 +655,7 @@ fn peel_builtin(
 fn peel_privilege(
     current: &mut Effective,
     program: String,
-    _first: Word,
+    first: Word,
     rest: Vec<Word>,
     out: &mut Vec<Effective>,
 ) -> Step {
@@ -879,6 +676,7 @@ fn peel_privilege(
                 None => {
                     let _ = tail;
                     current.program = program;
+                    restore_words(current, first, rest);
                     current.opaque("a privileged login shell");
                     out.push(std::mem::take(current));
                     return Step::Done;
@@ -890,6 +688,7 @@ fn peel_privilege(
         }
         "runas" => {
             current.program = program;
+            restore_words(current, first, rest);
             current.opaque("runas runs a command line we do not parse");
             out.push(std::mem::take(current));
             return Step::Done;
@@ -969,15 +768,18 @@ fn peel_env(
         inner.args = Vec::new();
         // `env -S 'a b' c` runs the split string followed by the remaining words.
         let mut joined = split.clone();
+        let mut text = joined.text.to_string();
         for word in tail {
-            joined.text.push(' ');
-            joined.text.push_str(&word.raw);
+            text.push(' ');
+            text.push_str(word.raw());
         }
+        joined.set_text(text);
         shell_text(inner, &joined, out);
         return Step::Done;
     }
     if flag_value(&seen, flags!["-P"]).is_some() {
         current.program = program;
+        restore_words(current, first, rest);
         current.unread("env -P searches another PATH for the program");
         out.push(std::mem::take(current));
         return Step::Done;
@@ -993,13 +795,14 @@ fn peel_env(
             && !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
-            let mut v = word.clone();
-            v.text = value.to_string();
-            v.raw = v
-                .raw
+            let raw = word
+                .raw()
                 .split_once('=')
                 .map(|(_, r)| r.to_string())
                 .unwrap_or_default();
+            let mut v = word.clone();
+            v.set_text(value.to_string());
+            v.set_raw(raw);
             current.assignments.push((name.to_string(), v));
             continue;
         }
@@ -1031,9 +834,9 @@ fn peel_timeout(
 fn peel_priority(
     current: &mut Effective,
     program: String,
-    _first: Word,
+    first: Word,
     rest: Vec<Word>,
-    _out: &mut Vec<Effective>,
+    out: &mut Vec<Effective>,
 ) -> Step {
     current.wrappers.push(Wrapper::Timing);
     let valued = flags![
@@ -1049,7 +852,8 @@ fn peel_priority(
     ];
     let (tail, seen) = strip_options(&rest, valued);
     if seen.iter().any(|(f, _)| f == "-p" || f == "--pid") {
-        return Step::Runs; // acts on a running process: judged as process control
+        // Acts on a running process: judged as process control.
+        return runs_as_given(current, program, first, rest, out);
     }
     // `chrt PRIO cmd` and `taskset MASK cmd` take a positional first, but
     // `taskset -c LIST cmd` gives the list as the option's value.
@@ -1115,16 +919,18 @@ fn peel_watch(
     let (tail, seen) = strip_options(&rest, flags!["-n", "--interval", "-q", "--equexit", "-g"]);
     if !has_flag(&seen, flags!["-x", "--exec"]) {
         // watch joins its arguments and runs them with `sh -c`.
-        let mut joined = Word::default();
+        let mut text = String::new();
         for (i, word) in tail.iter().enumerate() {
             if i > 0 {
-                joined.text.push(' ');
+                text.push(' ');
             }
             if !word.is_literal() {
-                joined.text.push(UNRESOLVED);
+                text.push(UNRESOLVED);
             }
-            joined.text.push_str(&word.text);
+            text.push_str(&word.text);
         }
+        // Written nowhere as one word: no written form.
+        let joined = Word::new(text, String::new());
         current.args = Vec::new();
         shell_text(std::mem::take(current), &joined, out);
         return Step::Done;
@@ -1182,7 +988,7 @@ fn peel_find(
         .iter()
         .position(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
     let Some(at) = exec_at else {
-        return Step::Runs;
+        return runs_as_given(current, program, first, rest, out);
     };
     // Each `-exec` is peeled by a nested call: bound how many are followed.
     if current.surroundings.depth > 4 * MAX_DEPTH {
@@ -1224,7 +1030,8 @@ fn peel_find(
         .map(|w| {
             if w.text.contains("{}") {
                 let mut w = w;
-                w.text = w.text.replace("{}", &UNRESOLVED.to_string());
+                let text = w.text.replace("{}", &UNRESOLVED.to_string());
+                w.set_text(text);
                 w
             } else {
                 w
@@ -1240,7 +1047,7 @@ fn peel_find(
 fn peel_shell(
     current: &mut Effective,
     program: String,
-    _first: Word,
+    first: Word,
     rest: Vec<Word>,
     out: &mut Vec<Effective>,
 ) -> Step {
@@ -1258,6 +1065,7 @@ fn peel_shell(
     current.program = program.clone();
     if command_flag && !login {
         let Some(source) = tail.first().cloned() else {
+            restore_words(current, first, rest);
             current.opaque("`-c` without shell text");
             out.push(std::mem::take(current));
             return Step::Done;
@@ -1314,13 +1122,15 @@ fn peel_eval(
     rest: Vec<Word>,
     out: &mut Vec<Effective>,
 ) -> Step {
-    let mut joined = Word::default();
+    let mut text = String::new();
     for (i, word) in rest.iter().enumerate() {
         if i > 0 {
-            joined.text.push(' ');
+            text.push(' ');
         }
-        joined.text.push_str(&word.text);
+        text.push_str(&word.text);
     }
+    // Written nowhere as one word: no written form.
+    let joined = Word::new(text, String::new());
     current.args = Vec::new();
     current.program = program;
     shell_text(std::mem::take(current), &joined, out);
@@ -1617,10 +1427,19 @@ fn peel_git(
     }
     current.config_keys.sort();
     current.program = program;
-    current.program_path = first.text;
+    current.program_path = first.text.into_string();
     let keep = tail.len();
     current.args = into_tail(rest, keep);
     Step::Runs
+}
+
+/// The wrapper is kept whole as the command (an opaque one): its words as written, the wrapper's
+/// own name first, as they were before they were handed to it.
+fn restore_words(current: &mut Effective, first: Word, rest: Vec<Word>) {
+    let mut words = Vec::with_capacity(rest.len() + 1);
+    words.push(first);
+    words.extend(rest);
+    current.args = words;
 }
 
 /// Not peeled after all (a subcommand that runs nothing else): the program runs as given.
@@ -1632,7 +1451,7 @@ fn runs_as_given(
     _out: &mut Vec<Effective>,
 ) -> Step {
     current.program = program;
-    current.program_path = first.text.clone();
+    current.program_path = first.text.into_string();
     current.args = rest;
     Step::Runs
 }
@@ -1658,6 +1477,37 @@ mod tests {
         }
         for absent in ["", "gitx", "Sudo", "envs", "ls"] {
             assert!(wrapper(absent).is_none(), "{absent}");
+        }
+    }
+
+    /// A wrapper is handed its words moved, not copied: one kept whole gets them back as
+    /// written (its own name first), one that runs as given keeps its arguments.
+    #[test]
+    fn a_wrapper_kept_whole_or_run_as_given_keeps_its_words() {
+        let cases: [(&str, &str, &[&str]); 8] = [
+            ("env -P /x ls -l", "env", &["env", "-P", "/x", "ls", "-l"]),
+            (
+                "runas /user:admin cmd",
+                "runas",
+                &["runas", "/user:admin", "cmd"],
+            ),
+            ("su -", "su", &["su", "-"]),
+            ("sh -c", "sh", &["sh", "-c"]),
+            ("command -v git", "command", &["-v", "git"]),
+            ("exec", "exec", &[]),
+            ("nice -p 12", "nice", &["-p", "12"]),
+            ("find . -name x", "find", &[".", "-name", "x"]),
+        ];
+        for (command, program, words) in cases {
+            let script = parse(command, 0);
+            let effectives = unwrap(script.commands.first().unwrap());
+            let effective = effectives.first().unwrap();
+            let args: Vec<&str> = effective.args.iter().map(|w| w.text.as_str()).collect();
+            assert_eq!(
+                (effective.program.as_str(), args.as_slice()),
+                (program, words),
+                "{command}"
+            );
         }
     }
 }

@@ -49,6 +49,37 @@ fn shell_cases() {
     let total = cases.lex.len() + cases.split.len() + cases.unwrap.len();
     for case in &cases.lex {
         let lexed = lex(&case.input);
+        // Whether a word is literal is settled once when it is lexed, and its written form kept
+        // only when it differs from the value: both must say what the text says.
+        for token in &lexed.tokens {
+            let word = match token {
+                Token::Word(w) | Token::Arith(w) => Some(w),
+                Token::Redirect(r) => Some(&r.target),
+                _ => None,
+            };
+            if let Some(w) = word {
+                failures.check(
+                    &format!("lex literal `{}` in `{}`", w.text, case.input),
+                    !w.text.contains('\u{E000}'),
+                    w.is_literal(),
+                );
+                // A word written as its plain value holds no `$` (the secret-variable test
+                // skips it).
+                failures.check(
+                    &format!("lex plain written form of `{}` in `{}`", w.text, case.input),
+                    false,
+                    w.raw_is_plain() && w.raw().contains('$'),
+                );
+                // A word without quoting or expansion is written as its value.
+                if !w.raw().contains(['$', '`', '\\', '\'', '"', '(']) {
+                    failures.check(
+                        &format!("lex written form of `{}` in `{}`", w.text, case.input),
+                        w.text.as_str(),
+                        w.raw(),
+                    );
+                }
+            }
+        }
         let words: Vec<String> = lexed
             .tokens
             .iter()
@@ -121,7 +152,7 @@ fn shell_cases() {
             effective.program.replace('\u{E000}', "<?>"),
         );
         if let Some(args) = &case.args {
-            let actual: Vec<String> = effective.args.iter().map(|w| w.text.clone()).collect();
+            let actual: Vec<String> = effective.args.iter().map(|w| w.text.to_string()).collect();
             failures.check(&format!("unwrap args `{}`", case.input), args, &actual);
         }
         let wrappers: Vec<String> = effective
