@@ -19,6 +19,8 @@ pub const PLAN_REJECTED: &str = "The agent proposed a plan that was rejected by 
 /// Denied by the auto-mode classifier.
 pub const CLASSIFIER_DENIED: &str =
     "Permission for this action was denied by the Claude Code auto mode classifier";
+/// The `toolDenialKind` of a call the auto-mode classifier blocked.
+pub const AUTOMODE_BLOCKED: &str = "automode-blocked";
 /// Denied because headless mode had no permission for it.
 pub const NOT_GRANTED: &str = "Claude requested permissions to ";
 
@@ -47,7 +49,22 @@ pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
         Some("user-rejected") | Some("user_rejected") => {
             return (Outcome::Refused, "denial-kind-user");
         }
-        Some(kind) if !kind.is_empty() => return (Outcome::Denied, "denial-kind-rule"),
+        // The auto-mode classifier's denial (2.1.x writes the kind with its text): the same
+        // rule as the text alone, so whoever reads `classifier` finds both.
+        Some(AUTOMODE_BLOCKED) => return (Outcome::Denied, "classifier"),
+        // 2.1.x marks a PreToolUse hook's deny `permission-rule` too: the text tells the hook.
+        Some(kind) if !kind.is_empty() => {
+            return (
+                Outcome::Denied,
+                if is_hook_denial(text) {
+                    "hook"
+                } else if text.starts_with(CLASSIFIER_DENIED) {
+                    "classifier"
+                } else {
+                    "denial-kind-rule"
+                },
+            );
+        }
         _ => {}
     }
     if text.starts_with(INTERRUPT_MARKER) {
@@ -81,10 +98,7 @@ pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
     if text.starts_with(CLASSIFIER_DENIED) {
         return (Outcome::Denied, "classifier");
     }
-    if text.starts_with("PreToolUse:")
-        || text.starts_with("Hook PreToolUse:")
-        || text.contains("hook blocking error")
-    {
+    if is_hook_denial(text) {
         return (Outcome::Denied, "hook");
     }
     if text.starts_with(NOT_GRANTED) {
@@ -94,4 +108,12 @@ pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
         return (Outcome::Errored, "is-error");
     }
     (Outcome::Ran, "result")
+}
+
+/// Whether a result text is a PreToolUse hook's block (`PreToolUse:<Tool> hook error: …`, the
+/// older `Hook PreToolUse:<Tool> denied this tool`, or a hook blocking error).
+fn is_hook_denial(text: &str) -> bool {
+    text.starts_with("PreToolUse:")
+        || text.starts_with("Hook PreToolUse:")
+        || text.contains("hook blocking error")
 }
