@@ -289,7 +289,10 @@ fn call_event(
     // `sandbox_permissions: "require_escalated"` (older: `with_escalated_permissions: true`).
     let escalates = input.get("sandbox_permissions").and_then(Value::as_str)
         == Some("require_escalated")
-        || input.get("with_escalated_permissions").and_then(Value::as_bool) == Some(true);
+        || input
+            .get("with_escalated_permissions")
+            .and_then(Value::as_bool)
+            == Some(true);
     let file_path = ["path", "file_path", "workdir"]
         .iter()
         .find_map(|k| input.get(*k).and_then(Value::as_str))

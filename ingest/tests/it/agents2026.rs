@@ -153,13 +153,22 @@ fn codex_escalations_and_unknown_types() {
     let events = read_codex(PARENT, "09-00-00", &mut bad);
     let calls = by_call(&events);
     assert_eq!(events.len(), 4);
-    assert_eq!(outcome_of(&calls, "call_p1"), (Outcome::Ran, "codex-output"));
+    assert_eq!(
+        outcome_of(&calls, "call_p1"),
+        (Outcome::Ran, "codex-output")
+    );
     assert_eq!(
         outcome_of(&calls, "call_p2"),
         (Outcome::Refused, "codex-escalation-unanswered")
     );
-    assert_eq!(calls["call_p2"].command.as_deref(), Some("git push origin main"));
-    assert_eq!(outcome_of(&calls, "call_p3"), (Outcome::Ran, "codex-output"));
+    assert_eq!(
+        calls["call_p2"].command.as_deref(),
+        Some("git push origin main")
+    );
+    assert_eq!(
+        outcome_of(&calls, "call_p3"),
+        (Outcome::Ran, "codex-output")
+    );
     assert_eq!(
         outcome_of(&calls, "call_p4"),
         (Outcome::Unmatched, "no-result")
