@@ -231,3 +231,28 @@ fn codex_subagent_session_is_a_sidechain() {
     assert_eq!(event.command.as_deref(), Some("rg TODO"));
     assert_eq!(event.session_id, CHILD);
 }
+
+/// Gemini calls in the states a call passes through are unfinished; a state no source
+/// documents is unfinished too, and counted. MCP tools keep their `mcp__<server>__<tool>` name.
+#[test]
+fn gemini_call_states() {
+    let path = data("agents2026/gemini/tmp/0a1b2c3d/chats/session-2026-11-20T11-00-9e000026.jsonl");
+    let mut bad = BadCounts::default();
+    let events = read_source(&leastgrant_ingest::gemini::SOURCE, &path, &mut bad);
+    let calls = by_call(&events);
+    assert_eq!(events.len(), 3);
+    assert_eq!(outcome_of(&calls, "g1"), (Outcome::Ran, "gemini-success"));
+    assert_eq!(calls["g1"].tool_name, "mcp__github__list_issues");
+    assert_eq!(
+        outcome_of(&calls, "g2"),
+        (Outcome::Unmatched, "gemini-unfinished")
+    );
+    assert_eq!(
+        outcome_of(&calls, "g3"),
+        (Outcome::Unmatched, "gemini-unfinished")
+    );
+    assert_eq!(
+        bad.0,
+        BTreeMap::from([("gemini-unknown-tool-status".to_string(), 1)])
+    );
+}
