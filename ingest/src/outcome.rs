@@ -8,6 +8,11 @@ use crate::schema::Outcome;
 pub const REFUSED: &str = "The user doesn't want to proceed with this tool use.";
 /// A parallel sibling of a refusal: cancelled, not refused.
 pub const CANCELLED: &str = "The user doesn't want to take this action right now.";
+/// A parallel sibling of a call that errored: stopped, never run (2.x, wrapped in
+/// [`TOOL_USE_ERROR`]).
+pub const SIBLING_ERRORED: &str = "Sibling tool call errored";
+/// The wrapper of an error the tool itself raised about the call.
+pub const TOOL_USE_ERROR: &str = "<tool_use_error>";
 /// A refusal inside a sub-agent.
 pub const SUBAGENT_REFUSED: &str = "Permission for this tool use was denied.";
 /// The marker that follows an interrupt.
@@ -41,6 +46,8 @@ pub struct ResultFacts<'a> {
 /// The outcome, and the name of the rule that decided it.
 pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
     let text = facts.text.trim_start();
+    // A tool's own refusal of the call is wrapped: `<tool_use_error>…</tool_use_error>`.
+    let text = text.strip_prefix(TOOL_USE_ERROR).unwrap_or(text);
     let text = text.strip_prefix("Error: ").unwrap_or(text);
     if facts.interrupted {
         return (Outcome::Interrupted, "bash-interrupted-flag");
@@ -88,6 +95,9 @@ pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
     }
     if text.starts_with(CANCELLED) {
         return (Outcome::Cancelled, "sibling-cancelled");
+    }
+    if text.starts_with(SIBLING_ERRORED) {
+        return (Outcome::Cancelled, "sibling-errored");
     }
     if text.starts_with(SUBAGENT_REFUSED) {
         return (Outcome::Refused, "subagent-refusal");

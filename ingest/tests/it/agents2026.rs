@@ -55,7 +55,8 @@ fn claude_discovery_finds_the_session_and_its_subagent() {
 
 /// 2.1.x writes `toolDenialKind` with each denial: the classifier's (`automode-blocked`) is the
 /// `classifier` rule replay reads as the classifier's decision, a PreToolUse hook's deny
-/// (marked `permission-rule` too) is `hook`, a permission rule's is `denial-kind-rule`. The
+/// (marked `permission-rule` too) is `hook`, a permission rule's is `denial-kind-rule`; a call
+/// stopped because a parallel sibling errored did not run (`cancelled`). The
 /// file was written on Windows: a BOM, CRLF line ends, no newline after the last record (whose
 /// result is still read), a `C:\` working directory.
 #[test]
@@ -64,7 +65,7 @@ fn claude_2_1_denials_and_a_windows_written_transcript() {
     let mut bad = BadCounts::default();
     let events = read_source(&leastgrant_ingest::claude::SOURCE, &path, &mut bad);
     let calls = by_call(&events);
-    assert_eq!(events.len(), 6);
+    assert_eq!(events.len(), 8);
     assert_eq!(
         outcome_of(&calls, "toolu_c1"),
         (Outcome::Denied, "classifier")
@@ -76,6 +77,15 @@ fn claude_2_1_denials_and_a_windows_written_transcript() {
     );
     assert_eq!(outcome_of(&calls, "toolu_c4"), (Outcome::Ran, "result"));
     assert_eq!(outcome_of(&calls, "toolu_c5"), (Outcome::Ran, "result"));
+    // Parallel calls: one failed, so its sibling was stopped before it ran (not errored).
+    assert_eq!(
+        outcome_of(&calls, "toolu_c7"),
+        (Outcome::Errored, "is-error")
+    );
+    assert_eq!(
+        outcome_of(&calls, "toolu_c8"),
+        (Outcome::Cancelled, "sibling-errored")
+    );
     // The last record has no newline after it: read, and counted as such.
     assert_eq!(outcome_of(&calls, "toolu_c6"), (Outcome::Ran, "result"));
     for event in &events {
