@@ -467,6 +467,15 @@ fn outcome_of(output: &Output) -> (Outcome, &'static str, Option<bool>) {
     if text.starts_with("This action was rejected due to unacceptable risk") {
         return (Outcome::Denied, "codex-guardian", None);
     }
+    // A call stopped by the person (Esc, a new message) is answered with Codex's abort text
+    // before the turn's `turn_aborted`: `Wall time: N seconds\naborted by user` (shell tools),
+    // `aborted by user after Ns` (others); `aborted` when Codex filled in an output it lacked.
+    if text.starts_with("aborted by user")
+        || text.trim_end() == "aborted"
+        || (text.starts_with("Wall time:") && text.trim_end().ends_with("\naborted by user"))
+    {
+        return (Outcome::Interrupted, "codex-aborted-by-user", None);
+    }
     if text.contains("sandbox denied exec error") {
         return (Outcome::Denied, "codex-sandbox", Some(true));
     }

@@ -228,18 +228,32 @@ fn codex_fork_keys_the_copied_calls_as_the_parent() {
     assert_eq!((summary.events, summary.duplicates), (5, 1));
 }
 
-/// A session a thread spawned (`source: {"subagent": …}`) is a sidechain.
+/// A session a thread spawned (`source: {"subagent": …}`) is a sidechain. Calls the person
+/// stopped are answered with Codex's abort text before the `turn_aborted`: interrupted, not run.
 #[test]
-fn codex_subagent_session_is_a_sidechain() {
+fn codex_subagent_session_and_aborted_calls() {
     let mut bad = BadCounts::default();
     let events = read_codex(CHILD, "09-20-00", &mut bad);
     assert!(bad.0.is_empty(), "{:?}", bad.0);
-    let [event] = events.as_slice() else {
-        panic!("one call: {events:?}")
-    };
-    assert!(event.is_sidechain);
-    assert_eq!(event.command.as_deref(), Some("rg TODO"));
-    assert_eq!(event.session_id, CHILD);
+    let calls = by_call(&events);
+    assert_eq!(events.len(), 3);
+    assert!(
+        events
+            .iter()
+            .all(|e| e.is_sidechain && e.session_id == CHILD)
+    );
+    assert_eq!(calls["call_c1"].command.as_deref(), Some("rg TODO"));
+    assert_eq!(
+        outcome_of(&calls, "call_c1"),
+        (Outcome::Ran, "codex-output")
+    );
+    for call in ["call_c2", "call_c3"] {
+        assert_eq!(
+            outcome_of(&calls, call),
+            (Outcome::Interrupted, "codex-aborted-by-user"),
+            "{call}"
+        );
+    }
 }
 
 /// Gemini calls in the states a call passes through are unfinished; a state no source
