@@ -47,6 +47,7 @@ pub struct ResultFacts<'a> {
 pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
     let text = facts.text.trim_start();
     // A tool's own refusal of the call is wrapped: `<tool_use_error>…</tool_use_error>`.
+    let wrapped = text.starts_with(TOOL_USE_ERROR);
     let text = text.strip_prefix(TOOL_USE_ERROR).unwrap_or(text);
     let text = text.strip_prefix("Error: ").unwrap_or(text);
     if facts.interrupted {
@@ -115,7 +116,17 @@ pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
         return (Outcome::Denied, "not-granted");
     }
     if facts.is_error == Some(true) {
-        return (Outcome::Errored, "is-error");
+        // The tool's own check of the input failed (`File has not been read yet`, `String to
+        // replace not found`, …): kept apart by its rule, as that check may come before the
+        // permission was asked.
+        return (
+            Outcome::Errored,
+            if wrapped {
+                "tool-use-error"
+            } else {
+                "is-error"
+            },
+        );
     }
     (Outcome::Ran, "result")
 }

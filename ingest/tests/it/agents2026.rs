@@ -65,7 +65,7 @@ fn claude_2_1_denials_and_a_windows_written_transcript() {
     let mut bad = BadCounts::default();
     let events = read_source(&leastgrant_ingest::claude::SOURCE, &path, &mut bad);
     let calls = by_call(&events);
-    assert_eq!(events.len(), 8);
+    assert_eq!(events.len(), 9);
     assert_eq!(
         outcome_of(&calls, "toolu_c1"),
         (Outcome::Denied, "classifier")
@@ -85,6 +85,11 @@ fn claude_2_1_denials_and_a_windows_written_transcript() {
     assert_eq!(
         outcome_of(&calls, "toolu_c8"),
         (Outcome::Cancelled, "sibling-errored")
+    );
+    // The tool's own input check failed: errored, by its own rule.
+    assert_eq!(
+        outcome_of(&calls, "toolu_c9"),
+        (Outcome::Errored, "tool-use-error")
     );
     // The last record has no newline after it: read, and counted as such.
     assert_eq!(outcome_of(&calls, "toolu_c6"), (Outcome::Ran, "result"));
