@@ -6,7 +6,7 @@
 //! output text ("… rejected by user"), and a call still open when a `turn_aborted` arrives was
 //! interrupted. The mode in force is the latest `turn_context`'s approval policy and sandbox.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -69,6 +69,11 @@ struct SessionState {
     branch: Option<String>,
     approval: Option<String>,
     sandbox: Option<String>,
+    /// The id of the latest `session_meta`: a fork's copy of its parent's history follows the
+    /// parent's own `session_meta`, so its calls are keyed as the parent keyed them.
+    meta_id: Option<String>,
+    /// A sub-agent's session (`source` names a `subagent`).
+    sidechain: bool,
 }
 
 impl SessionState {
@@ -99,6 +104,10 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
     let mut state = SessionState::default();
     let mut open: HashMap<String, Event> = HashMap::new();
     let mut done: Vec<Event> = Vec::new();
+    // Calls that asked to run outside the sandbox, and the line of the last response item: an
+    // escalation the session went on past without an output was not let run.
+    let mut escalated: HashSet<String> = HashSet::new();
+    let mut last_item_line = 0;
     for record in &records {
         let value = &record.value;
         let payload = value.get("payload").unwrap_or(&Value::Null);
@@ -106,6 +115,12 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
         match value.get("type").and_then(Value::as_str).unwrap_or("") {
             "session_meta" => {
                 state.id = state.id.take().or_else(|| text(payload, "id"));
+                state.meta_id = text(payload, "id").or(state.meta_id.take());
+                // `source` is `cli`, `vscode`, `exec`…, or `{"subagent": …}` for a spawned one;
+                // only the file's own (first) `session_meta` says what this session is.
+                if state.id == state.meta_id {
+                    state.sidechain |= is_subagent(payload.get("source"));
+                }
                 state.version = text(payload, "cli_version").or(state.version.take());
                 if let Some(cwd) = text(payload, "cwd") {
                     state.first_cwd.get_or_insert_with(|| cwd.clone());
@@ -134,6 +149,7 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
                 state.sandbox = sandbox.or(state.sandbox.take());
             }
             "response_item" => {
+                last_item_line = record.line;
                 let item = payload.get("type").and_then(Value::as_str).unwrap_or("");
                 match item {
                     "function_call" | "custom_tool_call" | "local_shell_call" => {
@@ -143,8 +159,11 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
                             bad.add("codex-call-without-id");
                             continue;
                         };
-                        let event =
+                        let (event, escalates) =
                             call_event(payload, &call_id, &state, &source_path, record, bad);
+                        if escalates {
+                            escalated.insert(call_id.clone());
+                        }
                         // A local shell call may carry its own end state.
                         if item == "local_shell_call"
                             && let Some(status) =
@@ -178,7 +197,8 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
                         event.result_excerpt = Some(excerpt(&output.text, 2048));
                         done.push(event);
                     }
-                    _ => {}
+                    kind if known_item(kind) => {}
+                    _ => bad.add("codex-unknown-item-type"),
                 }
             }
             "event_msg" => {
@@ -195,16 +215,25 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
                     }
                 }
             }
-            "compacted" => {}
+            // Newer rollouts' records with no call in them (landscape-2026.md §3.2).
+            "compacted" | "inter_agent_communication" | "item_completed" => {}
             "" => bad.add("codex-record-without-type"),
-            _ => {}
+            _ => bad.add("codex-unknown-record-type"),
         }
     }
     let mut unmatched: Vec<Event> = open.into_values().collect();
     unmatched.sort_by_key(|e| e.seq);
     for mut event in unmatched {
-        event.outcome = Outcome::Unmatched;
-        event.outcome_rule = "no-result".to_string();
+        let call = event.tool_use_id.as_deref().unwrap_or("");
+        (event.outcome, event.outcome_rule) =
+            if escalated.contains(call) && last_item_line > event.seq {
+                // Codex writes neither the approval prompt nor a declined escalation: a call
+                // that asked to leave the sandbox and never ran, though the session went on,
+                // was not let run (read as refused, the conservative reading for learning).
+                (Outcome::Refused, "codex-escalation-unanswered".to_string())
+            } else {
+                (Outcome::Unmatched, "no-result".to_string())
+            };
         done.push(event);
     }
     project::record(&mut done, state.first_cwd.as_deref(), path);
@@ -216,7 +245,16 @@ pub fn read_codex(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event> 
     });
     for event in &mut done {
         event.session_id.clone_from(&session);
-        event.event_id = stable_id(&[AGENT, &session, event.tool_use_id.as_deref().unwrap_or("")]);
+        // `event_id` holds, until here, the id of the `session_meta` the call followed (empty
+        // when none had come yet): a forked session's copy of its parent's calls follows the
+        // parent's `session_meta`, and so gets the parent's ids and is stored once.
+        let key = if event.event_id.is_empty() {
+            session.as_str()
+        } else {
+            event.event_id.as_str()
+        };
+        event.event_id = stable_id(&[AGENT, key, event.tool_use_id.as_deref().unwrap_or("")]);
+        event.is_sidechain = state.sidechain;
     }
     done.sort_by_key(|e| e.seq);
     done
@@ -229,7 +267,7 @@ fn call_event(
     source_path: &str,
     record: &crate::common::Record,
     bad: &mut BadCounts,
-) -> Event {
+) -> (Event, bool) {
     let name = payload
         .get("name")
         .and_then(Value::as_str)
@@ -248,6 +286,13 @@ fn call_event(
         None => payload.get("input").cloned().unwrap_or(Value::Null),
     };
     let command = shell_command(&input);
+    // `sandbox_permissions: "require_escalated"` (older: `with_escalated_permissions: true`).
+    let escalates = input.get("sandbox_permissions").and_then(Value::as_str)
+        == Some("require_escalated")
+        || input
+            .get("with_escalated_permissions")
+            .and_then(Value::as_bool)
+            == Some(true);
     let file_path = ["path", "file_path", "workdir"]
         .iter()
         .find_map(|k| input.get(*k).and_then(Value::as_str))
@@ -258,8 +303,8 @@ fn call_event(
         "codex-unparsable-timestamp",
         bad,
     );
-    Event {
-        event_id: String::new(),
+    let event = Event {
+        event_id: state.meta_id.clone().unwrap_or_default(),
         agent: AGENT.to_string(),
         agent_version: state.version.clone(),
         source: format!("{source_path}:{}", record.line),
@@ -292,7 +337,41 @@ fn call_event(
         denial_kind: None,
         result_excerpt: None,
         decided_by: None,
+    };
+    (event, escalates)
+}
+
+/// Whether a `session_meta` `source` names a sub-agent (`{"subagent": {"thread_spawn": …}}`;
+/// the plain sources are strings: `cli`, `vscode`, `exec`, `mcp`).
+fn is_subagent(source: Option<&Value>) -> bool {
+    match source {
+        Some(Value::Object(map)) => map.keys().any(|k| k.eq_ignore_ascii_case("subagent")),
+        Some(Value::String(s)) => s.eq_ignore_ascii_case("subagent"),
+        _ => false,
     }
+}
+
+/// The `response_item` types a rollout holds that are not a call the reader pairs: messages,
+/// reasoning, hosted tools without a call id (web search, image generation, tool search),
+/// compaction and context items (transcripts.md §3, landscape-2026.md §3.2). Anything else is
+/// counted as `codex-unknown-item-type`.
+fn known_item(kind: &str) -> bool {
+    matches!(
+        kind,
+        "message"
+            | "reasoning"
+            | "web_search_call"
+            | "image_generation_call"
+            | "tool_search_call"
+            | "tool_search_output"
+            | "compaction"
+            | "context_compaction"
+            | "compaction_summary"
+            | "additional_tools"
+            | "inter_agent_communication"
+            | "ghost_snapshot"
+            | "other"
+    )
 }
 
 /// The shell text of a call: `cmd` (exec_command), or `command` as a string or an argv, where
@@ -387,6 +466,15 @@ fn outcome_of(output: &Output) -> (Outcome, &'static str, Option<bool>) {
     }
     if text.starts_with("This action was rejected due to unacceptable risk") {
         return (Outcome::Denied, "codex-guardian", None);
+    }
+    // A call stopped by the person (Esc, a new message) is answered with Codex's abort text
+    // before the turn's `turn_aborted`: `Wall time: N seconds\naborted by user` (shell tools),
+    // `aborted by user after Ns` (others); `aborted` when Codex filled in an output it lacked.
+    if text.starts_with("aborted by user")
+        || text.trim_end() == "aborted"
+        || (text.starts_with("Wall time:") && text.trim_end().ends_with("\naborted by user"))
+    {
+        return (Outcome::Interrupted, "codex-aborted-by-user", None);
     }
     if text.contains("sandbox denied exec error") {
         return (Outcome::Denied, "codex-sandbox", Some(true));

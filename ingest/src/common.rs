@@ -48,8 +48,9 @@ pub struct Record {
 
 /// Parses JSON lines robustly: a UTF-8 BOM is stripped, CRLF tolerated, NUL runs removed,
 /// invalid UTF-8 decoded lossily, a line holding two glued records split, and a torn line
-/// counted and skipped. Only complete lines are read: a last line without a newline may still
-/// be being written, and is left for the next run (its byte offset is returned).
+/// counted and skipped. A last line without a newline is read only when it is whole JSON (a
+/// record still being written never is: it is left for the next run, which reads the file
+/// again once it has changed); the byte offset after the last newline is returned.
 pub fn json_lines(bytes: &[u8], bad: &mut BadCounts) -> (Vec<Record>, usize) {
     let mut records = Vec::new();
     let complete = each_json_line(bytes, bad, |line, text, _| {
@@ -147,14 +148,22 @@ pub fn each_json_line(
             "torn-line"
         });
     }
-    if complete < bytes.len()
-        && !bytes
-            .get(complete..)
-            .unwrap_or(&[])
-            .iter()
-            .all(|b| b.is_ascii_whitespace())
-    {
-        bad.add("unterminated-last-line");
+    let tail = bytes.get(complete..).unwrap_or(&[]).trim_ascii();
+    if !tail.is_empty() {
+        // A last line with no newline: a record still being written is never whole JSON (an
+        // object's text cut short does not parse), so a whole one is read (a file written
+        // without the final newline, as some Windows tools rewrite it); a cut one is left.
+        let line = u32::try_from(memchr::memchr_iter(b'\n', body).count() + 1).unwrap_or(u32::MAX);
+        let whole = memchr::memchr(0, tail).is_none()
+            && std::str::from_utf8(tail).is_ok_and(|text| {
+                serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+                    && record(line, text, bad)
+            });
+        bad.add(if whole {
+            "last-line-without-newline"
+        } else {
+            "unterminated-last-line"
+        });
     }
     complete
 }

@@ -251,6 +251,13 @@ fn tool_event(
         None => Value::Null,
     };
     let (outcome, rule, is_error) = outcome_of(tool, &result);
+    if rule == "cursor-no-result"
+        && let Some(status) = tool.get("status").and_then(Value::as_str)
+        && status != "loading"
+    {
+        // A status this reader does not know (a newer Cursor's): left unmatched, and counted.
+        bad.add("cursor-unknown-tool-status");
+    }
     let ts_us = bubble_time_us(bubble).or(context.created_us);
     if ts_us.is_none() {
         bad.add("missing-timestamp");

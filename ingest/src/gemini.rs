@@ -347,7 +347,15 @@ fn call_event(
         Some("success") => (Outcome::Ran, "gemini-success"),
         Some("error") => (Outcome::Errored, "gemini-error"),
         Some("cancelled") => (Outcome::Cancelled, "gemini-cancelled"),
-        Some(_) => (Outcome::Unmatched, "gemini-unfinished"),
+        // The states a call passes through before it ends: the recording stopped first.
+        Some("validating" | "scheduled" | "awaiting_approval" | "executing") => {
+            (Outcome::Unmatched, "gemini-unfinished")
+        }
+        // A state no source documents (a newer Gemini CLI's): unfinished too, and counted.
+        Some(_) => {
+            bad.add("gemini-unknown-tool-status");
+            (Outcome::Unmatched, "gemini-unfinished")
+        }
         None => {
             bad.add("gemini-tool-call-without-status");
             (Outcome::Unmatched, "no-result")

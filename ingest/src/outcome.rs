@@ -8,6 +8,11 @@ use crate::schema::Outcome;
 pub const REFUSED: &str = "The user doesn't want to proceed with this tool use.";
 /// A parallel sibling of a refusal: cancelled, not refused.
 pub const CANCELLED: &str = "The user doesn't want to take this action right now.";
+/// A parallel sibling of a call that errored: stopped, never run (2.x, wrapped in
+/// [`TOOL_USE_ERROR`]).
+pub const SIBLING_ERRORED: &str = "Sibling tool call errored";
+/// The wrapper of an error the tool itself raised about the call.
+pub const TOOL_USE_ERROR: &str = "<tool_use_error>";
 /// A refusal inside a sub-agent.
 pub const SUBAGENT_REFUSED: &str = "Permission for this tool use was denied.";
 /// The marker that follows an interrupt.
@@ -19,6 +24,8 @@ pub const PLAN_REJECTED: &str = "The agent proposed a plan that was rejected by 
 /// Denied by the auto-mode classifier.
 pub const CLASSIFIER_DENIED: &str =
     "Permission for this action was denied by the Claude Code auto mode classifier";
+/// The `toolDenialKind` of a call the auto-mode classifier blocked.
+pub const AUTOMODE_BLOCKED: &str = "automode-blocked";
 /// Denied because headless mode had no permission for it.
 pub const NOT_GRANTED: &str = "Claude requested permissions to ";
 
@@ -39,6 +46,9 @@ pub struct ResultFacts<'a> {
 /// The outcome, and the name of the rule that decided it.
 pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
     let text = facts.text.trim_start();
+    // A tool's own refusal of the call is wrapped: `<tool_use_error>…</tool_use_error>`.
+    let wrapped = text.starts_with(TOOL_USE_ERROR);
+    let text = text.strip_prefix(TOOL_USE_ERROR).unwrap_or(text);
     let text = text.strip_prefix("Error: ").unwrap_or(text);
     if facts.interrupted {
         return (Outcome::Interrupted, "bash-interrupted-flag");
@@ -47,7 +57,22 @@ pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
         Some("user-rejected") | Some("user_rejected") => {
             return (Outcome::Refused, "denial-kind-user");
         }
-        Some(kind) if !kind.is_empty() => return (Outcome::Denied, "denial-kind-rule"),
+        // The auto-mode classifier's denial (2.1.x writes the kind with its text): the same
+        // rule as the text alone, so whoever reads `classifier` finds both.
+        Some(AUTOMODE_BLOCKED) => return (Outcome::Denied, "classifier"),
+        // 2.1.x marks a PreToolUse hook's deny `permission-rule` too: the text tells the hook.
+        Some(kind) if !kind.is_empty() => {
+            return (
+                Outcome::Denied,
+                if is_hook_denial(text) {
+                    "hook"
+                } else if text.starts_with(CLASSIFIER_DENIED) {
+                    "classifier"
+                } else {
+                    "denial-kind-rule"
+                },
+            );
+        }
         _ => {}
     }
     if text.starts_with(INTERRUPT_MARKER) {
@@ -72,6 +97,9 @@ pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
     if text.starts_with(CANCELLED) {
         return (Outcome::Cancelled, "sibling-cancelled");
     }
+    if text.starts_with(SIBLING_ERRORED) {
+        return (Outcome::Cancelled, "sibling-errored");
+    }
     if text.starts_with(SUBAGENT_REFUSED) {
         return (Outcome::Refused, "subagent-refusal");
     }
@@ -81,17 +109,32 @@ pub fn classify(facts: &ResultFacts<'_>) -> (Outcome, &'static str) {
     if text.starts_with(CLASSIFIER_DENIED) {
         return (Outcome::Denied, "classifier");
     }
-    if text.starts_with("PreToolUse:")
-        || text.starts_with("Hook PreToolUse:")
-        || text.contains("hook blocking error")
-    {
+    if is_hook_denial(text) {
         return (Outcome::Denied, "hook");
     }
     if text.starts_with(NOT_GRANTED) {
         return (Outcome::Denied, "not-granted");
     }
     if facts.is_error == Some(true) {
-        return (Outcome::Errored, "is-error");
+        // The tool's own check of the input failed (`File has not been read yet`, `String to
+        // replace not found`, …): kept apart by its rule, as that check may come before the
+        // permission was asked.
+        return (
+            Outcome::Errored,
+            if wrapped {
+                "tool-use-error"
+            } else {
+                "is-error"
+            },
+        );
     }
     (Outcome::Ran, "result")
+}
+
+/// Whether a result text is a PreToolUse hook's block (`PreToolUse:<Tool> hook error: …`, the
+/// older `Hook PreToolUse:<Tool> denied this tool`, or a hook blocking error).
+fn is_hook_denial(text: &str) -> bool {
+    text.starts_with("PreToolUse:")
+        || text.starts_with("Hook PreToolUse:")
+        || text.contains("hook blocking error")
 }

@@ -245,7 +245,9 @@ fn damaged_rows_are_counted_and_the_rest_is_read() {
     db.execute(
         "INSERT INTO cursorDiskKV (key, value) VALUES ('composerData:as-text', ?1)",
         [json!({"composerId": "as-text", "createdAt": CREATED_MS, "conversation": [
-            {"bubbleId": "t", "type": 2, "toolFormerData": {"name": "read_file", "rawArgs": "{\"target_file\":\"a.rs\"}", "status": "completed"}}
+            {"bubbleId": "t", "type": 2, "toolFormerData": {"name": "read_file", "rawArgs": "{\"target_file\":\"a.rs\"}", "status": "completed"}},
+            // A status no source documents (a newer Cursor's): unmatched, and counted.
+            {"bubbleId": "u", "type": 2, "toolFormerData": {"name": "run_terminal_command_v2", "toolCallId": "call-new", "rawArgs": "{\"command\":\"make\"}", "status": "awaiting_review"}}
         ]})
         .to_string()],
     )
@@ -253,8 +255,22 @@ fn damaged_rows_are_counted_and_the_rest_is_read() {
     drop(db);
     let mut bad = BadCounts::default();
     let events = read_cursor(&path, &mut bad);
-    assert_eq!(events.len(), cases.len() + 1);
+    assert_eq!(events.len(), cases.len() + 2);
     assert_eq!(bad.0.get("bad-json"), Some(&2), "{:?}", bad.0);
+    assert_eq!(
+        bad.0.get("cursor-unknown-tool-status"),
+        Some(&1),
+        "{:?}",
+        bad.0
+    );
+    let new = events
+        .iter()
+        .find(|e| e.tool_use_id.as_deref() == Some("call-new"))
+        .unwrap();
+    assert_eq!(
+        (new.outcome_rule.as_str(), new.command.as_deref()),
+        ("cursor-no-result", Some("make"))
+    );
     assert_eq!(bad.0.get("missing-bubble"), Some(&1), "{:?}", bad.0);
 
     let not_a_database = dir.join("garbage.vscdb");

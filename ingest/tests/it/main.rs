@@ -1,5 +1,6 @@
 //! Ingest integration tests: readers on real samples and generated fixtures, and the table.
 
+mod agents2026;
 mod claude;
 mod codex;
 mod copilot;
