@@ -479,12 +479,24 @@ fn classify_effective(
     }
 }
 
-/// `$NAME` or `${NAME…}` where the name says it holds a credential.
+/// `$NAME` or `${NAME…}` where the name says it holds a credential, or `${!NAME}`, whose value
+/// is the value of whatever variable NAME names (`for v in ${!GITHUB*}; do echo ${!v}; done`
+/// prints every `GITHUB_…` secret).
 fn names_secret_variable(raw: &str) -> bool {
     if !raw.as_bytes().contains(&b'$') {
         return false;
     }
     raw.split('$').skip(1).any(|rest| {
+        if let Some(indirect) = rest.strip_prefix("{!") {
+            let name_end = indirect
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(indirect.len());
+            // `${!name}` is indirect; `${!prefix*}`, `${!prefix@}` and `${!array[@]}` list
+            // names or keys, which are not values.
+            if name_end > 0 && indirect.get(name_end..).is_some_and(|r| r.starts_with('}')) {
+                return true;
+            }
+        }
         let name: String = rest
             .trim_start_matches('{')
             .chars()

@@ -1256,10 +1256,28 @@ fn compress(inv: &Invocation<'_>) -> Classification {
 }
 
 fn patch(inv: &Invocation<'_>) -> Classification {
-    if inv.has_any(flags!["--dry-run", "-C", "--check"]) {
-        return Classification::new(C::FsReadWorkspace);
+    let mut j = if inv.has_any(flags!["--dry-run", "-C", "--check"]) {
+        Classification::new(C::FsReadWorkspace)
+    } else {
+        Classification::opaque(C::FsWriteWorkspace, "the patch decides which files change")
+    };
+    // Where it writes is named by its options whatever the patch says: `-o FILE` receives the
+    // result, `-d DIR` is where the patch's files are, `-r FILE` receives the rejects, `-B
+    // PREFIX` the backups; `-i FILE` is the patch read.
+    for flag in [
+        flags!["-o", "--output"],
+        flags!["-d", "--directory"],
+        flags!["-r", "--reject-file"],
+        flags!["-B", "--prefix"],
+    ] {
+        if let Some(value) = inv.any_value(flag) {
+            j.targets.push((value, Access::Write));
+        }
     }
-    Classification::opaque(C::FsWriteWorkspace, "the patch decides which files change")
+    if let Some(value) = inv.any_value(flags!["-i", "--input"]) {
+        j.targets.push((value, Access::Read));
+    }
+    j
 }
 
 fn split(inv: &Invocation<'_>) -> Classification {
@@ -1270,6 +1288,12 @@ fn split(inv: &Invocation<'_>) -> Classification {
     }
     j
 }
+
+/// Names vim's netrw edits by running a transfer program (`scp://host/file`).
+const REMOTE_EDIT: &[&str] = &[
+    "scp://", "sftp://", "ftp://", "http://", "https://", "rsync://", "dav://", "davs://",
+    "fetch://", "rcp://",
+];
 
 fn editor(inv: &Invocation<'_>) -> Classification {
     // Commands given on the command line (`vim -c '!id'`, `+cmd`, `--cmd`, `-S`, `-u`;
@@ -1287,6 +1311,7 @@ fn editor(inv: &Invocation<'_>) -> Classification {
                     "-x",
                     "--file",
                     "--insert",
+                    "--init-directory",
                 ]
                 .iter()
                 .any(|f| {
@@ -1310,7 +1335,15 @@ fn editor(inv: &Invocation<'_>) -> Classification {
                             | "--startuptime"
                     )
                     || t.starts_with("-c") && t.len() > 2
+                    // `-V9FILE` writes its messages to FILE.
+                    || t.strip_prefix("-V").is_some_and(|r| {
+                        !r.trim_start_matches(|c: char| c.is_ascii_digit()).is_empty()
+                    })
+                    // A remote name is fetched and written by a program netrw runs.
+                    || REMOTE_EDIT.iter().any(|scheme| t.starts_with(scheme))
             }
+            // GNU ed reads `!command`'s output as its file: the operand is a program.
+            "ed" | "red" => t.starts_with('!'),
             _ => false,
         }
     });
