@@ -653,8 +653,17 @@ fn json_query(inv: &Invocation<'_>) -> Classification {
                 reads.extend(words.next());
             }
             "-L" | "--library-path" => reads.extend(words.next()),
-            "-f" | "--from-file" => {
-                return Classification::opaque(
+            // `-f FILE`, also inside a cluster (`-rf FILE`): the expression, which can read the
+            // environment (`$ENV`, `env`) and load modules, is code the engine has not read.
+            _ if text == "--from-file"
+                || !text.starts_with("--")
+                    && text.len() > 1
+                    && text.starts_with('-')
+                    && !text.starts_with("-L")
+                    && text.bytes().skip(1).all(|b| b.is_ascii_alphabetic())
+                    && text.contains('f') =>
+            {
+                return Classification::unread(
                     C::FsReadWorkspace,
                     "the expression is read from a file the engine has not read",
                 );
