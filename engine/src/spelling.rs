@@ -278,6 +278,15 @@ pub(crate) fn shell_signature<'e>(
             after_dashes = true;
             continue;
         }
+        if after_dashes
+            && text.starts_with('-')
+            && word.is_literal()
+            && precision
+                .as_ref()
+                .is_some_and(|p| p.drops_after_dashes(text))
+        {
+            continue;
+        }
         let is_flag = !after_dashes && text.starts_with('-') && text.len() > 1;
         // The cheap tests first: whether a word is literal is a byte search of it.
         if is_flag

@@ -49,6 +49,10 @@ pub(crate) struct Precision {
     /// Flags of `display` that this program spells for something else and keep (ripgrep's `-L`
     /// follows links, grep's lists files without a match).
     pub kept: Option<Names<'static>>,
+    /// Flags after `--` that only change how the program the runner starts shows its results
+    /// (libtest's `--nocapture`, `--test-threads=N`): dropped, with their `=value` forms.
+    /// Anything else after `--` stays (`--logfile FILE` writes).
+    pub tail_display: Option<Names<'static>>,
 }
 
 impl Precision {
@@ -60,7 +64,23 @@ impl Precision {
             operands: Operands::Normal,
             plugins_off: false,
             kept: None,
+            tail_display: None,
         }
+    }
+
+    const fn tail_display(mut self, flags: Names<'static>) -> Precision {
+        self.tail_display = Some(flags);
+        self
+    }
+
+    /// A word after `--` that is a display flag of the program the runner starts.
+    pub(crate) fn drops_after_dashes(&self, text: &str) -> bool {
+        self.tail_display.is_some_and(|names| {
+            names.contains(text)
+                || text
+                    .split_once('=')
+                    .is_some_and(|(flag, _)| flag.starts_with("--") && names.contains(flag))
+        })
     }
 
     const fn keeping(mut self, kept: Names<'static>) -> Precision {
@@ -759,7 +779,22 @@ pub(crate) fn precision(program: &str, sub: &str) -> Option<Precision> {
             ],
             flags!["--color", "--message-format", "-j", "--jobs"],
         )
-        .operands(Operands::Selector),
+        .operands(Operands::Selector)
+        // libtest's own display and selection flags (`cargo test -- --nocapture`); its
+        // `--logfile FILE` is not one of them.
+        .tail_display(flags![
+            "--nocapture",
+            "--no-capture",
+            "--show-output",
+            "--test-threads",
+            "--color",
+            "-q",
+            "--quiet",
+            "--exact",
+            "--ignored",
+            "--include-ignored",
+            "--skip",
+        ]),
         ("npm" | "pnpm" | "yarn", "test" | "t") => Precision::new(
             flags!["--silent", "-s", "--quiet", "-q", "--color", "--no-color"],
             flags!["--loglevel"],
