@@ -186,7 +186,9 @@ pub(crate) fn precision(program: &str, sub: &str) -> Option<Precision> {
                 "--ignored",
             ],
             none,
-        ),
+        )
+        // A pathspec in the project narrows what status reports (`git status src`).
+        .operands(Operands::Selector),
         ("git", "log" | "show" | "diff" | "shortlog" | "reflog" | "whatchanged") => Precision::new(
             flags![
                 "--oneline",
