@@ -407,9 +407,13 @@ pub(crate) fn shell_signature<'e>(
         let side_by_side = at
             .checked_sub(1)
             .is_some_and(|p| path_operand_at == Some(p));
-        if part == "<path>" {
-            path_operand_at = Some(at);
-        }
+        // A path right after a flag may be the flag's value (`make -f a.mk b.mk`): it is not an
+        // operand another can join.
+        let after_flag = at
+            .checked_sub(1)
+            .and_then(|p| effective.args.get(p))
+            .is_some_and(|w| !after_dashes && w.text.starts_with('-') && w.text.len() > 1);
+        path_operand_at = (part == "<path>" && !after_flag).then_some(at);
         if matches!(part.as_ref(), "<text>" | "<topic>") && parts.last() == Some(&part)
             || part == "<path>" && side_by_side && parts.last() == Some(&part)
         {
