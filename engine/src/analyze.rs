@@ -34,7 +34,21 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
     let canonical = crate::tools::canonical_of(&call.tool);
     let mut analysis = match crate::tools::shell_command_of(call, canonical) {
         Some(shell) => {
-            let mut a = analyze_shell(&shell.command, &cwd, cwd_normal, roots);
+            // The directory the call names is where every command of it runs.
+            let dir = shell.dir.map(|d| resolve(d, Some(&cwd), roots));
+            let mut a = match &dir {
+                Some(Some(d)) => analyze_shell(&shell.command, d, paths::is_normal(d), roots),
+                _ => analyze_shell(&shell.command, &cwd, cwd_normal, roots),
+            };
+            if let (Some(None), Some(written)) = (&dir, shell.dir) {
+                for action in &mut a.actions {
+                    action.understood = false;
+                    action.unknowns.push(format!(
+                        "runs in `{}`, a directory the engine cannot tell",
+                        redact_text(written)
+                    ));
+                }
+            }
             // The agent was told to leave its sandbox: never learnable.
             if shell.unsandboxed {
                 for action in &mut a.actions {
