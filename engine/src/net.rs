@@ -41,7 +41,20 @@ impl Reaches {
     pub fn of_input(input: &serde_json::Value) -> Reaches {
         fn walk(value: &serde_json::Value, depth: u8, into: &mut Reaches) {
             match value {
-                serde_json::Value::String(text) => into.add(Reaches::of_url(text)),
+                serde_json::Value::String(text) => {
+                    into.add(Reaches::of_url(text));
+                    // A URL inside prose (Gemini's `web_fetch` takes its URLs in the prompt).
+                    if text.contains("://") && text.contains(char::is_whitespace) {
+                        for word in text.split_whitespace().filter(|w| w.contains("://")) {
+                            let url = word
+                                .trim_start_matches(['(', '[', '<', '"', '\'', '`'])
+                                .trim_end_matches([
+                                    ')', ']', '>', '"', '\'', '`', '.', ',', ';', ':', '!', '?',
+                                ]);
+                            into.add(Reaches::of_url(url));
+                        }
+                    }
+                }
                 serde_json::Value::Array(items) if depth < 8 => {
                     items.iter().for_each(|v| walk(v, depth + 1, into));
                 }
