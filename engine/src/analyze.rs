@@ -35,7 +35,21 @@ pub fn analyze(call: &ToolCall, roots: &Roots) -> Analysis {
     let canonical = crate::tools::canonical_of(&call.tool);
     let mut analysis = match crate::tools::shell_command_of(call, canonical) {
         Some(shell) => {
-            let mut a = analyze_shell(&shell.command, &cwd, cwd_normal, roots);
+            // The directory the call names is where every command of it runs.
+            let dir = shell.dir.map(|d| resolve(d, Some(&cwd), roots));
+            let mut a = match &dir {
+                Some(Some(d)) => analyze_shell(&shell.command, d, paths::is_normal(d), roots),
+                _ => analyze_shell(&shell.command, &cwd, cwd_normal, roots),
+            };
+            if let (Some(None), Some(written)) = (&dir, shell.dir) {
+                for action in &mut a.actions {
+                    action.understood = false;
+                    action.unknowns.push(format!(
+                        "runs in `{}`, a directory the engine cannot tell",
+                        redact_text(written)
+                    ));
+                }
+            }
             // The agent was told to leave its sandbox: never learnable.
             if shell.unsandboxed {
                 for action in &mut a.actions {
@@ -484,12 +498,24 @@ fn classify_effective(
     }
 }
 
-/// `$NAME` or `${NAME…}` where the name says it holds a credential.
+/// `$NAME` or `${NAME…}` where the name says it holds a credential, or `${!NAME}`, whose value
+/// is the value of whatever variable NAME names (`for v in ${!GITHUB*}; do echo ${!v}; done`
+/// prints every `GITHUB_…` secret).
 fn names_secret_variable(raw: &str) -> bool {
     if !crate::shell::holds_byte(raw.as_bytes(), b'$') {
         return false;
     }
     raw.split('$').skip(1).any(|rest| {
+        if let Some(indirect) = rest.strip_prefix("{!") {
+            let name_end = indirect
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(indirect.len());
+            // `${!name}` is indirect; `${!prefix*}`, `${!prefix@}` and `${!array[@]}` list
+            // names or keys, which are not values.
+            if name_end > 0 && indirect.get(name_end..).is_some_and(|r| r.starts_with('}')) {
+                return true;
+            }
+        }
         let name: String = rest
             .trim_start_matches('{')
             .chars()

@@ -41,7 +41,20 @@ impl Reaches {
     pub fn of_input(input: &serde_json::Value) -> Reaches {
         fn walk(value: &serde_json::Value, depth: u8, into: &mut Reaches) {
             match value {
-                serde_json::Value::String(text) => into.add(Reaches::of_url(text)),
+                serde_json::Value::String(text) => {
+                    into.add(Reaches::of_url(text));
+                    // A URL inside prose (Gemini's `web_fetch` takes its URLs in the prompt).
+                    if text.contains("://") && text.contains(char::is_whitespace) {
+                        for word in text.split_whitespace().filter(|w| w.contains("://")) {
+                            let url = word
+                                .trim_start_matches(['(', '[', '<', '"', '\'', '`'])
+                                .trim_end_matches([
+                                    ')', ']', '>', '"', '\'', '`', '.', ',', ';', ':', '!', '?',
+                                ]);
+                            into.add(Reaches::of_url(url));
+                        }
+                    }
+                }
                 serde_json::Value::Array(items) if depth < 8 => {
                     items.iter().for_each(|v| walk(v, depth + 1, into));
                 }
@@ -387,7 +400,8 @@ fn to_ascii_host(host: &str) -> String {
 
 /// Whether a URL carries credentials: a password in its user-info (`https://u:p@host`), a
 /// token as its user name (`https://ghp_…@github.com`), or a query or fragment parameter named
-/// like a key, token, password or signature (`?access_token=`, `?X-Amz-Signature=`, `#sig=`).
+/// like a key, token, password or signature (`?access_token=`, `?X-Amz-Signature=`, `#sig=`), or
+/// whose value is shaped like a service's token whatever its name (`?q=AKIA…`, `#ghp_…`).
 /// An ssh user name (`ssh://git@host`) and a short user name (`https://jdoe@bitbucket.org`) are
 /// names, not credentials.
 pub fn carries_credentials(url: &Url<'_>) -> bool {
@@ -402,8 +416,13 @@ pub fn carries_credentials(url: &Url<'_>) -> bool {
         .skip(1)
         .flat_map(|part| part.split(['&', ';']))
         .any(|param| match param.split_once('=') {
-            Some((name, value)) => !value.is_empty() && is_credential_parameter(name),
-            None => false,
+            // Named like a credential, or holding one whatever its name (`?q=AKIA…`, `#ghp_…`).
+            Some((name, value)) => {
+                !value.is_empty()
+                    && (is_credential_parameter(name)
+                        || crate::signature::redact_token(value).is_some())
+            }
+            None => crate::signature::redact_token(param).is_some(),
         })
 }
 
@@ -545,6 +564,8 @@ mod tests {
             "https://b.s3.amazonaws.com/k?X-Amz-Signature=abc&X-Amz-Credential=x",
             "https://a.blob.core.windows.net/c?sv=2020&sig=abc",
             "https://example.com/cb#access_token=abc",
+            "https://docs.python.org/3/?k=AKIAIOSFODNN7EXAMPLE",
+            "https://example.com/?q=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
             "postgres://app:hunter2@db.internal/app",
         ] {
             let url = split_url(text).unwrap();

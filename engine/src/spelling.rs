@@ -251,6 +251,8 @@ pub(crate) fn shell_signature<'e>(
     let mut after_dashes = false;
     let mut skip_value = false;
     let mut operand_seen = false;
+    // Where the last in-project `<path>` operand was.
+    let mut path_operand_at: Option<usize> = None;
     for (at, word) in effective.args.iter().enumerate() {
         let text = word.text.as_str();
         if skip_value {
@@ -275,6 +277,15 @@ pub(crate) fn shell_signature<'e>(
         }
         if !after_dashes && text == "--" {
             after_dashes = true;
+            continue;
+        }
+        if after_dashes
+            && text.starts_with('-')
+            && word.is_literal()
+            && precision
+                .as_ref()
+                .is_some_and(|p| p.drops_after_dashes(text))
+        {
             continue;
         }
         let is_flag = !after_dashes && text.starts_with('-') && text.len() > 1;
@@ -343,6 +354,24 @@ pub(crate) fn shell_signature<'e>(
             {
                 Some(Cow::Borrowed("<range>"))
             }
+            Operands::AwkProgram
+                if first_operand
+                    && !effective.args.iter().any(|w| {
+                        matches!(
+                            w.text.as_str(),
+                            "-f" | "--file"
+                                | "-e"
+                                | "--source"
+                                | "-i"
+                                | "--include"
+                                | "-E"
+                                | "--exec"
+                        )
+                    })
+                    && crate::signature::precision::awk_reads_only(text) =>
+            {
+                Some(Cow::Borrowed("<text>"))
+            }
             Operands::Selector => {
                 // A selector is a path or a name inside what the runner already runs.
                 let placement = normalizer.placement(text);
@@ -377,8 +406,23 @@ pub(crate) fn shell_signature<'e>(
             // stays: `cat ․env` is not `cat README.md`.)
             continue;
         }
-        // One `<text>` or `<topic>` however many words.
-        if matches!(part.as_ref(), "<text>" | "<topic>") && parts.last() == Some(&part) {
+        // One `<text>` or `<topic>` however many words, and one `<path>` however many paths
+        // inside the project side by side (`git add a.py b.py` reaches what `git add a.py`
+        // does; every other placement stays one placeholder a path).
+        // (Only operands side by side: a path after a flag is the flag's, `find . -fls out`.)
+        let side_by_side = at
+            .checked_sub(1)
+            .is_some_and(|p| path_operand_at == Some(p));
+        // A path right after a flag may be the flag's value (`make -f a.mk b.mk`): it is not an
+        // operand another can join.
+        let after_flag = at
+            .checked_sub(1)
+            .and_then(|p| effective.args.get(p))
+            .is_some_and(|w| !after_dashes && w.text.starts_with('-') && w.text.len() > 1);
+        path_operand_at = (part == "<path>" && !after_flag).then_some(at);
+        if matches!(part.as_ref(), "<text>" | "<topic>") && parts.last() == Some(&part)
+            || part == "<path>" && side_by_side && parts.last() == Some(&part)
+        {
             continue;
         }
         parts.push(part);

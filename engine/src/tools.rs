@@ -30,6 +30,9 @@ pub struct ShellCall<'a> {
     pub unsandboxed: bool,
     /// It runs in the background.
     pub background: bool,
+    /// The directory the call asks to run in (Codex's `workdir`, Gemini's `directory`), as
+    /// written: a learned command run elsewhere runs that directory's configuration and hooks.
+    pub dir: Option<&'a str>,
 }
 
 fn key(tool: &str) -> String {
@@ -79,6 +82,7 @@ pub(crate) fn shell_command_of<'c>(
         command: Cow::Borrowed(""),
         unsandboxed: false,
         background: false,
+        dir: None,
     };
     for (name, value) in call.input.as_object().into_iter().flatten() {
         let set = value.as_bool() == Some(true);
@@ -107,6 +111,9 @@ pub(crate) fn shell_command_of<'c>(
                     && !value.is_null()
             }
             "run_in_background" | "is_background" => shell.background |= set,
+            "workdir" | "directory" | "dir_path" | "cwd" | "working_directory" => {
+                shell.dir = value.as_str().filter(|d| !d.is_empty());
+            }
             _ => {}
         }
     }

@@ -653,8 +653,17 @@ fn json_query(inv: &Invocation<'_>) -> Classification {
                 reads.extend(words.next());
             }
             "-L" | "--library-path" => reads.extend(words.next()),
-            "-f" | "--from-file" => {
-                return Classification::opaque(
+            // `-f FILE`, also inside a cluster (`-rf FILE`): the expression, which can read the
+            // environment (`$ENV`, `env`) and load modules, is code the engine has not read.
+            _ if text == "--from-file"
+                || !text.starts_with("--")
+                    && text.len() > 1
+                    && text.starts_with('-')
+                    && !text.starts_with("-L")
+                    && text.bytes().skip(1).all(|b| b.is_ascii_alphabetic())
+                    && text.contains('f') =>
+            {
+                return Classification::unread(
                     C::FsReadWorkspace,
                     "the expression is read from a file the engine has not read",
                 );
@@ -1256,10 +1265,28 @@ fn compress(inv: &Invocation<'_>) -> Classification {
 }
 
 fn patch(inv: &Invocation<'_>) -> Classification {
-    if inv.has_any(flags!["--dry-run", "-C", "--check"]) {
-        return Classification::new(C::FsReadWorkspace);
+    let mut j = if inv.has_any(flags!["--dry-run", "-C", "--check"]) {
+        Classification::new(C::FsReadWorkspace)
+    } else {
+        Classification::opaque(C::FsWriteWorkspace, "the patch decides which files change")
+    };
+    // Where it writes is named by its options whatever the patch says: `-o FILE` receives the
+    // result, `-d DIR` is where the patch's files are, `-r FILE` receives the rejects, `-B
+    // PREFIX` the backups; `-i FILE` is the patch read.
+    for flag in [
+        flags!["-o", "--output"],
+        flags!["-d", "--directory"],
+        flags!["-r", "--reject-file"],
+        flags!["-B", "--prefix"],
+    ] {
+        if let Some(value) = inv.any_value(flag) {
+            j.targets.push((value, Access::Write));
+        }
     }
-    Classification::opaque(C::FsWriteWorkspace, "the patch decides which files change")
+    if let Some(value) = inv.any_value(flags!["-i", "--input"]) {
+        j.targets.push((value, Access::Read));
+    }
+    j
 }
 
 fn split(inv: &Invocation<'_>) -> Classification {
@@ -1270,6 +1297,12 @@ fn split(inv: &Invocation<'_>) -> Classification {
     }
     j
 }
+
+/// Names vim's netrw edits by running a transfer program (`scp://host/file`).
+const REMOTE_EDIT: &[&str] = &[
+    "scp://", "sftp://", "ftp://", "http://", "https://", "rsync://", "dav://", "davs://",
+    "fetch://", "rcp://",
+];
 
 fn editor(inv: &Invocation<'_>) -> Classification {
     // Commands given on the command line (`vim -c '!id'`, `+cmd`, `--cmd`, `-S`, `-u`;
@@ -1287,6 +1320,7 @@ fn editor(inv: &Invocation<'_>) -> Classification {
                     "-x",
                     "--file",
                     "--insert",
+                    "--init-directory",
                 ]
                 .iter()
                 .any(|f| {
@@ -1310,7 +1344,15 @@ fn editor(inv: &Invocation<'_>) -> Classification {
                             | "--startuptime"
                     )
                     || t.starts_with("-c") && t.len() > 2
+                    // `-V9FILE` writes its messages to FILE.
+                    || t.strip_prefix("-V").is_some_and(|r| {
+                        !r.trim_start_matches(|c: char| c.is_ascii_digit()).is_empty()
+                    })
+                    // A remote name is fetched and written by a program netrw runs.
+                    || REMOTE_EDIT.iter().any(|scheme| t.starts_with(scheme))
             }
+            // GNU ed reads `!command`'s output as its file: the operand is a program.
+            "ed" | "red" => t.starts_with('!'),
             _ => false,
         }
     });

@@ -5,7 +5,7 @@
 
 use super::classification::{Classification, Invocation, Judge};
 use crate::model::{Access, Capability as C, Exposure, Reach, Reversibility, Scale};
-use crate::static_index::{flags, name_set};
+use crate::static_index::{Names, flags, name_set};
 
 pub(super) const TABLE: &[(&[&str], Judge)] = &[
     (&["docker", "podman", "nerdctl", "buildah"], container),
@@ -537,6 +537,18 @@ fn database(inv: &Invocation<'_>) -> Classification {
             "an interactive database session or SQL from standard input",
         ),
     };
+    // Files the client's own options write, whatever the SQL: `psql -o FILE` (query output),
+    // `psql -L FILE` (session log), `mysql --tee=FILE`.
+    let writes: &[Names<'_>] = match inv.program {
+        "psql" => &[flags!["-o", "--output"], flags!["-L", "--log-file"]],
+        "mysql" | "mariadb" => &[flags!["--tee"]],
+        _ => &[],
+    };
+    for flag in writes {
+        if let Some(out) = inv.any_value(*flag) {
+            j.targets.push((out, Access::Write));
+        }
+    }
     let local = inv.args.iter().all(|w| {
         !w.text.contains("://") || w.text.contains("localhost") || w.text.contains("127.0.0.1")
     }) && inv
@@ -920,13 +932,7 @@ fn interpreter(inv: &Invocation<'_>) -> Classification {
             );
         };
         let code = program.text.as_str();
-        if code.contains("system")
-            || code.contains('|')
-            || code.contains('>')
-            || code.contains("getline")
-            || code.contains("ENVIRON")
-            || code.contains("@load")
-        {
+        if !crate::signature::precision::awk_reads_only(code) {
             return Classification::unread(
                 C::ExecInterpreter,
                 "the awk program runs commands or writes files",

@@ -392,6 +392,14 @@ fn git(inv: &Invocation<'_>) -> Classification {
                 // Skipping hooks is a choice a person makes.
                 j = j.reversibility(Reversibility::Hard);
             }
+            // `git add`'s operands are paths whose contents go into the index, whether or not
+            // they look like paths (`git add src`).
+            if s == "add" {
+                let paths = rest
+                    .iter()
+                    .filter(|w| !w.text.starts_with(['-', ':']) && w.text != "add");
+                j = j.with_paths(paths.copied(), Access::Read);
+            }
             // Pathspec magic (`:(top)../x`, `:/x`, `:(glob,icase)x`) names paths from the
             // repository's top, not the working directory: not a plain path.
             for word in rest.iter().filter(|w| w.text.starts_with(':')) {

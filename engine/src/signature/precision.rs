@@ -25,6 +25,9 @@ pub(crate) enum Operands {
     Selector,
     /// The first operand is a sed script: a script that only prints lines is `<range>`.
     SedScript,
+    /// The first operand is an awk program: one that only reads its input and prints (no
+    /// command, pipe, redirection, `getline`, environment or loaded code) is `<text>`.
+    AwkProgram,
 }
 
 /// The abstraction of one program (or one git/cargo/npm subcommand, or one `python -m` module).
@@ -43,6 +46,13 @@ pub(crate) struct Precision {
     pub operands: Operands,
     /// `-p no:NAME` turns a plugin off (pytest): dropped; `-p NAME` loads one and stays.
     pub plugins_off: bool,
+    /// Flags of `display` that this program spells for something else and keep (ripgrep's `-L`
+    /// follows links, grep's lists files without a match).
+    pub kept: Option<Names<'static>>,
+    /// Flags after `--` that only change how the program the runner starts shows its results
+    /// (libtest's `--nocapture`, `--test-threads=N`): dropped, with their `=value` forms.
+    /// Anything else after `--` stays (`--logfile FILE` writes).
+    pub tail_display: Option<Names<'static>>,
 }
 
 impl Precision {
@@ -53,7 +63,29 @@ impl Precision {
             counts: false,
             operands: Operands::Normal,
             plugins_off: false,
+            kept: None,
+            tail_display: None,
         }
+    }
+
+    const fn tail_display(mut self, flags: Names<'static>) -> Precision {
+        self.tail_display = Some(flags);
+        self
+    }
+
+    /// A word after `--` that is a display flag of the program the runner starts.
+    pub(crate) fn drops_after_dashes(&self, text: &str) -> bool {
+        self.tail_display.is_some_and(|names| {
+            names.contains(text)
+                || text
+                    .split_once('=')
+                    .is_some_and(|(flag, _)| flag.starts_with("--") && names.contains(flag))
+        })
+    }
+
+    const fn keeping(mut self, kept: Names<'static>) -> Precision {
+        self.kept = Some(kept);
+        self
     }
 
     const fn counts(mut self) -> Precision {
@@ -84,6 +116,9 @@ impl Precision {
     /// The flag word is dropped whole: a display flag, a display flag's `=value` form, an
     /// attached value of a valued display flag, or a count.
     pub(crate) fn drops_flag(&self, text: &str) -> bool {
+        if self.keeps(text) {
+            return false;
+        }
         if self.display.contains(text) {
             return true;
         }
@@ -112,7 +147,11 @@ impl Precision {
 
     /// One letter of a short-flag cluster (`-la`) is a display flag.
     pub(crate) fn drops_letter(&self, flag: &str) -> bool {
-        self.display.contains(flag)
+        self.display.contains(flag) && !self.keeps(flag)
+    }
+
+    fn keeps(&self, flag: &str) -> bool {
+        self.kept.is_some_and(|kept| kept.contains(flag))
     }
 }
 
@@ -147,7 +186,9 @@ pub(crate) fn precision(program: &str, sub: &str) -> Option<Precision> {
                 "--ignored",
             ],
             none,
-        ),
+        )
+        // A pathspec in the project narrows what status reports (`git status src`).
+        .operands(Operands::Selector),
         ("git", "log" | "show" | "diff" | "shortlog" | "reflog" | "whatchanged") => Precision::new(
             flags![
                 "--oneline",
@@ -521,6 +562,8 @@ pub(crate) fn precision(program: &str, sub: &str) -> Option<Precision> {
                     "--sortr",
                 ],
             )
+            // ripgrep's `-L` is `--follow`: it walks through the links a repository ships.
+            .keeping(if program == "rg" { flags!["-L"] } else { none })
         }
         ("find", _) => Precision::new(
             flags![
@@ -591,7 +634,81 @@ pub(crate) fn precision(program: &str, sub: &str) -> Option<Precision> {
             none,
         )
         .operands(Operands::SedScript),
-        ("awk" | "gawk" | "mawk" | "nawk", _) => Precision::new(flags![], flags!["-F"]),
+        // How differences are shown; `-r`, `-N`, `--to-file`, `--from-file`, `-x`/`-X` and
+        // `--output`-like options stay, they change what is compared or read.
+        ("diff", _) => Precision::new(
+            flags![
+                "-u",
+                "-c",
+                "-q",
+                "-s",
+                "-y",
+                "-w",
+                "-b",
+                "-B",
+                "-i",
+                "-t",
+                "-T",
+                "-a",
+                "-p",
+                "-d",
+                "--brief",
+                "--report-identical-files",
+                "--side-by-side",
+                "--ignore-all-space",
+                "--ignore-space-change",
+                "--ignore-blank-lines",
+                "--ignore-case",
+                "--ignore-trailing-space",
+                "--strip-trailing-cr",
+                "--expand-tabs",
+                "--initial-tab",
+                "--text",
+                "--show-c-function",
+                "--minimal",
+                "--color",
+                "--suppress-common-lines",
+                "--left-column",
+            ],
+            flags![
+                "-U",
+                "-C",
+                "-W",
+                "--unified",
+                "--context",
+                "--width",
+                "--tabsize"
+            ],
+        )
+        .counts(),
+        // How jq prints; `-f`, `-L`, `--rawfile`, `--slurpfile`, `--args` stay.
+        ("jq" | "gojq" | "jaq", _) => Precision::new(
+            flags![
+                "-r",
+                "-j",
+                "-c",
+                "-S",
+                "-M",
+                "-C",
+                "-e",
+                "-a",
+                "--raw-output",
+                "--raw-output0",
+                "--join-output",
+                "--compact-output",
+                "--sort-keys",
+                "--monochrome-output",
+                "--color-output",
+                "--exit-status",
+                "--ascii-output",
+                "--tab",
+                "--seq",
+            ],
+            flags!["--indent"],
+        ),
+        ("awk" | "gawk" | "mawk" | "nawk", _) => {
+            Precision::new(flags![], flags!["-F"]).operands(Operands::AwkProgram)
+        }
         ("echo", _) => Precision::new(flags!["-n", "-e", "-E"], none).operands(Operands::Text),
         ("man", _) => Precision::new(flags!["-a"], none).operands(Operands::Topic),
         ("pytest" | "py.test", _) => Precision::new(
@@ -664,7 +781,22 @@ pub(crate) fn precision(program: &str, sub: &str) -> Option<Precision> {
             ],
             flags!["--color", "--message-format", "-j", "--jobs"],
         )
-        .operands(Operands::Selector),
+        .operands(Operands::Selector)
+        // libtest's own display and selection flags (`cargo test -- --nocapture`); its
+        // `--logfile FILE` is not one of them.
+        .tail_display(flags![
+            "--nocapture",
+            "--no-capture",
+            "--show-output",
+            "--test-threads",
+            "--color",
+            "-q",
+            "--quiet",
+            "--exact",
+            "--ignored",
+            "--include-ignored",
+            "--skip",
+        ]),
         ("npm" | "pnpm" | "yarn", "test" | "t") => Precision::new(
             flags!["--silent", "-s", "--quiet", "-q", "--color", "--no-color"],
             flags!["--loglevel"],
@@ -676,6 +808,21 @@ pub(crate) fn precision(program: &str, sub: &str) -> Option<Precision> {
 /// A sed script that only prints, numbers, skips or stops at lines it addresses (`5,10p`,
 /// `/TODO/p`, `$p`, `10q`, `=`): a range of what the file already shows, never a write, a read of
 /// another file or a command.
+/// An awk program that only reads its input and prints to standard output: no `system`, no
+/// pipe or redirection, no `getline` (which reads any file or runs a command), no `ENVIRON`,
+/// and no `@load`/`@include` of code. Conservative: `NR>1` reads as a redirection.
+pub(crate) fn awk_reads_only(code: &str) -> bool {
+    !(code.contains("system")
+        || code.contains('|')
+        || code.contains('>')
+        || code.contains("getline")
+        || code.contains("ENVIRON")
+        || code.contains("PROCINFO")
+        || code.contains("@load")
+        || code.contains("@include")
+        || code.contains("@namespace"))
+}
+
 pub(crate) fn sed_prints_only(script: &str) -> bool {
     !script.is_empty()
         && !script.contains(['{', '}'])
