@@ -1257,6 +1257,7 @@ fn peel_env_runner(
         "--env-file",
         "--index",
         "--cache-dir",
+        "--prefix",
         "--with-requirements",
         "--with-editable",
         "--index-url",
@@ -1296,6 +1297,22 @@ fn peel_env_runner(
                 }
             }
             "--directory" => current.chdir = value.clone(),
+            // The runner writes its cache there (`uv run --cache-dir ~/.ssh pytest`).
+            "--cache-dir" => {
+                if let Some(dir) = value {
+                    current
+                        .loads
+                        .push((dir.clone(), crate::model::Access::Write));
+                }
+            }
+            // conda's and mamba's environment by its path: its programs run.
+            "-p" | "--prefix" if matches!(program.as_str(), "conda" | "mamba") => {
+                if let Some(dir) = value {
+                    current
+                        .loads
+                        .push((dir.clone(), crate::model::Access::Execute));
+                }
+            }
             "--project" | "--script" => {
                 if let Some(dir) = value {
                     current
