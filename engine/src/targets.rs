@@ -40,14 +40,7 @@ pub(crate) fn place_targets(
         if word.glob {
             for alternative in crate::glob::expand_braces(&word.text) {
                 let (alt_resolved, alt) = normalizer.place(&alternative);
-                if alt.zone != Zone::Workspace && placement.zone == Zone::Workspace {
-                    placement.zone = alt.zone;
-                }
-                placement.secret |= alt.secret;
-                placement.persistence |= alt.persistence;
-                placement.control |= alt.control;
-                placement.own_state |= alt.own_state;
-                placement.privileged |= alt.privileged;
+                placement.widen(&alt);
                 if let Some(glob) = alt_resolved.as_deref().filter(|a| is_glob(a)) {
                     // The glob as written, and where the links on its way lead.
                     let through_link = paths::link_target(glob, roots);
@@ -60,6 +53,23 @@ pub(crate) fn place_targets(
                     }
                 }
                 expanded.push(alt_resolved);
+            }
+        }
+        // A walk that follows links reaches where the links below its directory lead
+        // (`grep -R TODO docs` with `docs/keys -> ~/.ssh`): the caller lists them, bounded.
+        if judgement.follows_links
+            && let Some(dir) = resolved
+        {
+            match roots.links.below(dir) {
+                Some(targets) => {
+                    for target in targets {
+                        placement.widen(&normalizer.place(&target).1);
+                    }
+                }
+                None => unknowns.push(format!(
+                    "`{}` is walked following symbolic links, more than the engine could look at",
+                    redact_text(word.raw())
+                )),
             }
         }
         // A write that reaches leastgrant's state without naming it: a recursive copy or delete

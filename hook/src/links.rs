@@ -55,6 +55,52 @@ impl Resolver for FileSystemLinks {
     fn resolve(&self, path: &str) -> Option<String> {
         walk(path, |here| self.entry(here))
     }
+
+    fn links_below(&self, dir: &str) -> Option<Vec<String>> {
+        links_below(dir, |path| self.resolve(path))
+    }
+}
+
+/// The most directory entries one walk below a directory looks at (`grep -R`, `rg -L`):
+/// beyond it the walk cannot tell where every link leads, and says so.
+pub const MAX_WALK_ENTRIES: usize = 4_096;
+
+/// Where the links below `dir` lead, as a program that follows links while it walks finds
+/// them: breadth first, into every directory and every directory a link leads to (each once),
+/// each link resolved by `resolve`. `None` past [`MAX_WALK_ENTRIES`] entries. A directory it
+/// cannot read is skipped, as the program would skip it.
+fn links_below(dir: &str, resolve: impl Fn(&str) -> Option<String>) -> Option<Vec<String>> {
+    let mut found = Vec::new();
+    let mut queue = std::collections::VecDeque::from([dir.to_string()]);
+    let mut visited = std::collections::BTreeSet::from([dir.to_string()]);
+    let mut entries = 0usize;
+    while let Some(here) = queue.pop_front() {
+        let Ok(listing) = std::fs::read_dir(&here) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            entries += 1;
+            if entries > MAX_WALK_ENTRIES {
+                return None;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = format!("{here}/{}", entry.file_name().to_string_lossy());
+            if kind.is_symlink() {
+                let target = resolve(&path)?;
+                if std::fs::metadata(&target).is_ok_and(|m| m.is_dir())
+                    && visited.insert(target.clone())
+                {
+                    queue.push_back(target.clone());
+                }
+                found.push(target);
+            } else if kind.is_dir() && visited.insert(path.clone()) {
+                queue.push_back(path);
+            }
+        }
+    }
+    Some(found)
 }
 
 /// The most symbolic links one path may pass through (Linux's `MAXSYMLINKS`); more is a loop,
@@ -196,6 +242,39 @@ mod tests {
                 base.rsplit_once('/').map(|(up, _)| up).unwrap_or("")
             ))
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The links below a directory, through nested directories and a linked directory (each
+    /// once, so a loop ends), and `None` once a walk passes its entry budget.
+    #[test]
+    fn the_links_below_a_directory_are_found_each_once_and_a_crowd_is_unknown() {
+        let dir = std::env::temp_dir().join(format!("lg-below-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("proj/docs/deep")).unwrap();
+        std::fs::create_dir_all(dir.join("home/.ssh")).unwrap();
+        std::fs::write(dir.join("home/.ssh/id"), "k").unwrap();
+        std::fs::write(dir.join("proj/docs/a.md"), "a").unwrap();
+        std::os::unix::fs::symlink(dir.join("home/.ssh"), dir.join("proj/docs/deep/keys")).unwrap();
+        std::os::unix::fs::symlink(dir.join("proj/docs"), dir.join("proj/docs/deep/loop")).unwrap();
+        let base = std::fs::canonicalize(&dir).unwrap();
+        let base = base.to_string_lossy();
+        let links = FileSystemLinks::default();
+        let mut found = links.links_below(&format!("{base}/proj/docs")).unwrap();
+        found.sort();
+        assert_eq!(
+            found,
+            vec![format!("{base}/home/.ssh"), format!("{base}/proj/docs")]
+        );
+        assert_eq!(
+            links.links_below(&format!("{base}/proj/docs/a.md")),
+            Some(Vec::new())
+        );
+        std::fs::create_dir_all(dir.join("crowd")).unwrap();
+        for n in 0..=MAX_WALK_ENTRIES {
+            std::fs::write(dir.join(format!("crowd/{n}")), "").unwrap();
+        }
+        assert_eq!(links.links_below(&format!("{base}/crowd")), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

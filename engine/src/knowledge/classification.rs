@@ -31,6 +31,9 @@ pub struct Classification {
     /// It walks directories recursively, so a credential tree among its targets is a sweep of
     /// secrets.
     pub recursive: bool,
+    /// It follows symbolic links while it walks (`grep -R`, `rg -L`, `find -L`): the links
+    /// below a directory it walks lead to targets too.
+    pub follows_links: bool,
     /// It installs something that runs later (cron, services, login items).
     pub persistence: bool,
     /// The code it runs is not in a file the engine could place (inline code, editor and pager
@@ -51,6 +54,7 @@ impl Classification {
             targets: Vec::new(),
             opaque: None,
             recursive: false,
+            follows_links: false,
             persistence: false,
             unread_code: false,
             patterns: 0,
@@ -129,6 +133,13 @@ impl Classification {
     pub(crate) fn scale(mut self, s: Scale) -> Classification {
         self.blast.scale = self.blast.scale.max(s);
         self
+    }
+
+    /// It walks following symbolic links ([`Classification::follows_links`]); a walk is
+    /// recursive.
+    pub(crate) fn following_links(mut self, yes: bool) -> Classification {
+        self.follows_links |= yes;
+        self.recursive(yes)
     }
 
     pub(crate) fn recursive(mut self, yes: bool) -> Classification {

@@ -390,8 +390,15 @@ fn searcher(inv: &Invocation<'_>) -> Classification {
     }
     let recursive = matches!(inv.program, "rg" | "ag" | "ack" | "ugrep")
         || inv.has_any(flags!["-r", "-R", "--recursive", "--dereference-recursive"]);
+    // ripgrep and ag follow links with -L/--follow (ag -f), grep and ugrep with -R.
+    let follows = match inv.program {
+        "rg" => inv.has_any(flags!["-L", "--follow"]),
+        "ag" => inv.has_any(flags!["-f", "--follow"]),
+        _ => inv.has_any(flags!["-R", "--dereference-recursive"]),
+    };
     let mut j = Classification::new(C::FsReadWorkspace)
         .recursive(recursive)
+        .following_links(follows)
         .with_patterns(inv, patterns);
     if let Some(file) = inv.any_value(flags!["-f", "--file"]) {
         j.targets.push((file, Access::Read));
@@ -425,6 +432,7 @@ fn finder(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(valued);
     Classification::new(C::FsReadWorkspace)
         .recursive(true)
+        .following_links(inv.has_any(flags!["-L", "--follow"]))
         .with_paths(
             positionals.get(1..).unwrap_or(&[]).iter().copied(),
             Access::Read,
@@ -441,7 +449,11 @@ fn find(inv: &Invocation<'_>) -> Classification {
     } else {
         Classification::new(C::FsReadWorkspace).with_paths(roots.iter().copied(), Access::Read)
     };
-    j = j.recursive(true);
+    j = j.recursive(true).following_links(
+        inv.args
+            .iter()
+            .any(|w| matches!(w.text.as_str(), "-L" | "-follow")),
+    );
     // A name pattern selects which names find prints (`-name .env` lists, it does not read).
     // When find acts on what it matches (runs a command, deletes, writes a list), the pattern
     // decides what is acted on, so it stays typed like a path there.

@@ -417,6 +417,19 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// Widened by another place the same target also reaches (a brace alternative, a link
+    /// below a walked directory): outside the project if that is, and every kind it has.
+    pub fn widen(&mut self, other: &Placement) {
+        if other.zone != Zone::Workspace && self.zone == Zone::Workspace {
+            self.zone = other.zone;
+        }
+        self.secret |= other.secret;
+        self.persistence |= other.persistence;
+        self.control |= other.control;
+        self.own_state |= other.own_state;
+        self.privileged |= other.privileged;
+    }
+
     /// Inside the project, and nothing special about it.
     pub fn is_plain_workspace(&self) -> bool {
         self.zone == Zone::Workspace

@@ -14,6 +14,15 @@ pub trait Resolver {
     /// `/p/new/file` → `/p/new/file` when nothing on the way is a link. `None` when it cannot
     /// tell (then the path is placed by its text alone).
     fn resolve(&self, path: &str) -> Option<String>;
+
+    /// Where the symbolic links found below directory `dir` (absolute, normalised) lead, each
+    /// resolved: what a program that follows links while it walks (`grep -R`, `rg -L`,
+    /// `find -L`) reaches besides `dir`. Empty when there are none or `dir` is no directory;
+    /// `None` when it cannot tell (more entries than a call may look at). A world without
+    /// links, or one the engine cannot see, has none.
+    fn links_below(&self, _dir: &str) -> Option<Vec<String>> {
+        Some(Vec::new())
+    }
 }
 
 /// The resolver of a world without links, or one the engine cannot see: the replay's.

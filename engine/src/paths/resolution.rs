@@ -94,6 +94,14 @@ impl Links {
         Some((real, &seen.real))
     }
 
+    /// [`Resolver::links_below`] of the caller's resolver; none without one.
+    pub(crate) fn below(&self, dir: &str) -> Option<Vec<String>> {
+        match self.seen.as_deref() {
+            Some(seen) => seen.resolver.links_below(dir),
+            None => Some(Vec::new()),
+        }
+    }
+
     /// `path` (absolute, not normalised) has a `..` after a link: the kernel walks up from where
     /// the link leads, the text from where the link sits.
     fn dot_dot_after_link(&self, joined: &str, lexical: &str) -> bool {

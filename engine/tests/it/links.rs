@@ -56,6 +56,29 @@ impl Resolver for MapLinks {
         }
         Some(format!("/{}", at.join("/")))
     }
+
+    fn links_below(&self, dir: &str) -> Option<Vec<String>> {
+        let below = format!("{dir}/");
+        self.0
+            .iter()
+            .filter(|(link, _)| link.starts_with(&below))
+            .map(|(link, _)| self.resolve(link))
+            .collect()
+    }
+}
+
+/// A file system whose directories hold more entries than a call may look at.
+#[derive(Debug)]
+struct TooManyEntries;
+
+impl Resolver for TooManyEntries {
+    fn resolve(&self, path: &str) -> Option<String> {
+        Some(path.to_string())
+    }
+
+    fn links_below(&self, _dir: &str) -> Option<Vec<String>> {
+        None
+    }
 }
 
 fn linked_roots(links: Vec<(String, String)>) -> Roots {
@@ -294,4 +317,50 @@ fn the_headline_names_the_link_and_its_target() {
             .headline
             .ends_with(&format!("is a link to `{HOME}/.aws/credentials`")),
     );
+}
+
+/// A walk that follows links (`grep -R`, `rg -L`, `find -L`, `fd -L`) reaches where the links
+/// below its directory lead; the same walk without following them does not; and one whose
+/// directory holds more than the caller could look at is not understood.
+#[test]
+fn a_walk_that_follows_links_reaches_where_they_lead() {
+    let linked = linked_roots(vec![(
+        format!("{PROJECT}/docs/keys"),
+        format!("{HOME}/.ssh"),
+    )]);
+    let cases = [
+        ("grep -R TODO docs", true),
+        ("grep -nR TODO docs", true),
+        ("grep --dereference-recursive TODO docs", true),
+        ("rg -L TODO docs", true),
+        ("find -L docs -name '*.md'", true),
+        ("find docs -follow -name '*.md'", true),
+        ("fd -L md docs", true),
+        ("grep -r TODO docs", false),
+        ("rg TODO docs", false),
+        ("find docs -name '*.md'", false),
+        ("grep -R TODO src", false),
+    ];
+    for (command, reaches) in cases {
+        let analysis = analyze(&ToolCall::shell(command, Some(PROJECT)), &linked);
+        let headline = decide_fresh(&analysis, T0).headline;
+        assert_eq!(
+            headline.contains("reads credentials"),
+            reaches,
+            "{command}: {headline}"
+        );
+        assert!(analysis.understood, "{command}: {:?}", analysis.problems);
+    }
+    let mut crowded = roots();
+    crowded.see_links(Arc::new(TooManyEntries));
+    let analysis = analyze(
+        &ToolCall::shell("grep -R TODO docs", Some(PROJECT)),
+        &crowded,
+    );
+    assert!(!analysis.understood);
+    let analysis = analyze(
+        &ToolCall::shell("grep -r TODO docs", Some(PROJECT)),
+        &crowded,
+    );
+    assert!(analysis.understood, "{:?}", analysis.problems);
 }
