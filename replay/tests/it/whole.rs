@@ -578,3 +578,52 @@ fn settings_sharing_an_envelope_decide_as_settings_with_their_own() {
         }
     }
 }
+
+#[test]
+fn projects_handed_over_all_at_once_write_the_bytes_of_a_few_at_a_time() {
+    // One hand-over of every project adds several writer chunks of rows to a table at once
+    // (they are cut off its front a chunk at a time): the files are the usual run's.
+    let scratch = Scratch::new("one-batch");
+    let table = scratch.0.join("table");
+    write_table(&table, synthetic(48, 400, 7));
+    replay_into(&table, &scratch.0.join("chunks"), 1);
+    let settings = all_settings();
+    let mut all = Vec::new();
+    let summary = leastgrant_replay::run(
+        &table,
+        &settings,
+        &Options::default(),
+        0.02,
+        &mut |runs| {
+            all.extend_from_slice(runs);
+            Ok(())
+        },
+        &|_| {},
+    )
+    .unwrap();
+    let curves = leastgrant_replay::output::project_batches(&settings, &all)
+        .unwrap()
+        .into_iter()
+        .find(|(name, _)| *name == "curves")
+        .unwrap()
+        .1
+        .num_rows();
+    assert!(
+        curves > 2 * leastgrant_replay::output::CHUNK,
+        "{curves} curve rows"
+    );
+    let mut outputs = Outputs::create(&scratch.0.join("once")).unwrap();
+    outputs.add(&settings, &all).unwrap();
+    outputs.finish(&summary).unwrap();
+    let (chunks, once) = (
+        files(&scratch.0.join("chunks")),
+        files(&scratch.0.join("once")),
+    );
+    assert_eq!(chunks.len(), once.len());
+    for ((name, a), (_, b)) in chunks.iter().zip(&once) {
+        assert!(
+            a == b,
+            "{name} differs when every project is handed over at once"
+        );
+    }
+}
