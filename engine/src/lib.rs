@@ -43,6 +43,7 @@ mod signature;
 mod spelling;
 mod static_index;
 mod targets;
+mod tokens;
 mod tools;
 
 // The boundary: everything another crate (the hook, the replay, the CLI) or the engine's own

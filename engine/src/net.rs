@@ -420,9 +420,9 @@ pub fn carries_credentials(url: &Url<'_>) -> bool {
             Some((name, value)) => {
                 !value.is_empty()
                     && (is_credential_parameter(name)
-                        || crate::signature::redact_token(value).is_some())
+                        || crate::tokens::redact_token(value).is_some())
             }
-            None => crate::signature::redact_token(param).is_some(),
+            None => crate::tokens::redact_token(param).is_some(),
         })
 }
 

@@ -322,7 +322,7 @@ pub(crate) fn shell_signature<'e>(
                         }
                     }
                 }
-                None => flags.push(Cow::Borrowed(match crate::signature::redact_token(text) {
+                None => flags.push(Cow::Borrowed(match crate::tokens::redact_token(text) {
                     Some(marker) => marker,
                     None if !word.is_literal() => "<dynamic>",
                     None => text,

@@ -924,7 +924,7 @@ const CRATES: &[Rules] = &[
             &["model::action", "model::links"],
             &["model::call", "model::answer"],
             &["model"],
-            &["static_index", "hex"],
+            &["static_index", "hex", "tokens"],
             &["sha256"],
             // `shell.rs` holds what every shell module shares (`UNRESOLVED`, `MAX_DEPTH`).
             &["shell"],
