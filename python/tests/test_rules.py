@@ -35,6 +35,17 @@ def machine(tmp_path, monkeypatch):
     return Cli(home)
 
 
+def cli_with_team_rules(cli, demo, tmp_path) -> "tuple[Path, Path]":
+    """A team rules file (`RULES`) and the command line's replay of the demo with it
+    (`--rules FILE --miss-budget-on risky`): the file and the replay's output directory."""
+    rules = tmp_path / "team-rules.json"
+    rules.write_text(json.dumps(RULES))
+    out = tmp_path / "cli"
+    cli("simulate", "--events", str(demo["data"]), "--out", str(out), "--json", "--rules", str(rules),
+        "--miss-budget-on", "risky")
+    return rules, out
+
+
 def busiest_project_command(data: Path) -> "tuple[str, str]":
     """The demo's most frequent shell command in one project, and that project's root."""
     events = leastgrant.read_events(data).filter(pl.col("command").is_not_null())
@@ -65,12 +76,7 @@ def test_simulate_with_the_hooks_rules_and_a_grant_is_the_clis(demo, machine, tm
 
 
 def test_simulate_with_named_rules_files_is_the_clis(demo, machine, tmp_path):
-    cli = machine
-    rules = tmp_path / "team-rules.json"
-    rules.write_text(json.dumps(RULES))
-    out = tmp_path / "cli"
-    cli("simulate", "--events", str(demo["data"]), "--out", str(out), "--json", "--rules", str(rules),
-        "--miss-budget-on", "risky")
+    rules, out = cli_with_team_rules(machine, demo, tmp_path)
     results = leastgrant.simulate(demo["data"], rules=[rules], miss_budget_on="risky")
     assert_same_results(results, out)
     assert str(rules) in results.summary["assumptions"]["rules"]

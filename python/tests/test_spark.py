@@ -22,7 +22,7 @@ import pytest
 
 import leastgrant
 from test_package import assert_same_results
-from test_rules import RULES, busiest_project_command, counts, machine  # noqa: F401 (a fixture)
+from test_rules import RULES, busiest_project_command, cli_with_team_rules, counts, machine  # noqa: F401 (a fixture)
 
 try:
     import pyspark  # noqa: F401
@@ -132,11 +132,7 @@ def test_spark_with_the_hooks_rules_and_a_grant_writes_the_cli_files(spark, demo
 
 def test_spark_with_named_rules_files_writes_the_cli_files(spark, demo, machine, tmp_path):
     cli = machine
-    rules = tmp_path / "team-rules.json"
-    rules.write_text(json.dumps(RULES))
-    expected = tmp_path / "cli"
-    cli("simulate", "--events", str(demo["data"]), "--out", str(expected), "--json", "--rules", str(rules),
-        "--miss-budget-on", "risky")
+    rules, expected = cli_with_team_rules(cli, demo, tmp_path)
     frame = lspark.read_events_table(spark, demo["data"])
     results = lspark.simulate(spark, frame, out=tmp_path / "out", partitions=2, rules=[rules], miss_budget_on="risky")
     assert same_files(tmp_path / "out", expected) == []
@@ -149,11 +145,7 @@ def test_the_module_command_with_a_rules_file_writes_the_cli_files(demo, machine
     # The scheduled-job entry replays with a named rules file exactly as `leastgrant simulate`
     # does, and refuses `--rules` with `--no-rules` as the command line refuses it.
     cli = machine
-    rules = tmp_path / "team-rules.json"
-    rules.write_text(json.dumps(RULES))
-    expected = tmp_path / "cli"
-    cli("simulate", "--events", str(demo["data"]), "--out", str(expected), "--json", "--rules", str(rules),
-        "--miss-budget-on", "risky")
+    rules, expected = cli_with_team_rules(cli, demo, tmp_path)
     command = [sys.executable, "-m", "leastgrant.spark", "--master", "local[2]", "simulate",
                "--events", str(demo["data"]), "--out", str(tmp_path / "out"), "--partitions", "2",
                "--rules", str(rules), "--miss-budget-on", "risky", "--json"]

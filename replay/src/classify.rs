@@ -3,7 +3,7 @@
 //! standing approvals turned into the signatures they grant, each event's label and where it
 //! came from, its session, and the replay's options.
 //!
-//! Must not: decide anything under a setting (that is `crate::replay`).
+//! Must not: decide anything under a setting (that is the per-event loop in `replay.rs`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

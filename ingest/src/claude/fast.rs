@@ -379,23 +379,15 @@ impl<'a> Cursor<'a> {
             return self.skip().map(|()| block);
         }
         self.object(|c, key| {
-            let field = match key {
-                "type" => &mut block.kind,
-                "id" => &mut block.id,
-                "name" => &mut block.name,
-                "tool_use_id" => &mut block.tool_use_id,
-                "is_error" => &mut block.is_error,
-                "input" => {
-                    block.input = Some(Input::Raw(c.raw_value()?));
-                    return Ok(());
-                }
-                "content" => {
-                    block.content = c.result_content()?;
-                    return Ok(());
-                }
+            if let Some(field) = block.scalar(key) {
+                *field = c.scalar()?;
+                return Ok(());
+            }
+            match key {
+                "input" => block.input = Some(Input::Raw(c.raw_value()?)),
+                "content" => block.content = c.result_content()?,
                 _ => return c.skip(),
-            };
-            *field = c.scalar()?;
+            }
             Ok(())
         })?;
         Ok(block)

@@ -84,6 +84,21 @@ pub struct Block<'a> {
     pub is_error: Scalar<'a>,
 }
 
+impl<'a> Block<'a> {
+    /// The scalar field a block's key fills, for both readers; `input` and `content` are read
+    /// by each reader's own readers, and any other key is skipped.
+    pub fn scalar(&mut self, key: &str) -> Option<&mut Scalar<'a>> {
+        Some(match key {
+            "type" => &mut self.kind,
+            "id" => &mut self.id,
+            "name" => &mut self.name,
+            "tool_use_id" => &mut self.tool_use_id,
+            "is_error" => &mut self.is_error,
+            _ => return None,
+        })
+    }
+}
+
 /// A tool input: parsed by `serde_json`, or its JSON text as the fast reading found it, which
 /// then writes it out itself.
 pub enum Input<'a> {
@@ -393,26 +408,17 @@ impl<'de> Deserialize<'de> for Block<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut block = Block::default();
                 while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                    let field = match key.as_ref() {
-                        "type" => &mut block.kind,
-                        "id" => &mut block.id,
-                        "name" => &mut block.name,
-                        "tool_use_id" => &mut block.tool_use_id,
-                        "is_error" => &mut block.is_error,
-                        "input" => {
-                            block.input = Some(Input::Value(map.next_value()?));
-                            continue;
-                        }
-                        "content" => {
-                            block.content = map.next_value()?;
-                            continue;
-                        }
+                    if let Some(field) = block.scalar(key.as_ref()) {
+                        *field = map.next_value()?;
+                        continue;
+                    }
+                    match key.as_ref() {
+                        "input" => block.input = Some(Input::Value(map.next_value()?)),
+                        "content" => block.content = map.next_value()?,
                         _ => {
                             map.next_value::<Skip>()?;
-                            continue;
                         }
-                    };
-                    *field = map.next_value()?;
+                    }
                 }
                 Ok(block)
             }
