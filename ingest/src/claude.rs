@@ -12,6 +12,7 @@
 
 mod fast;
 mod record;
+mod scan;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

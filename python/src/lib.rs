@@ -35,6 +35,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use serde_json::Value;
 
+/// The allocator the `leastgrant` binary ships with (`src/main.rs`): the package's ingest and
+/// replay run as fast as the command line's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The name the Arrow PyCapsule interface gives a stream's capsule.
 const STREAM: &CStr = c"arrow_array_stream";
 

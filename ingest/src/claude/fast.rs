@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 
 use super::record::{Block, ClaudeRecord, Input, ResultContent, Scalar};
+use super::scan;
 
 /// Nesting deeper than this is left to `serde_json` (its limit is 128).
 const MAX_DEPTH: u32 = 100;
@@ -22,11 +23,13 @@ struct Unsure;
 
 type Sure<T> = Result<T, Unsure>;
 
-/// A string as written: its text between the quotes and whether it holds escapes.
+/// A string as written: its text between the quotes, whether it holds escapes, and whether
+/// each escape is the one `serde_json` writes (then the raw text is how it writes the value).
 #[derive(Clone, Copy)]
 struct RawStr<'a> {
     raw: &'a str,
     escaped: bool,
+    canonical: bool,
 }
 
 impl<'a> RawStr<'a> {
@@ -92,37 +95,6 @@ fn has_control(bytes: &[u8]) -> bool {
     found || chunks.remainder().iter().any(|b| *b < 0x20)
 }
 
-/// The first `"` or `\\` in `bytes`. Most strings are short (keys, ids, names): the first
-/// 64 bytes are looked at eight at a time in a word, which costs less than a `memchr2` call;
-/// the rest of a long string goes to `memchr2`.
-fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut at = 0;
-    for chunk in bytes.chunks_exact(8).take(8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        // A zero byte in either: the lowest flagged byte is always a true one.
-        let found =
-            (quote.wrapping_sub(ONES) & !quote | backslash.wrapping_sub(ONES) & !backslash) & HIGH;
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    let rest = bytes.get(at..)?;
-    if at < 64 {
-        return rest
-            .iter()
-            .position(|b| *b == b'"' || *b == b'\\')
-            .map(|i| at + i);
-    }
-    memchr::memchr2(b'"', b'\\', rest).map(|i| at + i)
-}
-
 /// A position in one line.
 struct Cursor<'a> {
     text: &'a str,
@@ -166,31 +138,50 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string: its raw text, escapes checked (a surrogate escape is left to `serde_json`,
-    /// which refuses a lone one).
+    /// which refuses a lone one) and noted whether each is the one `serde_json` writes.
     fn string(&mut self) -> Sure<RawStr<'a>> {
         self.eat(b'"')?;
         let start = self.at;
         let mut escaped = false;
+        let mut canonical = true;
+        let mut from = start;
         loop {
-            let rest = self.bytes.get(self.at..).ok_or(Unsure)?;
-            self.at += quote_or_backslash(rest).ok_or(Unsure)?;
-            if self.peek() == Some(b'"') {
-                let raw = self.text.get(start..self.at).ok_or(Unsure)?;
-                self.at += 1;
-                return Ok(RawStr { raw, escaped });
-            }
-            escaped = true;
-            match self.bytes.get(self.at + 1) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.at += 2,
-                Some(b'u') => {
-                    let n = hex4(self.bytes.get(self.at + 2..self.at + 6).ok_or(Unsure)?)
-                        .ok_or(Unsure)?;
-                    if (0xD800..=0xDFFF).contains(&n) {
-                        return Err(Unsure);
-                    }
-                    self.at += 6;
+            let (base, mut stops) = scan::stops_from(self.bytes, from).ok_or(Unsure)?;
+            // Each stop of this mask in turn: the closing quote, or an escape passed over.
+            while stops != 0 {
+                let at = base + stops.trailing_zeros() as usize;
+                if self.bytes.get(at) == Some(&b'"') {
+                    let raw = self.text.get(start..at).ok_or(Unsure)?;
+                    self.at = at + 1;
+                    return Ok(RawStr {
+                        raw,
+                        escaped,
+                        canonical,
+                    });
                 }
-                _ => return Err(Unsure),
+                escaped = true;
+                let width = match self.bytes.get(at + 1) {
+                    Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => 2,
+                    Some(b'/') => {
+                        canonical = false;
+                        2
+                    }
+                    Some(b'u') => {
+                        let digits = self.bytes.get(at + 2..at + 6).ok_or(Unsure)?;
+                        let n = hex4(digits).ok_or(Unsure)?;
+                        if (0xD800..=0xDFFF).contains(&n) {
+                            return Err(Unsure);
+                        }
+                        canonical &= written_as_serde_json_writes(digits);
+                        6
+                    }
+                    _ => return Err(Unsure),
+                };
+                // The escaped byte may be a quote or backslash: its stop is passed over.
+                from = at + width;
+                stops = u32::MAX
+                    .checked_shl((from - base) as u32)
+                    .map_or(0, |keep| stops & keep);
             }
         }
     }
@@ -541,36 +532,20 @@ pub fn input_facts(raw: &str) -> Option<InputFacts> {
     })
 }
 
-/// Whether every escape of a string's raw text (checked already) is the one `serde_json` writes
-/// for the character it stands for — `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, and
-/// `\u00xx` in lower case for the other control characters — so that the value written again
-/// is the raw text itself (as JavaScript's `JSON.stringify` writes them). `\/`, or a `\u` for
-/// anything else, is not.
-fn canonical_escapes(raw: &str) -> bool {
-    let bytes = raw.as_bytes();
-    let mut at = 0;
-    while let Some(found) = memchr::memchr(b'\\', bytes.get(at..).unwrap_or(&[])) {
-        at += found;
-        match bytes.get(at + 1) {
-            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => at += 2,
-            Some(b'u') => {
-                let control = match bytes.get(at + 2..at + 6) {
-                    Some([b'0', b'0', high @ (b'0' | b'1'), low]) => char::from(*low)
-                        .to_digit(16)
-                        .filter(|_| !low.is_ascii_uppercase())
-                        .map(|low| u32::from(high - b'0') * 16 + low),
-                    _ => None,
-                };
-                // Those with a short escape are written short.
-                if !control.is_some_and(|c| !matches!(c, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d)) {
-                    return false;
-                }
-                at += 6;
-            }
-            _ => return false,
-        }
-    }
-    true
+/// Whether a `\u` escape with these four digits is the one `serde_json` writes for its
+/// character: only control characters without a short escape (`\b`, `\t`, `\n`, `\f`,
+/// `\r`) are written so, as `\u00xx` in lower case (as JavaScript's `JSON.stringify` writes
+/// them too). With every escape of a string so (and no `\/`), the string written again is its
+/// raw text.
+fn written_as_serde_json_writes(digits: &[u8]) -> bool {
+    let control = match digits {
+        [b'0', b'0', high @ (b'0' | b'1'), low] => char::from(*low)
+            .to_digit(16)
+            .filter(|_| !low.is_ascii_uppercase())
+            .map(|low| u32::from(high - b'0') * 16 + low),
+        _ => None,
+    };
+    control.is_some_and(|c| !matches!(c, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d))
 }
 
 /// Writes the value at the cursor as `serde_json::Value` would (compact, keys sorted, strings
@@ -580,31 +555,53 @@ fn canonical<'a>(cursor: &mut Cursor<'a>, out: &mut String) -> Sure<Vec<(&'a str
     cursor.ws();
     match cursor.peek() {
         Some(b'{') => {
-            let mut members: Vec<(&'a str, &'a str)> = Vec::new();
-            cursor.object(|c, key| {
-                members.push((key, c.raw_value()?));
-                Ok(())
-            })?;
-            // `Value`'s map is a `BTreeMap`: keys in byte order, a repeated key's last value.
-            members.sort_by(|a, b| a.0.cmp(b.0));
-            if members
-                .windows(2)
-                .any(|w| w.first().map(|m| m.0) == w.get(1).map(|m| m.0))
-            {
-                return Err(Unsure);
-            }
+            // Each member is written once, `"key":value`, in the order read; when the keys were
+            // not in order the written members are put in order (a copy, not a second reading).
+            let object = out.len();
             out.push('{');
-            for (index, (key, value)) in members.iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
+            let mut members: Vec<(&'a str, &'a str, std::ops::Range<usize>)> = Vec::new();
+            cursor.object(|c, key| {
+                if members.is_empty() {
+                    out.push('"');
+                } else {
+                    out.push_str(",\"");
                 }
-                out.push('"');
+                let written = out.len() - 1;
                 out.push_str(key);
                 out.push_str("\":");
-                canonical(&mut Cursor::new(value), out)?;
-            }
+                let start = c.at;
+                canonical(c, out)?;
+                members.push((
+                    key,
+                    c.text.get(start..c.at).ok_or(Unsure)?,
+                    written..out.len(),
+                ));
+                Ok(())
+            })?;
             out.push('}');
-            Ok(members)
+            // `Value`'s map is a `BTreeMap`: keys in byte order, a repeated key's last value.
+            if !members.is_sorted_by(|a, b| a.0 < b.0) {
+                members.sort_by(|a, b| a.0.cmp(b.0));
+                if members
+                    .windows(2)
+                    .any(|w| w.first().map(|m| m.0) == w.get(1).map(|m| m.0))
+                {
+                    return Err(Unsure);
+                }
+                let read = out.split_off(object);
+                out.push('{');
+                for (index, (_, _, written)) in members.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(read.get(written.clone()).ok_or(Unsure)?);
+                }
+                out.push('}');
+            }
+            Ok(members
+                .into_iter()
+                .map(|(key, raw, _)| (key, raw))
+                .collect())
         }
         Some(b'[') => {
             let mut first = true;
@@ -621,7 +618,7 @@ fn canonical<'a>(cursor: &mut Cursor<'a>, out: &mut String) -> Sure<Vec<(&'a str
         }
         Some(b'"') => {
             let string = cursor.string()?;
-            if string.escaped && !canonical_escapes(string.raw) {
+            if !string.canonical {
                 let value = string.value()?;
                 out.push_str(&serde_json::to_string(value.as_ref()).map_err(|_| Unsure)?);
             } else {
