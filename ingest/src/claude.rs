@@ -27,7 +27,7 @@ use crate::outcome::{self, ResultFacts};
 use crate::project;
 use crate::schema::{Event, Outcome, agent};
 use crate::source::{Flag, MAX_TEXT_FILE_BYTES, Machine, Source, just_the_file};
-use record::{Block, ClaudeRecord, Input, parse_record};
+use record::{ClaudeRecord, Input, parse_record};
 
 /// Claude Code's JSONL transcripts.
 pub const SOURCE: Source = Source {
@@ -168,7 +168,7 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
         }
         // The fast reading where it is sure of the line, else serde_json (which decides
         // whether it is JSON at all).
-        let Some(record) = fast::parse(text).or_else(|| parse_record(text)) else {
+        let Some(mut record) = fast::parse(text).or_else(|| parse_record(text)) else {
             return false;
         };
         let kind = record.kind.as_str().unwrap_or("");
@@ -186,13 +186,15 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
         }
         match kind {
             "assistant" => {
-                let Some(blocks) = &record.blocks else {
+                // Taken out of the record, so that a call's input moves into its event.
+                let Some(mut blocks) = record.blocks.take() else {
                     return true;
                 };
                 for block in blocks
-                    .iter()
+                    .iter_mut()
                     .filter(|b| b.kind.as_str() == Some("tool_use"))
                 {
+                    let input = block.input.take();
                     let Some(id) = block.id.as_str() else {
                         bad.add("claude-tool-use-without-id");
                         continue;
@@ -202,8 +204,12 @@ pub fn read_claude(path: &Path, bytes: &[u8], bad: &mut BadCounts) -> Vec<Event>
                     if !called.insert(id.to_string()) {
                         continue;
                     }
-                    let event =
-                        call_event(&record, block, id, mode.as_deref(), &source_path, line, bad);
+                    let call = ToolUse {
+                        id,
+                        name: block.name.as_str().unwrap_or(""),
+                        input,
+                    };
+                    let event = call_event(&record, call, mode.as_deref(), &source_path, line, bad);
                     order.push(id.to_string());
                     pending.insert(id.to_string(), Pending { event });
                 }
@@ -272,22 +278,28 @@ fn value_facts(input: &Value) -> fast::InputFacts {
     }
 }
 
+/// A `tool_use` block's call: its id, tool name and input (moved out of the block).
+struct ToolUse<'b, 'a> {
+    id: &'b str,
+    name: &'b str,
+    input: Option<Input<'a>>,
+}
+
 fn call_event(
     record: &ClaudeRecord<'_>,
-    block: &Block<'_>,
-    id: &str,
+    call: ToolUse<'_, '_>,
     mode: Option<&str>,
     source_path: &str,
     line: u32,
     bad: &mut BadCounts,
 ) -> Event {
-    let tool_name = block.name.as_str().unwrap_or("").to_string();
-    let facts = match &block.input {
-        Some(Input::Raw(raw)) => fast::input_facts(raw).unwrap_or_else(|| {
-            // The fast reading checked the text: `serde_json` reads it (`Null` cannot happen).
-            value_facts(&serde_json::from_str(raw).unwrap_or(Value::Null))
-        }),
-        Some(Input::Value(value)) => value_facts(value),
+    let ToolUse { id, name, input } = call;
+    let tool_name = name.to_string();
+    let facts = match input {
+        Some(Input::Written { text, members }) => fast::input_facts(text, &members),
+        // The fast reading checked the text: `serde_json` reads it (`Null` cannot happen).
+        Some(Input::Raw(raw)) => value_facts(&serde_json::from_str(raw).unwrap_or(Value::Null)),
+        Some(Input::Value(value)) => value_facts(&value),
         None => value_facts(&Value::Null),
     };
     let ts_us = timestamp_or_count(

@@ -375,13 +375,27 @@ impl<'a> Cursor<'a> {
                 return Ok(());
             }
             match key {
-                "input" => block.input = Some(Input::Raw(c.raw_value()?)),
+                "input" => block.input = Some(c.input()?),
                 "content" => block.content = c.result_content()?,
                 _ => return c.skip(),
             }
             Ok(())
         })?;
         Ok(block)
+    }
+
+    /// A tool input, written out as it is read; its raw text when it cannot be (read again).
+    fn input(&mut self) -> Sure<Input<'a>> {
+        let (start, depth) = (self.at, self.depth);
+        let mut text = String::new();
+        match canonical(self, &mut text) {
+            Ok(members) => Ok(Input::Written { text, members }),
+            Err(Unsure) => {
+                self.at = start;
+                self.depth = depth;
+                self.raw_value().map(Input::Raw)
+            }
+        }
     }
 
     /// A tool result's `content`: a string, the texts of an array's elements, or other.
@@ -484,13 +498,9 @@ pub struct InputFacts {
     pub file_path: Option<String>,
 }
 
-/// The facts of a tool input's raw JSON text (already checked by [`parse`]), written as
-/// `serde_json::Value` would write them; `None` when unsure (an escaped or repeated key), for
-/// the caller to build the `Value`.
-pub fn input_facts(raw: &str) -> Option<InputFacts> {
-    let mut text = String::with_capacity(raw.len());
-    let mut cursor = Cursor::new(raw);
-    let members = canonical(&mut cursor, &mut text).ok()?;
+/// The facts of a tool input the fast reading wrote out ([`Input::Written`]): its text, and the
+/// command and file path read from its members.
+pub fn input_facts(text: String, members: &[(&str, &str)]) -> InputFacts {
     let string = |key: &str| -> Option<String> {
         let value = members.iter().find(|(k, _)| *k == key)?.1;
         let mut cursor = Cursor::new(value);
@@ -525,11 +535,11 @@ pub fn input_facts(raw: &str) -> Option<InputFacts> {
     ]
     .into_iter()
     .find_map(string);
-    Some(InputFacts {
+    InputFacts {
         text,
         command,
         file_path,
-    })
+    }
 }
 
 /// Whether a `\u` escape with these four digits is the one `serde_json` writes for its
@@ -673,10 +683,11 @@ mod tests {
         match input {
             None => "none".to_string(),
             Some(Input::Value(v)) => of_value(v),
-            Some(Input::Raw(raw)) => match super::input_facts(raw) {
-                Some(f) => format!("{} {:?} {:?}", f.text, f.command, f.file_path),
-                None => of_value(&serde_json::from_str(raw).unwrap()),
-            },
+            Some(Input::Written { text, members }) => {
+                let f = super::input_facts(text.clone(), members);
+                format!("{} {:?} {:?}", f.text, f.command, f.file_path)
+            }
+            Some(Input::Raw(raw)) => of_value(&serde_json::from_str(raw).unwrap()),
         }
     }
 

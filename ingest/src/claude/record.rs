@@ -99,12 +99,20 @@ impl<'a> Block<'a> {
     }
 }
 
-/// A tool input: parsed by `serde_json`, or its JSON text as the fast reading found it, which
-/// then writes it out itself.
+/// A tool input: parsed by `serde_json`, or written out by the fast reading as it read it.
 pub enum Input<'a> {
     /// Read by `serde_json`.
     Value(Value),
-    /// Its text in the line, checked.
+    /// Written as `serde_json::Value` writes it (compact, keys sorted), with its members' keys
+    /// and raw values when it is an object.
+    Written {
+        /// The input as `Value` writes it.
+        text: String,
+        /// Each member's key and raw value, in key order.
+        members: Vec<(&'a str, &'a str)>,
+    },
+    /// Its text in the line, checked, which the fast reading could not write out (a repeated
+    /// key): `serde_json` reads it.
     Raw(&'a str),
 }
 
