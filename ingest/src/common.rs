@@ -446,29 +446,17 @@ pub fn open_regular(path: &Path, limit: u64) -> Result<std::fs::File, &'static s
 /// The bytes of a regular file of at most `limit` bytes ([`open_regular`]); a file that grows
 /// past the limit while it is read is refused.
 pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, &'static str> {
-    let mut bytes = Vec::new();
-    read_regular_into(path, limit, &mut bytes)?;
-    Ok(bytes)
-}
-
-/// [`read_regular`], appending the file's bytes to `bytes` (left as it was on an error).
-pub fn read_regular_into(path: &Path, limit: u64, bytes: &mut Vec<u8>) -> Result<(), &'static str> {
     use std::io::Read;
     let file = open_regular(path, limit)?;
     let expected = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let before = bytes.len();
-    bytes.reserve(usize::try_from(expected).unwrap_or(0));
-    let read = file.take(limit.saturating_add(1)).read_to_end(bytes);
-    let over = (bytes.len() - before) as u64 > limit;
-    if read.is_err() || over {
-        bytes.truncate(before);
-        return Err(if over {
-            unread::OVER_SIZE_LIMIT
-        } else {
-            unread::UNREADABLE
-        });
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|_| unread::UNREADABLE)?;
+    if bytes.len() as u64 > limit {
+        return Err(unread::OVER_SIZE_LIMIT);
     }
-    Ok(())
+    Ok(bytes)
 }
 
 /// A directory's identity: its device and inode (where the platform has none, its canonical

@@ -20,7 +20,7 @@ use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 
-use crate::common::{BadCounts, content_digest, regular_file};
+use crate::common::{BadCounts, content_digest, read_regular, regular_file};
 use crate::decisions::{self, DecisionCounts, Store};
 use crate::project::{self, Basis, Placing};
 use crate::registry::{SourceFile, annotates, source_of_kind};
@@ -634,15 +634,6 @@ fn read_annotations(
     }
 }
 
-/// The largest read buffer a thread keeps for the next source (a larger one is freed).
-const KEPT_CONTENTS_BYTES: usize = 16 << 20;
-
-thread_local! {
-    /// Each reading thread's buffer for a source's bytes, reused from source to source: a fresh
-    /// one per file had the kernel fault in and zero new pages for every file read.
-    static CONTENTS: std::cell::Cell<Contents> = std::cell::Cell::default();
-}
-
 /// Reads one source unless the manifest shows it unchanged (`entry` is `None` then) or `force`
 /// says to read it whatever it shows; a source placed otherwise than `placing` places it now
 /// (read with another `--project-root`, or before sessions were placed by their basis) is read
@@ -694,51 +685,43 @@ fn read_one(
     if !force && previous.is_some_and(|p| p.size == size && p.mtime_ns == mtime) {
         return unchanged(None);
     }
-    let read = |contents: &mut Contents| {
-        for file in &files {
-            if let Err(reason) = contents.read(file, limit) {
-                return skip(file, reason);
-            }
+    let mut contents = Contents::default();
+    for file in &files {
+        match read_regular(file, limit) {
+            Ok(bytes) => contents.push(file, bytes),
+            Err(reason) => return skip(file, reason),
         }
-        let hash = content_digest(&contents.bytes);
-        if let Some(previous) = previous.filter(|p| !force && p.hash == hash) {
-            // Touched but not changed: remember the new time, read nothing.
-            let mut entry = previous.clone();
-            entry.mtime_ns = mtime;
-            let mut result = unchanged(None);
-            result.touched = Some(entry);
-            return result;
-        }
-        let mut events = (source.source.read)(&source.path, contents, &mut bad);
-        let bases = project::place(&mut events, placing);
-        let entry = SourceEntry {
-            kind: source.source.kind.to_string(),
-            size,
-            mtime_ns: mtime,
-            hash,
-            fragments: Vec::new(),
-            event_ids: Vec::new(),
-            counts: None,
-            duplicates: None,
-            project_root: placing.forced.clone(),
-        };
-        ReadResult {
-            source: source.clone(),
-            skipped: None,
-            entry: Some(entry),
-            touched: None,
-            events,
-            bases,
-            bad,
-            bytes: contents.bytes.len() as u64,
-        }
+    }
+    let hash = content_digest(&contents.bytes);
+    if let Some(previous) = previous.filter(|p| !force && p.hash == hash) {
+        // Touched but not changed: remember the new time, read nothing.
+        let mut entry = previous.clone();
+        entry.mtime_ns = mtime;
+        let mut result = unchanged(None);
+        result.touched = Some(entry);
+        return result;
+    }
+    let mut events = (source.source.read)(&source.path, &contents, &mut bad);
+    let bases = project::place(&mut events, placing);
+    let entry = SourceEntry {
+        kind: source.source.kind.to_string(),
+        size,
+        mtime_ns: mtime,
+        hash,
+        fragments: Vec::new(),
+        event_ids: Vec::new(),
+        counts: None,
+        duplicates: None,
+        project_root: placing.forced.clone(),
     };
-    // This thread's buffer, taken (not borrowed: a reader that waits on rayon may run another
-    // `read_one` on this thread, which then starts from an empty one) and put back.
-    let mut contents = CONTENTS.take();
-    contents.clear(KEPT_CONTENTS_BYTES);
-    let result = read(&mut contents);
-    contents.clear(KEPT_CONTENTS_BYTES);
-    CONTENTS.set(contents);
-    result
+    ReadResult {
+        source: source.clone(),
+        skipped: None,
+        entry: Some(entry),
+        touched: None,
+        events,
+        bases,
+        bad,
+        bytes: contents.bytes.len() as u64,
+    }
 }

@@ -61,24 +61,6 @@ impl Contents {
         self.ends.push((path.to_path_buf(), self.bytes.len()));
     }
 
-    /// Reads a regular file of at most `limit` bytes after those already held
-    /// ([`crate::common::read_regular`]); nothing is added when it cannot be read.
-    pub fn read(&mut self, path: &Path, limit: u64) -> Result<(), &'static str> {
-        crate::common::read_regular_into(path, limit, &mut self.bytes)?;
-        self.ends.push((path.to_path_buf(), self.bytes.len()));
-        Ok(())
-    }
-
-    /// Empties it for another source, keeping its buffer when that is at most `keep` bytes
-    /// (a reading thread reuses one buffer rather than fault in fresh pages for every file).
-    pub fn clear(&mut self, keep: usize) {
-        self.bytes.clear();
-        self.ends.clear();
-        if self.bytes.capacity() > keep {
-            self.bytes = Vec::new();
-        }
-    }
-
     /// Each file with its own bytes, in order.
     pub fn files(&self) -> impl Iterator<Item = (&Path, &[u8])> {
         let mut start = 0;
