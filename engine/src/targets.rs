@@ -71,22 +71,9 @@ pub(crate) fn place_targets(
                             }
                             !inside
                         }
-                        Some(_) => true,
-                        None => {
-                            // Where the links below its literal directory lead, then.
-                            if roots.links.sees()
-                                && let Some(dir) = literal_dir(glob)
-                            {
-                                walk_unknown |= !widen_by_links_below(
-                                    dir,
-                                    word,
-                                    &mut placement,
-                                    normalizer,
-                                    unknowns,
-                                );
-                            }
-                            true
-                        }
+                        // Nothing matches, or the caller cannot tell (`**`, a crowd): the
+                        // text's answer, which does not see links (`docs/decisions.md`).
+                        _ => true,
                     };
                     if by_text {
                         // The glob as written, and where the links on its way lead.
@@ -239,15 +226,6 @@ pub(crate) fn place_targets(
         });
     }
     targets
-}
-
-/// The directory of a glob's first wildcard segment (`/p/src` of `/p/src/*/x.py`).
-fn literal_dir(glob: &str) -> Option<&str> {
-    let head = glob.get(..glob.find(['*', '?', '['])?)?;
-    match head.rfind('/')? {
-        0 => Some("/"),
-        at => head.get(..at),
-    }
 }
 
 /// Widens `placement` (of `word`, resolved to directory `dir`) by where the links below `dir`
