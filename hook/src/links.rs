@@ -66,9 +66,11 @@ impl Resolver for FileSystemLinks {
     fn expand_glob(&self, glob: &str) -> Option<Vec<String>> {
         leastgrant_engine::expand_glob(glob, |dir| {
             let listing = std::fs::read_dir(dir).ok()?;
+            // One more than the expansion may look at is enough to say it is too many.
             Some(
                 listing
                     .flatten()
+                    .take(leastgrant_engine::MAX_GLOB_ENTRIES + 1)
                     .map(|entry| entry.file_name().to_string_lossy().into_owned())
                     .collect(),
             )
@@ -298,6 +300,12 @@ mod tests {
             Some(Vec::new())
         );
         assert_eq!(links.expand_glob(&format!("{base}/**/*.py")), None);
+        // A directory of more names than an expansion may look at: cannot tell.
+        std::fs::create_dir_all(dir.join("crowd")).unwrap();
+        for n in 0..=leastgrant_engine::MAX_GLOB_ENTRIES {
+            std::fs::write(dir.join(format!("crowd/{n}.py")), "").unwrap();
+        }
+        assert_eq!(links.expand_glob(&format!("{base}/crowd/*.py")), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
