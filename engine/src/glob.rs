@@ -171,20 +171,51 @@ pub const MAX_GLOB_ENTRIES: usize = 4_096;
 pub const MAX_GLOB_PATHS: usize = 256;
 
 /// What a shell glob (an absolute, normal path after brace expansion) may expand to, on a file
-/// system whose directories `list` names (`None`: no directory there, or one it cannot read,
-/// which the shell cannot expand into either). Errs wide, as every matcher here does: a
+/// system whose directories `list` names, each with whether it may be a directory (a link may
+/// lead to one); `None`: no directory there, or one it cannot read, which the shell cannot
+/// expand into either. Errs wide, as every matcher here does: a
 /// wildcard segment matches names case-blind and hidden names too (`nocaseglob`, `dotglob`),
-/// and a literal segment after a wildcard one is kept without asking whether it exists. `None`
-/// when it cannot tell: a `**` segment (recursive in zsh and under `globstar`), an extended
-/// glob (`@(…)`), a leftover brace, more than [`MAX_GLOB_ENTRIES`] names looked at or
-/// [`MAX_GLOB_PATHS`] paths named. The engine does no I/O: the hook and `check` give `list`.
+/// and a literal segment after a wildcard one is kept without asking whether it exists; a `**`
+/// segment is any depth (recursive in zsh and under `globstar`, through linked directories).
+/// `None` when it cannot tell: an extended glob (`@(…)`), a leftover brace, more than
+/// [`MAX_GLOB_ENTRIES`] names looked at or [`MAX_GLOB_PATHS`] paths named. The engine does no I/O: the hook and `check` give `list`.
 pub fn expand_glob(
     glob: &str,
-    mut list: impl FnMut(&str) -> Option<Vec<String>>,
+    mut list: impl FnMut(&str) -> Option<Vec<(String, bool)>>,
 ) -> Option<Vec<String>> {
     let mut paths = vec![String::new()];
     let mut looked_at = 0usize;
-    for segment in glob.split('/').filter(|s| !s.is_empty()) {
+    let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+    for (at, &segment) in segments.iter().enumerate() {
+        if matches!(segment, "**" | "***") {
+            // Any depth, the directory itself included (zsh, bash's `globstar`; plain bash
+            // reads it as `*`, which this covers): every directory below, and every name when
+            // it is the last segment.
+            let last = at + 1 == segments.len();
+            let mut next = Vec::new();
+            let mut queue: std::collections::VecDeque<String> = paths.drain(..).collect();
+            while let Some(dir) = queue.pop_front() {
+                let names = list(if dir.is_empty() { "/" } else { &dir });
+                next.push(dir.clone());
+                for (name, may_be_dir) in names.into_iter().flatten() {
+                    looked_at += 1;
+                    if looked_at > MAX_GLOB_ENTRIES || next.len() > MAX_GLOB_ENTRIES {
+                        return None;
+                    }
+                    let path = format!("{dir}/{name}");
+                    if may_be_dir {
+                        queue.push_back(path);
+                    } else if last {
+                        next.push(path);
+                    }
+                }
+            }
+            if last && next.len() > MAX_GLOB_PATHS {
+                return None;
+            }
+            paths = next;
+            continue;
+        }
         if !is_glob(segment) {
             if segment.contains(['{', '(']) {
                 return None;
@@ -195,7 +226,7 @@ pub fn expand_glob(
             }
             continue;
         }
-        if segment.contains("**") || segment.contains(['{', '(']) {
+        if segment.contains(['{', '(']) {
             return None;
         }
         let pattern = segment.to_ascii_lowercase();
@@ -208,7 +239,7 @@ pub fn expand_glob(
             if looked_at > MAX_GLOB_ENTRIES {
                 return None;
             }
-            for name in names {
+            for (name, _) in names {
                 if segment_matches(&pattern, &name.to_ascii_lowercase()) {
                     next.push(format!("{dir}/{name}"));
                 }
@@ -220,7 +251,7 @@ pub fn expand_glob(
         paths = next;
     }
     paths.retain(|p| !p.is_empty());
-    Some(paths)
+    (paths.len() <= MAX_GLOB_PATHS).then_some(paths)
 }
 
 /// A path the shell would still expand against the file system.

@@ -52,7 +52,12 @@ pub(crate) fn place_targets(
                     // are all in the project settle it; otherwise, or when nothing matches (the
                     // shell passes the word as written) or the caller cannot tell, the text's
                     // answer stands too.
-                    let by_text = match roots.links.expand_glob(glob) {
+                    let on_disk = if judgement.program_globs {
+                        None
+                    } else {
+                        roots.links.expand_glob(glob)
+                    };
+                    let by_text = match on_disk {
                         Some(paths) if !paths.is_empty() => {
                             let mut inside = true;
                             for path in &paths {

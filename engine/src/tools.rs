@@ -422,6 +422,7 @@ fn search_tool(
         } else {
             std::borrow::Cow::Owned(format!("**/{filter}"))
         };
+        j.program_globs = true;
         let mut word = Word::plain(&crate::paths::join(place, &filter));
         word.glob = true;
         j.targets.push((word, Access::Read));

@@ -71,7 +71,13 @@ impl Resolver for FileSystemLinks {
                 listing
                     .flatten()
                     .take(leastgrant_engine::MAX_GLOB_ENTRIES + 1)
-                    .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                    .map(|entry| {
+                        // A link may lead to a directory: a `**` walks into it, as zsh's `***`.
+                        let may_be_dir = entry
+                            .file_type()
+                            .map_or(true, |kind| kind.is_dir() || kind.is_symlink());
+                        (entry.file_name().to_string_lossy().into_owned(), may_be_dir)
+                    })
                     .collect(),
             )
         })
@@ -299,7 +305,17 @@ mod tests {
             links.expand_glob(&format!("{base}/none/*.py")),
             Some(Vec::new())
         );
-        assert_eq!(links.expand_glob(&format!("{base}/**/*.py")), None);
+        let mut deep = links.expand_glob(&format!("{base}/**/*.py")).unwrap();
+        deep.sort();
+        assert_eq!(
+            deep,
+            vec![
+                format!("{base}/src/.hidden.py"),
+                format!("{base}/src/B.PY"),
+                format!("{base}/src/a.py"),
+                format!("{base}/src/pkg/x.py"),
+            ]
+        );
         // A directory of more names than an expansion may look at: cannot tell.
         std::fs::create_dir_all(dir.join("crowd")).unwrap();
         for n in 0..=leastgrant_engine::MAX_GLOB_ENTRIES {

@@ -42,6 +42,9 @@ pub struct Classification {
     /// Its written path may be a directory its read paths are copied into by name (`cp a.md
     /// docs` writes `docs/a.md`, through a link if that is one).
     pub copies_into: bool,
+    /// Its glob words are matched by the program itself (a structured Grep's `glob` filter), not
+    /// expanded by a shell: they are placed by their text, never expanded on the caller's disk.
+    pub program_globs: bool,
     /// It installs something that runs later (cron, services, login items).
     pub persistence: bool,
     /// The code it runs is not in a file the engine could place (inline code, editor and pager
@@ -65,6 +68,7 @@ impl Classification {
             follows_links: false,
             writes_through_links: false,
             copies_into: false,
+            program_globs: false,
             persistence: false,
             unread_code: false,
             patterns: 0,

@@ -517,10 +517,17 @@ impl Resolver for GlobDisk {
 
     fn expand_glob(&self, glob: &str) -> Option<Vec<String>> {
         leastgrant_engine::expand_glob(glob, |dir| {
-            self.dirs
-                .iter()
-                .find(|(d, _)| d == dir)
-                .map(|(_, names)| names.iter().map(|n| n.to_string()).collect())
+            self.dirs.iter().find(|(d, _)| d == dir).map(|(_, names)| {
+                names
+                    .iter()
+                    .map(|n| {
+                        let path = format!("{dir}/{n}");
+                        let is_dir = self.dirs.iter().any(|(d, _)| *d == path)
+                            || self.links.0.iter().any(|(link, _)| *link == path);
+                        (n.to_string(), is_dir)
+                    })
+                    .collect()
+            })
         })
     }
 }
@@ -568,6 +575,10 @@ fn a_glob_is_placed_by_what_it_names_on_the_disk() {
         ("cat none/*.py", true),
         ("cat ~/.ssh/*", true),
         ("grep -R TODO docs/*", true),
+        ("cat docs/**/*.md", true),
+        ("cat src/**/*.py", false),
+        ("cat **/*.py", true),
+        ("cat src/**", false),
         ("grep -r TODO docs/g*", false),
     ];
     for (command, reaches) in cases {
