@@ -165,6 +165,95 @@ fn wildcard_match<T: Copy + PartialEq>(g: &[T], n: &[T], special: [T; 4]) -> boo
     g.iter().skip(gi).all(|c| *c == any_run)
 }
 
+/// The most directory entries one glob expansion looks at ([`expand_glob`]).
+pub const MAX_GLOB_ENTRIES: usize = 4_096;
+/// The most paths one glob expansion names ([`expand_glob`]).
+pub const MAX_GLOB_PATHS: usize = 256;
+
+/// What a shell glob (an absolute, normal path after brace expansion) may expand to, on a file
+/// system whose directories `list` names, each with whether it may be a directory (a link may
+/// lead to one); `None`: no directory there, or one it cannot read, which the shell cannot
+/// expand into either. Errs wide, as every matcher here does: a
+/// wildcard segment matches names case-blind and hidden names too (`nocaseglob`, `dotglob`),
+/// and a literal segment after a wildcard one is kept without asking whether it exists; a `**`
+/// segment is any depth (recursive in zsh and under `globstar`, through linked directories).
+/// `None` when it cannot tell: an extended glob (`@(…)`), a leftover brace, more than
+/// [`MAX_GLOB_ENTRIES`] names looked at or [`MAX_GLOB_PATHS`] paths named. The engine does no I/O: the hook and `check` give `list`.
+pub fn expand_glob(
+    glob: &str,
+    mut list: impl FnMut(&str) -> Option<Vec<(String, bool)>>,
+) -> Option<Vec<String>> {
+    let mut paths = vec![String::new()];
+    let mut looked_at = 0usize;
+    let segments: Vec<&str> = glob.split('/').filter(|s| !s.is_empty()).collect();
+    for (at, &segment) in segments.iter().enumerate() {
+        if matches!(segment, "**" | "***") {
+            // Any depth, the directory itself included (zsh, bash's `globstar`; plain bash
+            // reads it as `*`, which this covers): every directory below, and every name when
+            // it is the last segment.
+            let last = at + 1 == segments.len();
+            let mut next = Vec::new();
+            let mut queue: std::collections::VecDeque<String> = paths.drain(..).collect();
+            while let Some(dir) = queue.pop_front() {
+                let names = list(if dir.is_empty() { "/" } else { &dir });
+                next.push(dir.clone());
+                for (name, may_be_dir) in names.into_iter().flatten() {
+                    looked_at += 1;
+                    if looked_at > MAX_GLOB_ENTRIES || next.len() > MAX_GLOB_ENTRIES {
+                        return None;
+                    }
+                    let path = format!("{dir}/{name}");
+                    if may_be_dir {
+                        queue.push_back(path);
+                    } else if last {
+                        next.push(path);
+                    }
+                }
+            }
+            if last && next.len() > MAX_GLOB_PATHS {
+                return None;
+            }
+            paths = next;
+            continue;
+        }
+        if !is_glob(segment) {
+            if segment.contains(['{', '(']) {
+                return None;
+            }
+            for path in &mut paths {
+                path.push('/');
+                path.push_str(segment);
+            }
+            continue;
+        }
+        if segment.contains(['{', '(']) {
+            return None;
+        }
+        let pattern = segment.to_ascii_lowercase();
+        let mut next = Vec::new();
+        for dir in &paths {
+            let Some(names) = list(if dir.is_empty() { "/" } else { dir }) else {
+                continue;
+            };
+            looked_at += names.len();
+            if looked_at > MAX_GLOB_ENTRIES {
+                return None;
+            }
+            for (name, _) in names {
+                if segment_matches(&pattern, &name.to_ascii_lowercase()) {
+                    next.push(format!("{dir}/{name}"));
+                }
+            }
+            if next.len() > MAX_GLOB_PATHS {
+                return None;
+            }
+        }
+        paths = next;
+    }
+    paths.retain(|p| !p.is_empty());
+    (paths.len() <= MAX_GLOB_PATHS).then_some(paths)
+}
+
 /// A path the shell would still expand against the file system.
 pub(crate) fn is_glob(path: &str) -> bool {
     // By byte: a search for a set of characters goes character by character through the

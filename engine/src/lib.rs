@@ -108,6 +108,8 @@ pub use hex::hex;
 
 // The shell analysis and glob reach, for the engine's case tests.
 pub use glob::glob_may_reach_dir;
+// Glob expansion over a caller's directory listing, for the hook and `check`.
+pub use glob::{MAX_GLOB_ENTRIES, MAX_GLOB_PATHS, expand_glob};
 pub use shell::lex::{Token, lex};
 pub use shell::parse::parse;
 pub use shell::unwrap::unwrap;

@@ -35,6 +35,11 @@ pub(crate) fn place_targets(
         let path = resolved_path.unwrap_or_else(|| word.raw().to_string());
         let resolved: Option<&str> = is_resolved.then_some(path.as_str());
         let link = resolved.and_then(|r| paths::link_target(r, roots));
+        // A walk past what the caller may look at could lead anywhere: the target is then
+        // placed nowhere (not in the project, so no posture waives it as contained).
+        let mut walk_unknown = false;
+        let walked =
+            judgement.follows_links || judgement.writes_through_links && *access == Access::Write;
         // What the shell expands a glob word to: each brace alternative resolved on its own.
         let mut expanded: Vec<Option<String>> = Vec::new();
         if word.glob {
@@ -42,35 +47,100 @@ pub(crate) fn place_targets(
                 let (alt_resolved, alt) = normalizer.place(&alternative);
                 placement.widen(&alt);
                 if let Some(glob) = alt_resolved.as_deref().filter(|a| is_glob(a)) {
-                    // The glob as written, and where the links on its way lead.
-                    let through_link = paths::link_target(glob, roots);
-                    for glob in std::iter::once(glob).chain(through_link.as_deref()) {
-                        let (secret, persistence, control) =
-                            paths::glob_may_reach(&glob.to_ascii_lowercase());
-                        placement.secret |= secret && *access != Access::Write;
-                        placement.persistence |= persistence;
-                        placement.control |= control;
+                    // What it names on the caller's disk, each path placed where its links lead
+                    // (`cat docs/*.md` with `docs/notes.md -> ~/.aws/credentials`). Names that
+                    // are all in the project settle it; otherwise, or when nothing matches (the
+                    // shell passes the word as written) or the caller cannot tell, the text's
+                    // answer stands too.
+                    let on_disk = if judgement.program_globs {
+                        None
+                    } else {
+                        roots.links.expand_glob(glob)
+                    };
+                    let by_text = match on_disk {
+                        Some(paths) if !paths.is_empty() => {
+                            let mut inside = true;
+                            for path in &paths {
+                                let at = normalizer.place(path).1;
+                                inside &= at.zone == Zone::Workspace;
+                                placement.widen(&at);
+                                if walked {
+                                    walk_unknown |= !widen_by_links_below(
+                                        path,
+                                        word,
+                                        &mut placement,
+                                        normalizer,
+                                        unknowns,
+                                    );
+                                }
+                            }
+                            !inside
+                        }
+                        // Nothing matches, or the caller cannot tell (`**`, a crowd): the
+                        // text's answer, which does not see links (`docs/decisions.md`).
+                        _ => true,
+                    };
+                    if by_text {
+                        // The glob as written, and where the links on its way lead.
+                        let through_link = paths::link_target(glob, roots);
+                        for glob in std::iter::once(glob).chain(through_link.as_deref()) {
+                            let (secret, persistence, control) =
+                                paths::glob_may_reach(&glob.to_ascii_lowercase());
+                            placement.secret |= secret && *access != Access::Write;
+                            placement.persistence |= persistence;
+                            placement.control |= control;
+                        }
                     }
                 }
                 expanded.push(alt_resolved);
             }
         }
         // A walk that follows links reaches where the links below its directory lead
-        // (`grep -R TODO docs` with `docs/keys -> ~/.ssh`): the caller lists them, bounded.
-        if judgement.follows_links
+        // (`grep -R TODO docs` with `docs/keys -> ~/.ssh`), a write through links writes there
+        // (`chmod -RL`, `cp -r src build` with `build/src/main.py -> ~/.bashrc`): the caller
+        // lists them, bounded. A copy's destination is walked where the copy lands (below).
+        let copy_into = judgement.copies_into && *access == Access::Write;
+        if walked
+            && !copy_into
             && let Some(dir) = resolved
         {
-            match roots.links.below(dir) {
-                Some(targets) => {
-                    for target in targets {
-                        placement.widen(&normalizer.place(&target).1);
-                    }
+            walk_unknown |= !widen_by_links_below(dir, word, &mut placement, normalizer, unknowns);
+        }
+        // A copy into a directory writes each source's name there, through a link if that is
+        // one (`cp setup.md docs` with `docs/setup.md -> ~/.bashrc`), and a copy that writes
+        // through links writes through those below the name (`docs/` as a source: below the
+        // directory itself). Only a caller that sees links can tell; by its text the name lies
+        // where the directory does.
+        if copy_into
+            && roots.links.sees()
+            && let Some(dir) = resolved
+        {
+            let through = judgement.writes_through_links;
+            // With no source it knows of (a remote one), the directory itself.
+            let mut walk_dir = !judgement.targets.iter().any(|(_, a)| *a == Access::Read);
+            for (source, _) in judgement.targets.iter().filter(|(_, a)| *a == Access::Read) {
+                let name = source.text.trim_end_matches('/');
+                let name = name.rsplit('/').next().unwrap_or(name);
+                if source.glob || source.text.ends_with('/') || matches!(name, "" | "." | "..") {
+                    // The sources' contents land in the directory itself, or names the engine
+                    // does not list (a glob's).
+                    walk_dir = true;
+                    continue;
                 }
-                None => unknowns.push(format!(
-                    "`{}` is walked following symbolic links, more than the engine could look at",
-                    redact_text(word.raw())
-                )),
+                let landing = paths::join(dir, name);
+                placement.widen(&normalizer.place(&landing).1);
+                if through {
+                    walk_unknown |=
+                        !widen_by_links_below(&landing, word, &mut placement, normalizer, unknowns);
+                }
             }
+            if walk_dir {
+                walk_unknown |=
+                    !widen_by_links_below(dir, word, &mut placement, normalizer, unknowns);
+            }
+        }
+        if walk_unknown {
+            placement.zone = Zone::Unresolved;
         }
         // A write that reaches leastgrant's state without naming it: a recursive copy or delete
         // of a directory above it, or a glob that could expand into it.
@@ -93,6 +163,8 @@ pub(crate) fn place_targets(
             judgement.blast.scale = judgement.blast.scale.max(Scale::Many);
         }
         match placement.zone {
+            // The walk said why already.
+            Zone::Unresolved if walk_unknown => {}
             Zone::Unresolved => unknowns.push(format!(
                 "`{}` is a path the engine cannot resolve",
                 redact_text(word.raw())
@@ -159,6 +231,33 @@ pub(crate) fn place_targets(
         });
     }
     targets
+}
+
+/// Widens `placement` (of `word`, resolved to directory `dir`) by where the links below `dir`
+/// lead, as the caller's resolver lists them; past what it may look at, says why in `unknowns`
+/// and returns false.
+fn widen_by_links_below(
+    dir: &str,
+    word: &crate::shell::lex::Word,
+    placement: &mut crate::model::Placement,
+    normalizer: &mut Normalizer<'_>,
+    unknowns: &mut Vec<String>,
+) -> bool {
+    match normalizer.roots().links.below(dir) {
+        Some(targets) => {
+            for target in targets {
+                placement.widen(&normalizer.place(&target).1);
+            }
+            true
+        }
+        None => {
+            unknowns.push(format!(
+                "`{}` is walked following symbolic links, more than the engine could look at",
+                redact_text(word.raw())
+            ));
+            false
+        }
+    }
 }
 
 /// A shell glob that could expand to a path in leastgrant's own state.

@@ -413,9 +413,17 @@ fn search_tool(
     };
     let place = pattern_root.as_deref().or(path).unwrap_or(".");
     j.targets.push((Word::plain(place), Access::Read));
-    // Grep's `glob` (and `include`) filter names the files searched below the path.
+    // Grep's `glob` (and `include`) filter names the files searched below the path, at any
+    // depth when it has no `/` (ripgrep's globs): `**/` says so, and keeps a caller from
+    // expanding it one level deep.
     if let Some(filter) = text_field(input, &["glob", "include"]) {
-        let mut word = Word::plain(&crate::paths::join(place, filter));
+        let filter = if filter.contains('/') {
+            std::borrow::Cow::Borrowed(filter)
+        } else {
+            std::borrow::Cow::Owned(format!("**/{filter}"))
+        };
+        j.program_globs = true;
+        let mut word = Word::plain(&crate::paths::join(place, &filter));
         word.glob = true;
         j.targets.push((word, Access::Read));
     }

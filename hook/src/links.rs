@@ -2,9 +2,12 @@
 //! by walking a path's longest existing prefix as the kernel would, for the hook and
 //! `leastgrant check`.
 //!
-//! Must not: open a file (only `lstat` and `readlink`), walk more than [`MAX_COMPONENTS`]
-//! components or follow more than [`MAX_LINKS`] links of a path, or fail: a path it cannot resolve is placed by its
-//! text alone. What it answers is true when the hook asks, not necessarily when the agent runs
+//! Also what the links below a walked directory lead to, and what a glob names, each by a
+//! bounded `read_dir` walk.
+//!
+//! Must not: open a file (only `lstat`, `readlink` and `read_dir`), walk more than
+//! [`MAX_COMPONENTS`] components or follow more than [`MAX_LINKS`] links of a path, or fail: a
+//! path it cannot resolve is placed by its text alone. What it answers is true when the hook asks, not necessarily when the agent runs
 //! the call (`docs/decisions.md`, "Symbolic links").
 
 use leastgrant_engine::Resolver;
@@ -58,6 +61,26 @@ impl Resolver for FileSystemLinks {
 
     fn links_below(&self, dir: &str) -> Option<Vec<String>> {
         links_below(dir, |path| self.resolve(path))
+    }
+
+    fn expand_glob(&self, glob: &str) -> Option<Vec<String>> {
+        leastgrant_engine::expand_glob(glob, |dir| {
+            let listing = std::fs::read_dir(dir).ok()?;
+            // One more than the expansion may look at is enough to say it is too many.
+            Some(
+                listing
+                    .flatten()
+                    .take(leastgrant_engine::MAX_GLOB_ENTRIES + 1)
+                    .map(|entry| {
+                        // A link may lead to a directory: a `**` walks into it, as zsh's `***`.
+                        let may_be_dir = entry
+                            .file_type()
+                            .map_or(true, |kind| kind.is_dir() || kind.is_symlink());
+                        (entry.file_name().to_string_lossy().into_owned(), may_be_dir)
+                    })
+                    .collect(),
+            )
+        })
     }
 }
 
@@ -242,6 +265,63 @@ mod tests {
                 base.rsplit_once('/').map(|(up, _)| up).unwrap_or("")
             ))
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A glob names what is on the disk: hidden names and other cases too, and a nested
+    /// wildcard segment; nothing for a directory that is not there.
+    #[test]
+    fn a_glob_names_what_is_on_the_disk() {
+        let dir = std::env::temp_dir().join(format!("lg-glob-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src/pkg")).unwrap();
+        for name in [
+            "src/a.py",
+            "src/.hidden.py",
+            "src/B.PY",
+            "src/c.rs",
+            "src/pkg/x.py",
+        ] {
+            std::fs::write(dir.join(name), "").unwrap();
+        }
+        let base = std::fs::canonicalize(&dir).unwrap();
+        let base = base.to_string_lossy();
+        let links = FileSystemLinks::default();
+        let mut found = links.expand_glob(&format!("{base}/src/*.py")).unwrap();
+        found.sort();
+        assert_eq!(
+            found,
+            vec![
+                format!("{base}/src/.hidden.py"),
+                format!("{base}/src/B.PY"),
+                format!("{base}/src/a.py"),
+            ]
+        );
+        assert_eq!(
+            links.expand_glob(&format!("{base}/*/pkg/*.py")),
+            Some(vec![format!("{base}/src/pkg/x.py")])
+        );
+        assert_eq!(
+            links.expand_glob(&format!("{base}/none/*.py")),
+            Some(Vec::new())
+        );
+        let mut deep = links.expand_glob(&format!("{base}/**/*.py")).unwrap();
+        deep.sort();
+        assert_eq!(
+            deep,
+            vec![
+                format!("{base}/src/.hidden.py"),
+                format!("{base}/src/B.PY"),
+                format!("{base}/src/a.py"),
+                format!("{base}/src/pkg/x.py"),
+            ]
+        );
+        // A directory of more names than an expansion may look at: cannot tell.
+        std::fs::create_dir_all(dir.join("crowd")).unwrap();
+        for n in 0..=leastgrant_engine::MAX_GLOB_ENTRIES {
+            std::fs::write(dir.join(format!("crowd/{n}.py")), "").unwrap();
+        }
+        assert_eq!(links.expand_glob(&format!("{base}/crowd/*.py")), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

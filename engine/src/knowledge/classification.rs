@@ -34,6 +34,17 @@ pub struct Classification {
     /// It follows symbolic links while it walks (`grep -R`, `rg -L`, `find -L`): the links
     /// below a directory it walks lead to targets too.
     pub follows_links: bool,
+    /// It writes through the symbolic links below the directories it writes: a recursive copy
+    /// overwrites an existing file of its destination tree through a link there (GNU `cp -r`
+    /// opens an existing destination file, link or not), `rsync -K` writes into a linked
+    /// directory. The links below a written directory lead to written targets too.
+    pub writes_through_links: bool,
+    /// Its written path may be a directory its read paths are copied into by name (`cp a.md
+    /// docs` writes `docs/a.md`, through a link if that is one).
+    pub copies_into: bool,
+    /// Its glob words are matched by the program itself (a structured Grep's `glob` filter), not
+    /// expanded by a shell: they are placed by their text, never expanded on the caller's disk.
+    pub program_globs: bool,
     /// It installs something that runs later (cron, services, login items).
     pub persistence: bool,
     /// The code it runs is not in a file the engine could place (inline code, editor and pager
@@ -55,6 +66,9 @@ impl Classification {
             opaque: None,
             recursive: false,
             follows_links: false,
+            writes_through_links: false,
+            copies_into: false,
+            program_globs: false,
             persistence: false,
             unread_code: false,
             patterns: 0,
@@ -140,6 +154,13 @@ impl Classification {
     pub(crate) fn following_links(mut self, yes: bool) -> Classification {
         self.follows_links |= yes;
         self.recursive(yes)
+    }
+
+    /// It writes through the links below the directories it writes
+    /// ([`Classification::writes_through_links`]).
+    pub(crate) fn writing_through_links(mut self, yes: bool) -> Classification {
+        self.writes_through_links |= yes;
+        self
     }
 
     pub(crate) fn recursive(mut self, yes: bool) -> Classification {

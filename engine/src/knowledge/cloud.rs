@@ -267,8 +267,15 @@ fn cloud_cli(inv: &Invocation<'_>) -> Classification {
                     .push(((*dest).clone(), crate::model::Access::Write));
                 j
             }
+            // `aws s3 cp --recursive` and `sync` follow links unless `--no-follow-symlinks`;
+            // rclone with `-L`/`--copy-links`.
             Some((_, sources)) => Classification::new(C::NetSend)
                 .reach(Reach::External)
+                .following_links(if inv.program == "rclone" {
+                    inv.has_any(flags!["-L", "--copy-links"])
+                } else {
+                    (verb == "sync" || inv.has("--recursive")) && !inv.has("--no-follow-symlinks")
+                })
                 .with_paths(
                     sources.iter().copied().filter(|s| !remote(s)),
                     crate::model::Access::Read,

@@ -309,7 +309,21 @@ fn sort(inv: &Invocation<'_>) -> Classification {
 }
 
 fn lister(inv: &Invocation<'_>) -> Classification {
-    let valued = flags!["-I", "-L", "--ignore", "-d", "--max-depth", "-P", "-o"];
+    // `-L` is tree's depth and a boolean of `ls` and `du` (follow links); `-d` du's depth and
+    // a boolean of `ls`.
+    let valued = match inv.program {
+        "tree" => flags!["-I", "-L", "-P", "-o", "--filelimit", "-H", "-T"],
+        "du" => flags!["-d", "--max-depth", "-B", "-t", "-X", "--exclude"],
+        _ => flags![
+            "-I",
+            "--ignore",
+            "--hide",
+            "-T",
+            "-w",
+            "--tabsize",
+            "--width"
+        ],
+    };
     if inv.program == "tree"
         && let Some(out) = inv.any_value(flags!["-o"])
     {
@@ -320,9 +334,23 @@ fn lister(inv: &Invocation<'_>) -> Classification {
     }
     let recursive =
         inv.has_any(flags!["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
+    // Into the directories links lead to: `ls -RL`, `du -L`, `tree -l`.
+    let follows = match inv.program {
+        "tree" => inv.has_any(flags!["-l"]),
+        "du" => inv.has_any(flags!["-L", "--dereference"]),
+        "ls" | "dir" | "vdir" => recursive && inv.has_any(flags!["-L", "--dereference"]),
+        _ => false,
+    };
     let positionals = inv.positionals(valued);
-    let j = Classification::new(C::FsReadWorkspace).recursive(recursive);
+    let mut j = Classification::new(C::FsReadWorkspace)
+        .recursive(recursive)
+        .following_links(follows);
     if positionals.is_empty() {
+        if follows {
+            // With no path it walks the working directory.
+            j.targets
+                .push((crate::shell::lex::Word::plain("."), Access::Read));
+        }
         return j;
     }
     j.with_paths(positionals, Access::Read)
@@ -390,10 +418,18 @@ fn searcher(inv: &Invocation<'_>) -> Classification {
     }
     let recursive = matches!(inv.program, "rg" | "ag" | "ack" | "ugrep")
         || inv.has_any(flags!["-r", "-R", "--recursive", "--dereference-recursive"]);
-    // ripgrep and ag follow links with -L/--follow (ag -f), grep and ugrep with -R.
+    // ripgrep and ag follow links with -L/--follow (ag -f), ack with --follow, grep and ugrep
+    // with -R (ugrep's -S follows links to files).
     let follows = match inv.program {
         "rg" => inv.has_any(flags!["-L", "--follow"]),
         "ag" => inv.has_any(flags!["-f", "--follow"]),
+        "ack" => inv.has_any(flags!["--follow"]),
+        "ugrep" => inv.has_any(flags![
+            "-R",
+            "--dereference-recursive",
+            "-S",
+            "--dereference-files"
+        ]),
         _ => inv.has_any(flags!["-R", "--dereference-recursive"]),
     };
     let mut j = Classification::new(C::FsReadWorkspace)
@@ -430,13 +466,17 @@ fn finder(inv: &Invocation<'_>) -> Classification {
         return Classification::opaque(C::ExecUnknown, "fd runs a command on every match");
     }
     let positionals = inv.positionals(valued);
-    Classification::new(C::FsReadWorkspace)
+    let follows = inv.has_any(flags!["-L", "--follow"]);
+    let mut j = Classification::new(C::FsReadWorkspace)
         .recursive(true)
-        .following_links(inv.has_any(flags!["-L", "--follow"]))
-        .with_paths(
-            positionals.get(1..).unwrap_or(&[]).iter().copied(),
-            Access::Read,
-        )
+        .following_links(follows);
+    let roots = positionals.get(1..).unwrap_or(&[]);
+    if follows && roots.is_empty() {
+        // With no path it walks the working directory.
+        j.targets
+            .push((crate::shell::lex::Word::plain("."), Access::Read));
+    }
+    j.with_paths(roots.iter().copied(), Access::Read)
 }
 
 fn find(inv: &Invocation<'_>) -> Classification {
@@ -841,7 +881,19 @@ fn copy(inv: &Invocation<'_>) -> Classification {
     ];
     let positionals = inv.positionals(valued);
     let recursive = inv.has_any(flags!["-r", "-R", "-a", "--recursive", "--archive"]);
-    let mut j = Classification::new(C::FsWriteWorkspace).recursive(recursive);
+    // A recursive copy copies links as links unless told to follow them (`-L`, GNU and BSD);
+    // `-H` follows only the links it is given, which are placed where they lead anyway.
+    let follows = recursive && inv.has_any(flags!["-L", "--dereference"]);
+    // cp opens an existing destination file through its link: a recursive copy writes through
+    // the file links below its destination, a copy into a directory through the link of the
+    // name it copies (`install` replaces the file instead).
+    let cp = inv.program != "install";
+    let mut j = Classification::new(C::FsWriteWorkspace)
+        .recursive(recursive)
+        .following_links(follows)
+        .writing_through_links(cp && recursive);
+    // `-T`: the destination is the copy itself, not a directory it lands in.
+    j.copies_into = cp && !inv.has_any(flags!["-T", "--no-target-directory"]);
     let target = inv.any_value(flags!["-t", "--target-directory"]);
     let (sources, dest) = match (&target, positionals.split_last()) {
         (Some(_), _) => (positionals.as_slice(), None),
@@ -943,7 +995,14 @@ fn permissions(inv: &Invocation<'_>) -> Classification {
     } else {
         positionals.get(1..).unwrap_or(&[]).to_vec()
     };
-    let mut j = Classification::new(C::FsWriteWorkspace).recursive(recursive);
+    // `-R -L` changes what every link below leads to (chown, chgrp, BSD and newer GNU chmod;
+    // setfacl's `-L`/`--logical`); `-H` only the links given, placed where they lead anyway.
+    let follows = recursive
+        && matches!(inv.program, "chmod" | "chown" | "chgrp" | "setfacl")
+        && inv.has_any(flags!["-L", "--logical"]);
+    let mut j = Classification::new(C::FsWriteWorkspace)
+        .recursive(recursive)
+        .following_links(follows);
     if inv.program == "chown" || inv.program == "chgrp" {
         j = j.reversibility(Reversibility::Hard);
     }
@@ -1197,8 +1256,11 @@ fn tar(inv: &Invocation<'_>) -> Classification {
                 .collect(),
             None => positionals.into_iter().cloned().collect(),
         };
+        // `-h`/`--dereference` archives what links lead to (bsdtar, macOS's tar, also `-L`).
+        let follows = has('h', "--dereference") || has('L', "--dereference");
         let mut j = Classification::new(C::FsWriteWorkspace)
             .recursive(true)
+            .following_links(follows)
             .with_paths(&members, Access::Read);
         if let Some(a) = archive {
             j.targets.push((a, Access::Write));
@@ -1233,8 +1295,20 @@ fn zip(inv: &Invocation<'_>) -> Classification {
             "archive extraction writes whatever the archive holds",
         );
     }
+    let recursive = inv.has_any(flags!["-r", "--recurse-paths", "-R"]) || inv.program != "zip";
+    // zip stores what a link leads to unless told to store links (`-y`/`--symlinks`); so do
+    // 7-Zip unless `-snl` and rar unless `-ol`.
+    let stores_links = match inv.program {
+        "zip" => inv.has_any(flags!["-y", "--symlinks"]),
+        "rar" => inv
+            .args
+            .iter()
+            .any(|w| matches!(w.text.as_str(), "-ol" | "-ola")),
+        _ => inv.args.iter().any(|w| w.text == "-snl"),
+    };
     let mut j = Classification::new(C::FsWriteWorkspace)
-        .recursive(inv.has_any(flags!["-r", "--recurse-paths"]) || inv.program != "zip");
+        .recursive(recursive)
+        .following_links(recursive && !stores_links);
     let skip = usize::from(inv.program != "zip");
     let mut words = positionals.into_iter().skip(skip);
     if let Some(archive) = words.next() {

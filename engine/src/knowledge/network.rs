@@ -371,7 +371,10 @@ fn remote_copy(inv: &Invocation<'_>) -> Classification {
     if is_remote_spec(&dest.text)
         || matches!(inv.program, "sftp" | "ftp" | "lftp" | "tftp" | "smbclient")
     {
-        Classification::new(C::NetSend).with_paths(sources.iter().copied(), Access::Read)
+        // `scp -r` follows the links it meets in the tree it copies (its manual says so).
+        Classification::new(C::NetSend)
+            .following_links(inv.program == "scp" && inv.has("-r"))
+            .with_paths(sources.iter().copied(), Access::Read)
     } else {
         let mut j = Classification::new(C::NetFetch).reversibility(Reversibility::Easy);
         j.targets.push(((*dest).clone(), Access::Write));
@@ -431,7 +434,24 @@ fn rsync(inv: &Invocation<'_>) -> Classification {
     ]) {
         j = j.reversibility(Reversibility::Irreversible);
     }
-    j.recursive(inv.has_any(flags!["-r", "-a", "--recursive", "--archive"]))
+    let recursive = inv.has_any(flags!["-r", "-a", "--recursive", "--archive"]);
+    // `-L`/`--copy-links` copies what every link leads to, `--copy-unsafe-links` what the
+    // links leaving the tree lead to, `-k`/`--copy-dirlinks` the directories links lead to;
+    // `-K`/`--keep-dirlinks` writes into a linked directory of the destination.
+    let follows = recursive
+        && inv.has_any(flags![
+            "-L",
+            "--copy-links",
+            "--copy-unsafe-links",
+            "-k",
+            "--copy-dirlinks"
+        ]);
+    let keeps_dirlinks = recursive && inv.has_any(flags!["-K", "--keep-dirlinks"]);
+    // The copy lands in the destination by each source's name (`src/`: its contents).
+    j.copies_into = keeps_dirlinks;
+    j.recursive(recursive)
+        .following_links(follows)
+        .writing_through_links(keeps_dirlinks)
 }
 
 fn socket(inv: &Invocation<'_>) -> Classification {

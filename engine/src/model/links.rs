@@ -4,6 +4,7 @@
 //! it places every path by its text alone (`docs/decisions.md`, "Symbolic links").
 //!
 //! Must not: hold any placement logic (that is `paths.rs`), or be implemented with I/O here.
+//! Glob expansion is asked of the same caller, for the same reason: only it sees the disk.
 
 /// Resolves symbolic links for the engine. Implementations never open a file: they follow links
 /// (`lstat`, `readlink`) and stop after a bounded number of components.
@@ -22,6 +23,14 @@ pub trait Resolver {
     /// links, or one the engine cannot see, has none.
     fn links_below(&self, _dir: &str) -> Option<Vec<String>> {
         Some(Vec::new())
+    }
+
+    /// The paths shell glob `glob` (absolute, normalised, braces expanded) may expand to now,
+    /// each as named (not resolved): what `cat src/*.py` reads. `None` when it cannot tell
+    /// (then the glob is placed by its text); implementations list directories with
+    /// [`crate::expand_glob`], bounded.
+    fn expand_glob(&self, _glob: &str) -> Option<Vec<String>> {
+        None
     }
 }
 

@@ -64,7 +64,7 @@ impl Eq for Links {}
 
 impl Links {
     /// The roots see links: a caller's resolver was given ([`Roots::see_links`]).
-    pub(super) fn sees(&self) -> bool {
+    pub(crate) fn sees(&self) -> bool {
         self.seen.is_some()
     }
 
@@ -100,6 +100,11 @@ impl Links {
             Some(seen) => seen.resolver.links_below(dir),
             None => Some(Vec::new()),
         }
+    }
+
+    /// [`Resolver::expand_glob`] of the caller's resolver; none without one.
+    pub(crate) fn expand_glob(&self, glob: &str) -> Option<Vec<String>> {
+        self.seen.as_deref()?.resolver.expand_glob(glob)
     }
 
     /// `path` (absolute, not normalised) has a `..` after a link: the kernel walks up from where

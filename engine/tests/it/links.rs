@@ -364,3 +364,238 @@ fn a_walk_that_follows_links_reaches_where_they_lead() {
     );
     assert!(analysis.understood, "{:?}", analysis.problems);
 }
+
+/// Whether any target of the analysis lies outside the project or is a credential or a
+/// persistence point.
+fn reaches_beyond(analysis: &Analysis) -> bool {
+    analysis.actions.iter().any(|action| {
+        action.targets.iter().any(|t| {
+            t.placement.secret
+                || t.placement.persistence
+                || t.placement.zone != leastgrant_engine::Zone::Workspace
+        })
+    })
+}
+
+/// The other programs that follow links while they walk a tree (copies, archives, listings,
+/// mode changes, remote copies) reach where the links below it lead; the same programs without
+/// following them do not; and a copy writes through the link of the name it lands on (GNU cp
+/// opens an existing destination file through its link), a recursive one through those below
+/// where it lands, `rsync -K` through linked directories there.
+#[test]
+fn copies_archives_and_mode_changes_that_follow_links_reach_where_they_lead() {
+    let linked = linked_roots(vec![
+        (format!("{PROJECT}/docs/keys"), format!("{HOME}/.ssh")),
+        (
+            format!("{PROJECT}/site/README.md"),
+            format!("{HOME}/.bashrc"),
+        ),
+        (
+            format!("{PROJECT}/site/src/main.py"),
+            format!("{HOME}/.bashrc"),
+        ),
+        (format!("{PROJECT}/build/cache"), format!("{HOME}/.ssh")),
+    ]);
+    let cases = [
+        ("cp -rL docs out", true),
+        ("cp -RL docs out", true),
+        ("cp -R -L docs out", true),
+        ("cp -r --dereference docs out", true),
+        ("cp -aL docs out", true),
+        ("cp -r docs out", false),
+        ("cp -a docs out", false),
+        ("cp -rH docs out", false),
+        ("cp -rL src out", false),
+        ("rsync -aL docs out", true),
+        ("rsync -a --copy-links docs out", true),
+        ("rsync -a --copy-unsafe-links docs out", true),
+        ("rsync -ak docs out", true),
+        ("rsync -a --copy-dirlinks docs out", true),
+        ("rsync -aL docs host:/srv", true),
+        ("rsync -a docs out", false),
+        ("rsync -L docs/a.md out", false),
+        ("rsync -aK src/ build/", true),
+        ("rsync -aK src build", false),
+        ("rsync -a src/ build/", false),
+        ("tar -chf out.tar docs", true),
+        ("tar --dereference -czf out.tgz docs", true),
+        ("tar czhf out.tgz docs", true),
+        ("tar -cf out.tar docs", false),
+        ("zip -r out.zip docs", true),
+        ("zip -ry out.zip docs", false),
+        ("zip -r --symlinks out.zip docs", false),
+        ("zip out.zip docs/a.md", false),
+        ("7z a out.7z docs", true),
+        ("7z a -snl out.7z docs", false),
+        ("du -L docs", true),
+        ("du -sh docs", false),
+        ("ls -RL docs", true),
+        ("ls -R docs", false),
+        ("ls -L docs", false),
+        ("tree -l docs", true),
+        ("tree docs", false),
+        ("chmod -RL u+w docs", true),
+        ("chmod -R -L u+w docs", true),
+        ("chmod -R u+w docs", false),
+        ("chown -RL dev docs", true),
+        ("chgrp -RL staff docs", true),
+        ("chown -R dev docs", false),
+        ("scp -r docs host:/srv", true),
+        ("scp docs/a.md host:/srv", false),
+        ("aws s3 sync docs s3://b/x", true),
+        ("aws s3 cp --recursive docs s3://b/x", true),
+        ("aws s3 sync --no-follow-symlinks docs s3://b/x", false),
+        ("rclone copy -L docs remote:x", true),
+        ("rclone copy docs remote:x", false),
+        ("ack --follow TODO docs", true),
+        ("ugrep -rS TODO docs", true),
+        ("cp README.md site", true),
+        ("cp README.md site/", true),
+        ("cp -t site README.md", true),
+        ("cp src/main.py site/src", true),
+        ("cp -T README.md site", false),
+        ("cp src/util.py site/src", false),
+        ("cp README.md docs", false),
+        ("install README.md site", false),
+        ("cp -r src site", true),
+        ("cp -a src site", true),
+        ("cp -r src/ site", true),
+        ("cp -r src build", false),
+        ("cp -r lib site", false),
+        ("cp src/main.py build", false),
+    ];
+    for (command, reaches) in cases {
+        let analysis = analyze(&ToolCall::shell(command, Some(PROJECT)), &linked);
+        assert_eq!(reaches_beyond(&analysis), reaches, "{command}");
+        assert!(analysis.understood, "{command}: {:?}", analysis.problems);
+    }
+    // With no path, a walk is of the working directory.
+    for command in ["ls -RL", "du -L", "tree -l", "fd -L id"] {
+        let analysis = analyze(
+            &ToolCall::shell(command, Some(&format!("{PROJECT}/docs"))),
+            &linked,
+        );
+        assert!(reaches_beyond(&analysis), "{command}");
+    }
+    // A replay sees no links: every one of these is placed by its text, in the project.
+    let plain = roots();
+    for command in [
+        "cp -rL docs out",
+        "cp README.md site",
+        "cp -r src site",
+        "zip -r o.zip docs",
+    ] {
+        let analysis = analyze(&ToolCall::shell(command, Some(PROJECT)), &plain);
+        assert!(!reaches_beyond(&analysis), "{command}");
+    }
+    // A walk past what the caller may look at is not understood.
+    let mut crowded = roots();
+    crowded.see_links(Arc::new(TooManyEntries));
+    for command in ["cp -rL docs out", "chmod -RL u+w docs", "cp -r src site"] {
+        let analysis = analyze(&ToolCall::shell(command, Some(PROJECT)), &crowded);
+        assert!(!analysis.understood, "{command}");
+        // Placed nowhere, so no posture waives it as contained in the project.
+        assert!(reaches_beyond(&analysis), "{command}");
+    }
+}
+
+/// A file system of links and directory listings: what a glob names on it.
+#[derive(Debug)]
+struct GlobDisk {
+    links: MapLinks,
+    dirs: Vec<(String, Vec<&'static str>)>,
+}
+
+impl Resolver for GlobDisk {
+    fn resolve(&self, path: &str) -> Option<String> {
+        self.links.resolve(path)
+    }
+
+    fn links_below(&self, dir: &str) -> Option<Vec<String>> {
+        self.links.links_below(dir)
+    }
+
+    fn expand_glob(&self, glob: &str) -> Option<Vec<String>> {
+        leastgrant_engine::expand_glob(glob, |dir| {
+            self.dirs.iter().find(|(d, _)| d == dir).map(|(_, names)| {
+                names
+                    .iter()
+                    .map(|n| {
+                        let path = format!("{dir}/{n}");
+                        let is_dir = self.dirs.iter().any(|(d, _)| *d == path)
+                            || self.links.0.iter().any(|(link, _)| *link == path);
+                        (n.to_string(), is_dir)
+                    })
+                    .collect()
+            })
+        })
+    }
+}
+
+/// A glob is placed by what it names on the caller's disk: `cat src/*.py` reads the project's
+/// Python files, not a `local_settings.py` its text could name; `cat docs/*.md` reads where a
+/// link named `notes.md` leads. When nothing matches, or the caller cannot tell, the text's
+/// answer stands, and so does it for names outside the project.
+#[test]
+fn a_glob_is_placed_by_what_it_names_on_the_disk() {
+    let disk = |dirs: Vec<(String, Vec<&'static str>)>| {
+        let mut roots = roots();
+        roots.see_links(Arc::new(GlobDisk {
+            links: MapLinks(vec![
+                (
+                    format!("{PROJECT}/docs/notes.md"),
+                    format!("{HOME}/.aws/credentials"),
+                ),
+                (format!("{PROJECT}/docs/keys"), format!("{HOME}/.ssh")),
+            ]),
+            dirs,
+        }));
+        roots
+    };
+    let listed = disk(vec![
+        (
+            format!("{PROJECT}/src"),
+            vec!["main.py", "util.py", "lib.rs"],
+        ),
+        (
+            format!("{PROJECT}/docs"),
+            vec!["guide.md", "notes.md", "keys"],
+        ),
+        (format!("{PROJECT}/settings"), vec!["local_settings.py"]),
+        (format!("{HOME}/.ssh"), vec!["config", "id_ed25519"]),
+    ]);
+    let cases = [
+        ("cat src/*.py", false),
+        ("wc -l src/*.py", false),
+        ("cat src/*.{py,rs}", false),
+        ("cat docs/*.md", true),
+        ("cat docs/n*", true),
+        ("cat docs/g*.md", false),
+        ("cat settings/*.py", true),
+        ("cat none/*.py", true),
+        ("cat ~/.ssh/*", true),
+        ("grep -R TODO docs/*", true),
+        ("cat docs/**/*.md", true),
+        ("cat src/**/*.py", false),
+        ("cat **/*.py", true),
+        ("cat src/**", false),
+        ("grep -r TODO docs/g*", false),
+    ];
+    for (command, reaches) in cases {
+        let analysis = analyze(&ToolCall::shell(command, Some(PROJECT)), &listed);
+        let secret = analysis
+            .actions
+            .iter()
+            .any(|a| a.targets.iter().any(|t| t.placement.secret));
+        assert_eq!(secret, reaches, "{command}");
+        assert!(analysis.understood, "{command}: {:?}", analysis.problems);
+    }
+    // A caller that cannot list (the replay) keeps the text's answer.
+    let analysis = analyze(&ToolCall::shell("cat src/*.py", Some(PROJECT)), &roots());
+    assert!(
+        analysis
+            .actions
+            .iter()
+            .any(|a| a.targets.iter().any(|t| t.placement.secret))
+    );
+}
