@@ -744,6 +744,62 @@ mod tests {
         }
     }
 
+    /// A JSON string's raw text from pieces: plain runs of varied lengths (so escapes land on
+    /// every offset of the sixteen-byte scan) and every kind of escape; a piece is one the
+    /// fast reading must refuse (a lone surrogate, a bad escape, a bare quote) once in 64.
+    /// Also whether every piece was one it must read.
+    fn raw_string(pieces: &[(u8, u8)]) -> (String, bool) {
+        const SURE: [&str; 13] = [
+            "", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\b", "\\f", "\\r", "\\u00e9", "\\u001f",
+            "\\u000A", "\\u0041",
+        ];
+        const REFUSED: [&str; 4] = ["\\ud83d", "\\x", "\"", "\\u12g"];
+        let mut sure = true;
+        let text = pieces
+            .iter()
+            .map(|(run, escape)| {
+                let plain = "abcdefghijklmnopqrstuvwxyz0123456789é"
+                    .chars()
+                    .cycle()
+                    .take(usize::from(*run % 40))
+                    .collect::<String>();
+                let escape = if *escape < 4 {
+                    sure = false;
+                    REFUSED[usize::from(*escape)]
+                } else {
+                    SURE[usize::from(*escape) % SURE.len()]
+                };
+                plain + escape
+            })
+            .collect();
+        (text, sure)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+
+        /// Strings with escapes anywhere, in the fields the reader keeps (an input's value and
+        /// key order, a result's text) and in one it passes over: the fast reading agrees with
+        /// `serde_json`, is sure of every line of escapes it knows, and refuses the others.
+        #[test]
+        fn the_fast_reading_agrees_on_strings_with_escapes_anywhere(
+            a in proptest::collection::vec((0u8..=255, 0u8..=255), 0..12),
+            b in proptest::collection::vec((0u8..=255, 0u8..=255), 0..12),
+            c in proptest::collection::vec((0u8..=255, 0u8..=255), 0..12),
+        ) {
+            let ((a, a_sure), (b, b_sure), (c, c_sure)) = (raw_string(&a), raw_string(&b), raw_string(&c));
+            let call = format!(
+                r#"{{"type":"assistant","uuid":"u","message":{{"content":[{{"type":"tool_use","id":"t","name":"Bash","input":{{"z":[{{"y":"{b}","x":1}}],"command":"{a}"}}}}]}}}}"#
+            );
+            let result = format!(
+                r#"{{"type":"user","uuid":"v","message":{{"content":[{{"type":"tool_result","tool_use_id":"t","content":"{a}"}}]}},"toolUseResult":{{"stdout":"{c}","interrupted":false}}}}"#
+            );
+            for (line, sure) in [(call, a_sure && b_sure), (result, a_sure && c_sure)] {
+                proptest::prop_assert_eq!(agrees(&line), sure, "{}", line);
+            }
+        }
+    }
+
     #[test]
     fn the_fast_reading_agrees_with_serde_json() {
         let cases = std::fs::read_to_string(concat!(
