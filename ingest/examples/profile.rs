@@ -14,17 +14,13 @@ fn main() {
         eprintln!("usage: profile CORPUS TABLE");
         std::process::exit(2);
     };
-    let mut files: Vec<SourceFile> = std::fs::read_dir(&corpus)
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .map(|e| SourceFile {
-                    source: &leastgrant_ingest::claude::SOURCE,
-                    path: e.path(),
-                })
-                .collect()
+    let files: Vec<SourceFile> = leastgrant_ingest::claude::discover(&corpus)
+        .into_iter()
+        .map(|path| SourceFile {
+            source: &leastgrant_ingest::claude::SOURCE,
+            path,
         })
-        .unwrap_or_default();
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+        .collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
