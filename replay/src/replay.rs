@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity, Judgement, Learned,
-    NoAnswers, Posed, Posture, SessionState, Settings, Situation, Stage, Thresholds,
-    decide_prepared, judge, judge_posed, pose, stable_hash,
+    Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity, Gates, Judgement,
+    Learned, NoAnswers, Posed, Posture, Ruling, SessionState, Settings, Situation, Stage,
+    Thresholds, decide_prepared, judge, judge_posed, pose, stable_hash,
 };
 use leastgrant_ingest::schema::Outcome;
 
@@ -332,6 +332,8 @@ enum Learning {
         class: usize,
         /// Its posture's index in [`POSTURES`].
         posture: usize,
+        /// Its thresholds, worked out per tier.
+        gates: Gates,
     },
 }
 
@@ -448,6 +450,7 @@ fn replay_classified(
                         envelope: SettingEnvelope::new(at, signature_count),
                         class,
                         posture: POSTURES.iter().position(|p| *p == s.posture).unwrap_or(0),
+                        gates: Gates::new(&s.thresholds),
                     }
                 }
                 (_, Some(table)) => Learning::Own(Envelope::tracking(Arc::clone(table))),
@@ -478,7 +481,10 @@ fn replay_classified(
         .min()
         .unwrap_or(0);
     let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_count];
+    // The engine's judgements where it judges in full (`judge`), and each action's ruling of
+    // the setting at hand (what the loop reads).
     let mut judgements: Vec<Judgement> = Vec::new();
+    let mut rulings: Vec<Ruling> = Vec::new();
     // Per posture (in `POSTURES` order), each action's part of `judge` that no learned state
     // changes, worked out once per event for the postures a sharing setting has.
     let mut posed: [Vec<Posed>; 4] = Default::default();
@@ -621,13 +627,14 @@ fn replay_classified(
         {
             let session_state = state.sessions.get(session).copied().unwrap_or_default();
             let view;
-            let mut shared_view: Option<(&View, &[Posed])> = None;
+            let mut shared_view: Option<(&View, &[Posed], &Gates)> = None;
             let learned: &dyn Learned = match &state.learned {
                 Learning::Own(envelope) => envelope,
                 Learning::Shared {
                     envelope,
                     class,
                     posture,
+                    gates,
                 } => {
                     let (at, thresholds) = classes.get(*class).copied().unwrap_or_default();
                     view = View {
@@ -637,7 +644,8 @@ fn replay_classified(
                         computed: computed.get(*class).map_or(&[], Vec::as_slice),
                         computed_for: (thresholds.half_life_days, thresholds.z),
                     };
-                    shared_view = Some((&view, posed.get(*posture).map_or(&[], Vec::as_slice)));
+                    shared_view =
+                        Some((&view, posed.get(*posture).map_or(&[], Vec::as_slice), gates));
                     &view
                 }
             };
@@ -646,15 +654,16 @@ fn replay_classified(
                 Method::Engine(engine_settings) => match shared_view {
                     // The posture's part computed once per event, the familiarity read
                     // from what the event computed for every setting of its class.
-                    Some((view, posed_for)) => {
+                    Some((view, posed_for, gates)) => {
                         let thresholds = &engine_settings.thresholds;
                         judge_posed(
                             analysis,
                             posed_for,
                             &session_state,
-                            engine_settings,
+                            engine_settings.posture,
+                            gates,
                             |at, tier| view.familiarity_at(at, tier, now, thresholds),
-                            &mut judgements,
+                            &mut rulings,
                         )
                         .0
                     }
@@ -665,7 +674,11 @@ fn replay_classified(
                             settings: engine_settings,
                             now_us: now,
                         };
-                        judge(analysis, &call.prepared, &situation, &mut judgements).0
+                        let decision =
+                            judge(analysis, &call.prepared, &situation, &mut judgements).0;
+                        rulings.clear();
+                        rulings.extend(judgements.iter().map(|j| Ruling::from(*j)));
+                        decision
                     }
                 },
                 Method::AlwaysAsk => Decision::Ask,
@@ -720,10 +733,10 @@ fn replay_classified(
             let engine = matches!(setting.method, Method::Engine(_));
             if class == Class::Friction {
                 let code = if engine {
-                    judgements
+                    rulings
                         .iter()
                         .find(|j| j.decision == Decision::Ask)
-                        .map_or("engine.empty", Judgement::code)
+                        .map_or("engine.empty", Ruling::code)
                 } else if !native_code.is_empty() {
                     native_code
                 } else {
@@ -741,15 +754,8 @@ fn replay_classified(
                 }
             }
             if class == Class::Miss {
-                let mut record = miss_record(
-                    index,
-                    setting,
-                    call,
-                    learned,
-                    &session_state,
-                    now,
-                    &judgements,
-                );
+                let mut record =
+                    miss_record(index, setting, call, learned, &session_state, now, &rulings);
                 if let (Method::Native(_), Some(n)) = (&setting.method, &native) {
                     record.codes = vec![native::MATCHED.to_string()];
                     record.reasons = format!(
@@ -761,7 +767,7 @@ fn replay_classified(
             }
             if engine {
                 for ((judgement, signature), action) in
-                    judgements.iter().zip(signatures).zip(&analysis.actions)
+                    rulings.iter().zip(signatures).zip(&analysis.actions)
                 {
                     let Some(promoted) = state.promoted.get_mut(*signature as usize) else {
                         continue;
@@ -897,7 +903,7 @@ fn miss_record(
     envelope: &dyn Learned,
     session: &SessionState,
     now: i64,
-    judgements: &[Judgement],
+    rulings: &[Ruling],
 ) -> MissRecord {
     match &setting.method {
         Method::Engine(engine_settings) => {
@@ -911,7 +917,7 @@ fn miss_record(
             let verdict = decide_prepared(&call.analysis, &call.prepared, &ctx);
             MissRecord {
                 index,
-                codes: judgements.iter().map(|j| j.code().to_string()).collect(),
+                codes: rulings.iter().map(|j| j.code().to_string()).collect(),
                 reasons: verdict
                     .reasons
                     .iter()
