@@ -312,7 +312,9 @@ pub struct ProjectRun {
 /// Per setting, the state the simulated system has reached.
 struct State {
     learned: Learning,
-    sessions: Vec<SessionState>,
+    /// Per session, its state where it differs from the shared one (strict's, which learns
+    /// the shared evidence): most settings run what strict runs, so most have none of their own.
+    sessions: Vec<Option<SessionState>>,
     approved_once: HashSet<u32>,
     /// Per interned signature: learning has allowed it.
     promoted: Vec<bool>,
@@ -458,7 +460,7 @@ fn replay_classified(
             };
             State {
                 learned,
-                sessions: vec![SessionState::default(); session_count],
+                sessions: vec![None; session_count],
                 approved_once: HashSet::new(),
                 promoted: vec![false; signature_count],
                 friction: Vec::new(),
@@ -502,6 +504,11 @@ fn replay_classified(
     let mut tallies: Vec<[u64; TALLY]> = vec![[0; TALLY]; setting_count];
     let mut window_rows: Vec<[u32; 3]> = Vec::new();
     let mut day_rows: Vec<[u32; 3]> = Vec::new();
+    // The verdicts of the current run of events with the same window and day, per setting:
+    // one increment per setting and event, added to the window's and the day's rows when the
+    // run ends.
+    let mut run_rows: Vec<[u32; 3]> = vec![[0; 3]; setting_count];
+    let mut run_of: (Option<usize>, Option<usize>) = (None, None);
     for (index, event) in events.iter().enumerate() {
         for envelope in &shared {
             envelope.begin_event();
@@ -589,6 +596,11 @@ fn replay_classified(
             }
             at
         });
+        if (window_row, day_row) != run_of {
+            end_run(&mut run_rows, run_of, &mut window_rows, &mut day_rows);
+            run_of = (window_row, day_row);
+        }
+        let counted = window_row.is_some() || day_row.is_some();
         // Once per event, for every sharing setting: the shared familiarity of each action,
         // and the shared evidence.
         let mut shared_learns = (None, false);
@@ -622,10 +634,14 @@ fn replay_classified(
             shared_learns = counterfactual(decision, label, options.unattended);
         }
         let (shared_evidence, shared_ran) = shared_learns;
+        // The shared session state before this event (what a setting without one of its own
+        // reads).
+        let shared_session = shared_sessions.get(session).copied().unwrap_or_default();
         approvals_after.clear();
         for (setting_index, (setting, state)) in settings.iter().zip(states.iter_mut()).enumerate()
         {
-            let session_state = state.sessions.get(session).copied().unwrap_or_default();
+            let own_session = state.sessions.get(session).copied().flatten();
+            let session_state = own_session.unwrap_or(shared_session);
             let view;
             let mut shared_view: Option<(&View, &[Posed], &Gates)> = None;
             let learned: &dyn Learned = match &state.learned {
@@ -720,11 +736,8 @@ fn replay_classified(
                 (class, evidence, ran, slot)
             });
             tallies[setting_index][slot] += 1;
-            if let Some(at) = window_row {
-                window_rows[at + setting_index][verdict] += 1;
-            }
-            if let Some(at) = day_row {
-                day_rows[at + setting_index][verdict] += 1;
+            if counted {
+                run_rows[setting_index][verdict] += 1;
             }
             let run = &mut state.run;
             if options.keep_verdicts {
@@ -766,16 +779,19 @@ fn replay_classified(
                 run.misses.push(record);
             }
             if engine {
-                for ((judgement, signature), action) in
-                    rulings.iter().zip(signatures).zip(&analysis.actions)
-                {
+                for (at, judgement) in rulings.iter().enumerate() {
+                    if judgement.decision != Decision::Allow || judgement.stage != Stage::Learned {
+                        continue;
+                    }
+                    let (Some(signature), Some(action)) =
+                        (signatures.get(at), analysis.actions.get(at))
+                    else {
+                        continue;
+                    };
                     let Some(promoted) = state.promoted.get_mut(*signature as usize) else {
                         continue;
                     };
-                    if judgement.decision == Decision::Allow
-                        && judgement.stage == Stage::Learned
-                        && !*promoted
-                    {
+                    if !*promoted {
                         *promoted = true;
                         let (first, sightings) = first_seen
                             .get(*signature as usize)
@@ -823,8 +839,15 @@ fn replay_classified(
                 }
                 _ => {}
             }
-            if ran && let Some(s) = state.sessions.get_mut(session) {
-                s.record(analysis);
+            // Its own session state from the first event it ran where strict did not, or the
+            // reverse.
+            if (ran != shared_ran || own_session.is_some())
+                && let Some(slot) = state.sessions.get_mut(session)
+            {
+                let own = slot.get_or_insert(shared_session);
+                if ran {
+                    own.record(analysis);
+                }
             }
         }
         if let Some(evidence) = shared_evidence {
@@ -856,6 +879,7 @@ fn replay_classified(
             }
         }
     }
+    end_run(&mut run_rows, run_of, &mut window_rows, &mut day_rows);
     states
         .into_iter()
         .zip(tallies)
@@ -892,6 +916,28 @@ fn replay_classified(
             state.run
         })
         .collect()
+}
+
+/// Adds the verdicts of a run of events with the same window and day (`run_of`: their rows,
+/// if kept) to those rows, and empties the run.
+fn end_run(
+    run_rows: &mut [[u32; 3]],
+    run_of: (Option<usize>, Option<usize>),
+    window_rows: &mut [[u32; 3]],
+    day_rows: &mut [[u32; 3]],
+) {
+    for (rows, at) in [(window_rows, run_of.0), (day_rows, run_of.1)] {
+        if let Some(rows) = at.and_then(|at| rows.get_mut(at..)) {
+            for (row, run) in rows.iter_mut().zip(run_rows.iter()) {
+                for (total, n) in row.iter_mut().zip(run) {
+                    *total += n;
+                }
+            }
+        }
+    }
+    for run in run_rows.iter_mut() {
+        *run = [0; 3];
+    }
 }
 
 /// The words behind a miss: the engine's own reasons (misses are rare, so the full `decide`
