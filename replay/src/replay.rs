@@ -25,7 +25,7 @@ pub use crate::classify::{
 use crate::events::ReplayEvent;
 use crate::native::{self, NativeProject};
 use crate::settings::{Method, Setting};
-use crate::shared::{SettingEnvelope, SharedEnvelope, View};
+use crate::shared::{SettingEnvelope, SharedEnvelope, View, learned_by};
 
 /// Outcome classes of one event under one setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -497,6 +497,7 @@ fn replay_classified(
         }
     }
     let mut approvals_after: Vec<usize> = Vec::new();
+    let mut shared_learned: Vec<(u32, u8)> = Vec::new();
     // The loop's bookkeeping, batched: per setting a flat tally of (period, verdict, class,
     // stake, label source) and per window and day a row of verdicts for every setting, each
     // touched by one increment per setting and event and turned into counts and curves at the end.
@@ -634,6 +635,11 @@ fn replay_classified(
             shared_learns = counterfactual(decision, label, options.unattended);
         }
         let (shared_evidence, shared_ran) = shared_learns;
+        // The signatures and tiers the shared evidence goes to.
+        shared_learned.clear();
+        if let Some(evidence) = shared_evidence {
+            learned_by(call, evidence, &mut shared_learned);
+        }
         // The shared session state before this event (what a setting without one of its own
         // reads).
         let shared_session = shared_sessions.get(session).copied().unwrap_or_default();
@@ -822,11 +828,12 @@ fn replay_classified(
                 }
                 (Method::Engine(_), Learning::Shared { envelope, .. }) => {
                     if let Some(shared) = shared.get(envelope.shared)
-                        && envelope.learn(
+                        && envelope.learn_event(
                             shared,
                             call,
                             evidence,
                             shared_evidence,
+                            &shared_learned,
                             now,
                             session_hash,
                         )
