@@ -475,6 +475,11 @@ fn replay_classified(
     };
     let mut shared_sessions = vec![SessionState::default(); session_count];
     let mut computed: Vec<Vec<Familiarity>> = vec![Vec::new(); classes.len()];
+    // Per class: its shared envelope and the half-life and z its familiarity is computed for.
+    let class_keys: Vec<(usize, (f64, f64))> = classes
+        .iter()
+        .map(|(at, t)| (*at, (t.half_life_days, t.z)))
+        .collect();
 
     let first_ts = events
         .iter()
@@ -583,6 +588,16 @@ fn replay_classified(
         // The class, the evidence and the tally slot of each verdict: the same for every
         // setting, so worked out once per event for each verdict that occurs.
         let mut outcomes: [Option<VerdictOutcome>; 3] = [None; 3];
+        // With many settings, all three at once (a look-up each then); with few, only those
+        // that occur.
+        if setting_count >= MANY_SETTINGS {
+            for (outcome, decision) in outcomes.iter_mut().zip(DECISIONS) {
+                let class = Class::of(decision, label, options.unattended);
+                let (evidence, ran) = counterfactual(decision, label, options.unattended);
+                let slot = tally_slot(period, decision, class, call.risky, source);
+                *outcome = Some((class, evidence, ran, slot));
+            }
+        }
         let window_row = (window < options.max_windows).then(|| {
             let at = window as usize * setting_count;
             if window_rows.len() <= at {
@@ -644,10 +659,26 @@ fn replay_classified(
         // reads).
         let shared_session = shared_sessions.get(session).copied().unwrap_or_default();
         approvals_after.clear();
+        // Per class, what a setting's view reads besides its own statistics.
+        let class_views: Vec<View> = class_keys
+            .iter()
+            .zip(&computed)
+            .filter_map(|((at, computed_for), computed)| {
+                Some(View {
+                    setting: None,
+                    shared: shared.get(*at)?,
+                    call,
+                    computed,
+                    computed_for: *computed_for,
+                })
+            })
+            .collect();
         for (setting_index, (setting, state)) in settings.iter().zip(states.iter_mut()).enumerate()
         {
-            let own_session = state.sessions.get(session).copied().flatten();
-            let session_state = own_session.unwrap_or(shared_session);
+            let (session_state, own_session) = match state.sessions.get(session) {
+                Some(Some(own)) => (own, true),
+                _ => (&shared_session, false),
+            };
             let view;
             let mut shared_view: Option<(&View, &[Posed], &Gates)> = None;
             let learned: &dyn Learned = match &state.learned {
@@ -658,13 +689,18 @@ fn replay_classified(
                     posture,
                     gates,
                 } => {
-                    let (at, thresholds) = classes.get(*class).copied().unwrap_or_default();
-                    view = View {
-                        setting: Some(envelope),
-                        shared: &shared[at],
-                        call,
-                        computed: computed.get(*class).map_or(&[], Vec::as_slice),
-                        computed_for: (thresholds.half_life_days, thresholds.z),
+                    view = match class_views.get(*class) {
+                        Some(base) => View {
+                            setting: Some(envelope),
+                            ..*base
+                        },
+                        None => View {
+                            setting: Some(envelope),
+                            shared: &shared[envelope.shared],
+                            call,
+                            computed: &[],
+                            computed_for: (f64::NAN, f64::NAN),
+                        },
                     };
                     shared_view =
                         Some((&view, posed.get(*posture).map_or(&[], Vec::as_slice), gates));
@@ -681,7 +717,7 @@ fn replay_classified(
                         judge_posed(
                             analysis,
                             posed_for,
-                            &session_state,
+                            session_state,
                             engine_settings.posture,
                             gates,
                             |at, tier| view.familiarity_at(at, tier, now, thresholds),
@@ -692,7 +728,7 @@ fn replay_classified(
                     None => {
                         let situation = Situation {
                             learned,
-                            session: &session_state,
+                            session: session_state,
                             settings: engine_settings,
                             now_us: now,
                         };
@@ -774,7 +810,7 @@ fn replay_classified(
             }
             if class == Class::Miss {
                 let mut record =
-                    miss_record(index, setting, call, learned, &session_state, now, &rulings);
+                    miss_record(index, setting, call, learned, session_state, now, &rulings);
                 if let (Method::Native(_), Some(n)) = (&setting.method, &native) {
                     record.codes = vec![native::MATCHED.to_string()];
                     record.reasons = format!(
@@ -848,7 +884,7 @@ fn replay_classified(
             }
             // Its own session state from the first event it ran where strict did not, or the
             // reverse.
-            if (ran != shared_ran || own_session.is_some())
+            if (ran != shared_ran || own_session)
                 && let Some(slot) = state.sessions.get_mut(session)
             {
                 let own = slot.get_or_insert(shared_session);
@@ -999,6 +1035,9 @@ const POSTURES: [Posture; 4] = [
     Posture::Autopilot,
     Posture::Strict,
 ];
+
+/// Settings from which each event works out the outcome of all three verdicts beforehand.
+const MANY_SETTINGS: usize = 8;
 
 /// A verdict's class, the evidence it gives, whether the call ran, and its tally slot.
 type VerdictOutcome = (Class, Option<Evidence>, bool, usize);
