@@ -298,6 +298,7 @@ impl Gates {
     }
 
     /// [`can_promote`] with these thresholds.
+    #[inline]
     pub fn can_promote(&self, fam: &Familiarity, tier: u8, harmless: bool) -> Promotion {
         let thresholds = &self.thresholds;
         if tier > thresholds.max_tier {

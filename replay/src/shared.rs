@@ -750,8 +750,52 @@ impl View<'_> {
 
     /// The familiarity of the event's action `at` (its signature and tier): the statistics of
     /// the setting's own, its approvals with the shared sightings, or the shared familiarity
-    /// computed once for the event.
+    /// computed once for the event. The two answers most settings get — the shared familiarity,
+    /// and what the approvals they hold last gave this event ([`View::seen`]'s first look) —
+    /// here; the rest in [`View::familiarity_of`].
+    #[inline]
     pub(crate) fn familiarity_at(
+        &self,
+        at: usize,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
+        let Some(id) = self.call.action_signatures.get(at).copied() else {
+            return Familiarity::NOVEL;
+        };
+        let (sightings, own) = match self.setting.and_then(|s| s.own.get(id as usize)) {
+            Some(Stats::Own(Some(sightings), own)) => (Rc::as_ptr(sightings), own),
+            Some(Stats::Approvals(own)) => match self.shared.stats.get(id as usize) {
+                Some(Some(stats)) => (std::ptr::from_ref(stats), own),
+                _ => return self.familiarity_of(at, tier, now_us, thresholds),
+            },
+            Some(Stats::Own(None, _)) => return Familiarity::NOVEL,
+            _ => {
+                let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
+                    && self.call.tiers.get(at) == Some(&tier);
+                return match self.computed.get(at) {
+                    Some(fam) if same => *fam,
+                    _ => self.shared.familiarity(id, tier, now_us, thresholds),
+                };
+            }
+        };
+        let key: SeenKey = (
+            sightings,
+            Rc::as_ptr(own),
+            tier,
+            thresholds.half_life_days.to_bits(),
+            thresholds.z.to_bits(),
+        );
+        if own.last_key.get() == (self.shared.stamp.get(), key) {
+            return own.last.get();
+        }
+        self.familiarity_of(at, tier, now_us, thresholds)
+    }
+
+    /// [`View::familiarity_at`] in full.
+    #[inline(never)]
+    fn familiarity_of(
         &self,
         at: usize,
         tier: u8,
