@@ -491,7 +491,9 @@ fn learned_decision(promotion: Promotion) -> Decision {
 /// order), the familiarity of the actions learning decides answered by `familiarity` (called
 /// with the action's index and tier) and the thresholds as [`Gates`] — the replay's way in,
 /// which computes the poses and the familiarity once for many settings and keeps each action's
-/// judgement as a [`Ruling`]. The same steps and the same result as [`judge`].
+/// judgement as a [`Ruling`]. The same steps and the same result as [`judge`]. Inlined, with
+/// [`finish`], into the replay's loop, which calls it once per event and setting.
+#[inline(always)]
 pub fn judge_posed(
     analysis: &Analysis,
     posed: &[Posed],
@@ -525,6 +527,7 @@ pub fn judge_posed(
 
 /// The part of [`judge`] after each action's own judgement (`judged`, called with each
 /// action's index in order): session taint, then the strictest action, then the posture.
+#[inline(always)]
 fn finish<J: Judged>(
     analysis: &Analysis,
     session: &SessionState,

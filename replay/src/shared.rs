@@ -753,7 +753,7 @@ impl View<'_> {
     /// computed once for the event. The two answers most settings get — the shared familiarity,
     /// and what the approvals they hold last gave this event ([`View::seen`]'s first look) —
     /// here; the rest in [`View::familiarity_of`].
-    #[inline]
+    #[inline(always)]
     pub(crate) fn familiarity_at(
         &self,
         at: usize,
