@@ -5,7 +5,7 @@
 //! hook both call [`decide`], so a replayed verdict and a live one are the same verdict.
 
 use crate::envelope::stats::{Familiarity, Thresholds};
-use crate::envelope::{Learned, Promotion, can_promote};
+use crate::envelope::{Gates, Learned, Promotion, can_promote};
 use crate::model::{
     Access, Action, Analysis, Answer, AnswerSource, Answers, Capability as C, Decision, Exposure,
     Reach, Reversibility, Scale, Zone,
@@ -249,24 +249,109 @@ pub struct Judgement {
 impl Judgement {
     /// The stable code of the reason that decided it (the first reason [`decide`] gives).
     pub fn code(&self) -> &'static str {
-        if self.taint.is_some() {
-            return "session.taint";
+        code_of(
+            self.taint,
+            self.stage,
+            self.floor,
+            self.learned.map(|(_, p)| p),
+        )
+    }
+}
+
+/// One action's judgement as the replay keeps it per setting: a [`Judgement`] without what
+/// learning knew (the familiarity, which only the words need), so a setting's judgement of an
+/// event is a few bytes. [`judge_posed`] writes these.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ruling {
+    /// The action's decision, taint included.
+    pub decision: Decision,
+    /// The step that decided it.
+    pub stage: Stage,
+    /// The first floor that applied (after the autopilot waiver), for `Integrity`/`Floors`.
+    pub floor: Option<&'static str>,
+    /// What learning concluded, for `Learned`.
+    pub promotion: Option<Promotion>,
+    /// The session concern that turned an allow into an ask.
+    pub taint: Option<&'static str>,
+}
+
+impl Ruling {
+    /// The stable code of the reason that decided it, as [`Judgement::code`].
+    pub fn code(&self) -> &'static str {
+        code_of(self.taint, self.stage, self.floor, self.promotion)
+    }
+}
+
+impl From<Judgement> for Ruling {
+    fn from(judgement: Judgement) -> Ruling {
+        Ruling {
+            decision: judgement.decision,
+            stage: judgement.stage,
+            floor: judgement.floor,
+            promotion: judgement.learned.map(|(_, p)| p),
+            taint: judgement.taint,
         }
-        match self.stage {
-            Stage::Integrity | Stage::Floors => self.floor.unwrap_or("floor"),
-            Stage::Answer => "rule",
-            Stage::Strict => "posture.strict",
-            Stage::Learned => match self.learned.map(|(_, p)| p) {
-                Some(Promotion::Granted) => "learned.granted",
-                Some(Promotion::Confirmed) => "learned.confirmed",
-                Some(Promotion::Observed) => "learned.observed",
-                Some(Promotion::BlastTooHigh) => "gap.blast",
-                Some(Promotion::PreviouslyDenied) => "gap.denied",
-                Some(Promotion::NeedsApprovals { .. }) | None => "gap.approvals",
-                Some(Promotion::NeedsDays { .. }) => "gap.days",
-                Some(Promotion::NeedsSessions { .. }) => "gap.sessions",
-            },
-        }
+    }
+}
+
+/// The code of the reason that decided an action.
+fn code_of(
+    taint: Option<&'static str>,
+    stage: Stage,
+    floor: Option<&'static str>,
+    promotion: Option<Promotion>,
+) -> &'static str {
+    if taint.is_some() {
+        return "session.taint";
+    }
+    match stage {
+        Stage::Integrity | Stage::Floors => floor.unwrap_or("floor"),
+        Stage::Answer => "rule",
+        Stage::Strict => "posture.strict",
+        Stage::Learned => match promotion {
+            Some(Promotion::Granted) => "learned.granted",
+            Some(Promotion::Confirmed) => "learned.confirmed",
+            Some(Promotion::Observed) => "learned.observed",
+            Some(Promotion::BlastTooHigh) => "gap.blast",
+            Some(Promotion::PreviouslyDenied) => "gap.denied",
+            Some(Promotion::NeedsApprovals { .. }) | None => "gap.approvals",
+            Some(Promotion::NeedsDays { .. }) => "gap.days",
+            Some(Promotion::NeedsSessions { .. }) => "gap.sessions",
+        },
+    }
+}
+
+/// What [`finish`] needs of an action's judgement, whichever form it is kept in.
+trait Judged: Copy {
+    fn decision(&self) -> Decision;
+    fn stage(&self) -> Stage;
+    /// Turns an allow into an ask for a session concern.
+    fn taint(&mut self, concern: &'static str);
+}
+
+impl Judged for Judgement {
+    fn decision(&self) -> Decision {
+        self.decision
+    }
+    fn stage(&self) -> Stage {
+        self.stage
+    }
+    fn taint(&mut self, concern: &'static str) {
+        self.decision = Decision::Ask;
+        self.taint = Some(concern);
+    }
+}
+
+impl Judged for Ruling {
+    fn decision(&self) -> Decision {
+        self.decision
+    }
+    fn stage(&self) -> Stage {
+        self.stage
+    }
+    fn taint(&mut self, concern: &'static str) {
+        self.decision = Decision::Ask;
+        self.taint = Some(concern);
     }
 }
 
@@ -384,13 +469,8 @@ pub fn judge_learned(
     thresholds: &Thresholds,
 ) -> Judgement {
     let promotion = can_promote(&fam, tier, harmless, thresholds);
-    let decision = if promotion.allows() {
-        Decision::Allow
-    } else {
-        Decision::Ask
-    };
     Judgement {
-        decision,
+        decision: learned_decision(promotion),
         stage: Stage::Learned,
         floor: None,
         learned: Some((fam, promotion)),
@@ -398,31 +478,48 @@ pub fn judge_learned(
     }
 }
 
+/// Learning's decision: allow what it promotes, ask about the rest.
+fn learned_decision(promotion: Promotion) -> Decision {
+    if promotion.allows() {
+        Decision::Allow
+    } else {
+        Decision::Ask
+    }
+}
+
 /// [`judge`] with each action's [`pose`] for the setting's posture given (`posed`, in action
-/// order) and the familiarity of the actions learning decides answered by `familiarity`
-/// (called with the action's index and tier) — the replay's way in, which computes both once for
-/// many settings. The same steps and the same result as [`judge`].
+/// order), the familiarity of the actions learning decides answered by `familiarity` (called
+/// with the action's index and tier) and the thresholds as [`Gates`] — the replay's way in,
+/// which computes the poses and the familiarity once for many settings and keeps each action's
+/// judgement as a [`Ruling`]. The same steps and the same result as [`judge`]. Inlined, with
+/// [`finish`], into the replay's loop, which calls it once per event and setting.
+#[inline(always)]
 pub fn judge_posed(
     analysis: &Analysis,
     posed: &[Posed],
     session: &SessionState,
-    settings: &Settings,
+    posture: Posture,
+    gates: &Gates,
     mut familiarity: impl FnMut(usize, u8) -> Familiarity,
-    out: &mut Vec<Judgement>,
+    out: &mut Vec<Ruling>,
 ) -> (Decision, Decision) {
-    let thresholds = &settings.thresholds;
     finish(
         analysis,
         session,
-        settings.posture,
+        posture,
         |at| match posed.get(at)? {
-            Posed::Decided(judgement) => Some(*judgement),
-            Posed::Learned { harmless, tier } => Some(judge_learned(
-                familiarity(at, *tier),
-                *tier,
-                *harmless,
-                thresholds,
-            )),
+            Posed::Decided(judgement) => Some(Ruling::from(*judgement)),
+            Posed::Learned { harmless, tier } => {
+                let fam = familiarity(at, *tier);
+                let promotion = gates.can_promote(&fam, *tier, *harmless);
+                Some(Ruling {
+                    decision: learned_decision(promotion),
+                    stage: Stage::Learned,
+                    floor: None,
+                    promotion: Some(promotion),
+                    taint: None,
+                })
+            }
         },
         out,
     )
@@ -430,12 +527,13 @@ pub fn judge_posed(
 
 /// The part of [`judge`] after each action's own judgement (`judged`, called with each
 /// action's index in order): session taint, then the strictest action, then the posture.
-fn finish(
+#[inline(always)]
+fn finish<J: Judged>(
     analysis: &Analysis,
     session: &SessionState,
     posture: Posture,
-    mut judged: impl FnMut(usize) -> Option<Judgement>,
-    out: &mut Vec<Judgement>,
+    mut judged: impl FnMut(usize) -> Option<J>,
+    out: &mut Vec<J>,
 ) -> (Decision, Decision) {
     out.clear();
     let mut advisory: Option<Decision> = None;
@@ -445,14 +543,13 @@ fn finish(
             break;
         };
         // Session taint only ever turns an allow into an ask.
-        if judgement.decision == Decision::Allow
+        if judgement.decision() == Decision::Allow
             && let Some(concern) = session.concern(action)
         {
-            judgement.decision = Decision::Ask;
-            judgement.taint = Some(concern);
+            judgement.taint(concern);
         }
-        integrity |= judgement.stage == Stage::Integrity;
-        advisory = advisory.max(Some(judgement.decision));
+        integrity |= judgement.stage() == Stage::Integrity;
+        advisory = advisory.max(Some(judgement.decision()));
         out.push(judgement);
     }
     // Nothing to decide on asks.

@@ -255,17 +255,81 @@ pub fn can_promote(
     if tier > thresholds.max_tier {
         return Promotion::BlastTooHigh;
     }
+    promote(
+        fam,
+        harmless,
+        thresholds,
+        thresholds.required_confidence(tier),
+        |required| thresholds.approvals_needed(required),
+    )
+}
+
+/// Tiers whose required confidence and approvals [`Gates`] work out beforehand.
+const GATED_TIERS: usize = 8;
+
+/// [`can_promote`] for one setting's thresholds, with each tier's required confidence and the
+/// approvals it needs worked out once (the replay asks millions of times per setting): the same
+/// answers, as the same function computes them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gates {
+    thresholds: Thresholds,
+    /// Per tier up to the highest promotable (at most [`GATED_TIERS`]): the required confidence
+    /// and the clean-record approvals it needs.
+    by_tier: [(f64, u32); GATED_TIERS],
+}
+
+impl Gates {
+    /// The gates of `thresholds`.
+    pub fn new(thresholds: &Thresholds) -> Gates {
+        let mut by_tier = [(f64::INFINITY, u32::MAX); GATED_TIERS];
+        for (tier, slot) in (0u8..).zip(by_tier.iter_mut()) {
+            let required = thresholds.required_confidence(tier);
+            *slot = (required, thresholds.approvals_needed(required));
+        }
+        Gates {
+            thresholds: *thresholds,
+            by_tier,
+        }
+    }
+
+    /// The thresholds they were worked out for.
+    pub fn thresholds(&self) -> &Thresholds {
+        &self.thresholds
+    }
+
+    /// [`can_promote`] with these thresholds.
+    #[inline]
+    pub fn can_promote(&self, fam: &Familiarity, tier: u8, harmless: bool) -> Promotion {
+        let thresholds = &self.thresholds;
+        if tier > thresholds.max_tier {
+            return Promotion::BlastTooHigh;
+        }
+        match self.by_tier.get(usize::from(tier)) {
+            Some(&(required, needed)) => promote(fam, harmless, thresholds, required, |_| needed),
+            None => can_promote(fam, tier, harmless, thresholds),
+        }
+    }
+}
+
+/// [`can_promote`] below the highest tier, given the tier's required confidence and the
+/// approvals a confidence needs.
+fn promote(
+    fam: &Familiarity,
+    harmless: bool,
+    thresholds: &Thresholds,
+    required: f64,
+    approvals_needed: impl FnOnce(f64) -> u32,
+) -> Promotion {
     if fam.denied > 0 {
         return Promotion::PreviouslyDenied;
     }
     if fam.granted {
         return Promotion::Granted;
     }
-    let required = thresholds.required_confidence(tier);
     let more_days = thresholds.min_days.saturating_sub(fam.approval_days);
     let human_gap = if fam.confirmed <= 0.0 || fam.approval_bound < required {
         // Counted only here: the replay asks this millions of times, mostly of promoted calls.
-        let needed = thresholds.approvals_needed(required);
+        let needed = approvals_needed(required);
         let have = fam.confirmed.round() as u32;
         Promotion::NeedsApprovals {
             more: needed.saturating_sub(have).max(1),

@@ -60,8 +60,8 @@ pub use tools::canonical_tool;
 
 // The decision: `prepare` once per call, `judge` per setting, `decide` with the words.
 pub use decide::{
-    ActionVerdict, Context, Floor, Judgement, Posed, Posture, PreparedAction, Reason, Settings,
-    Situation, Stage, Verdict, Weight, decide, decide_prepared, floors, headline, judge,
+    ActionVerdict, Context, Floor, Judgement, Posed, Posture, PreparedAction, Reason, Ruling,
+    Settings, Situation, Stage, Verdict, Weight, decide, decide_prepared, floors, headline, judge,
     judge_learned, judge_posed, pose, prepare,
 };
 pub use model::{Answer, AnswerSource, Answers, Decision, NoAnswers};
@@ -73,7 +73,7 @@ pub use envelope::stats::{
     Approvals, DAY_US, Evidence, Familiarity, SignatureStats, Thresholds, day_of, stable_hash,
     wilson_lower_bound,
 };
-pub use envelope::{Envelope, Learned, Promotion, can_promote, riskiest};
+pub use envelope::{Envelope, Gates, Learned, Promotion, can_promote, riskiest};
 
 // The frozen envelope the hook reads.
 pub use frozen::{

@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use leastgrant_engine::{
-    Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity, Judgement, Learned,
-    NoAnswers, Posed, Posture, SessionState, Settings, Situation, Stage, Thresholds,
-    decide_prepared, judge, judge_posed, pose, stable_hash,
+    Context, DAY_US, DecayTable, Decision, Envelope, Evidence, Familiarity, Gates, Judgement,
+    Learned, NoAnswers, Posed, Posture, Ruling, SessionState, Settings, Situation, Stage,
+    Thresholds, decide_prepared, judge, judge_posed, pose, stable_hash,
 };
 use leastgrant_ingest::schema::Outcome;
 
@@ -25,7 +25,7 @@ pub use crate::classify::{
 use crate::events::ReplayEvent;
 use crate::native::{self, NativeProject};
 use crate::settings::{Method, Setting};
-use crate::shared::{SettingEnvelope, SharedEnvelope, View};
+use crate::shared::{SettingEnvelope, SharedEnvelope, View, learned_by};
 
 /// Outcome classes of one event under one setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -312,7 +312,9 @@ pub struct ProjectRun {
 /// Per setting, the state the simulated system has reached.
 struct State {
     learned: Learning,
-    sessions: Vec<SessionState>,
+    /// Per session, its state where it differs from the shared one (strict's, which learns
+    /// the shared evidence): most settings run what strict runs, so most have none of their own.
+    sessions: Vec<Option<SessionState>>,
     approved_once: HashSet<u32>,
     /// Per interned signature: learning has allowed it.
     promoted: Vec<bool>,
@@ -332,6 +334,8 @@ enum Learning {
         class: usize,
         /// Its posture's index in [`POSTURES`].
         posture: usize,
+        /// Its thresholds, worked out per tier.
+        gates: Gates,
     },
 }
 
@@ -448,6 +452,7 @@ fn replay_classified(
                         envelope: SettingEnvelope::new(at, signature_count),
                         class,
                         posture: POSTURES.iter().position(|p| *p == s.posture).unwrap_or(0),
+                        gates: Gates::new(&s.thresholds),
                     }
                 }
                 (_, Some(table)) => Learning::Own(Envelope::tracking(Arc::clone(table))),
@@ -455,7 +460,7 @@ fn replay_classified(
             };
             State {
                 learned,
-                sessions: vec![SessionState::default(); session_count],
+                sessions: vec![None; session_count],
                 approved_once: HashSet::new(),
                 promoted: vec![false; signature_count],
                 friction: Vec::new(),
@@ -470,6 +475,11 @@ fn replay_classified(
     };
     let mut shared_sessions = vec![SessionState::default(); session_count];
     let mut computed: Vec<Vec<Familiarity>> = vec![Vec::new(); classes.len()];
+    // Per class: its shared envelope and the half-life and z its familiarity is computed for.
+    let class_keys: Vec<(usize, (f64, f64))> = classes
+        .iter()
+        .map(|(at, t)| (*at, (t.half_life_days, t.z)))
+        .collect();
 
     let first_ts = events
         .iter()
@@ -478,7 +488,10 @@ fn replay_classified(
         .min()
         .unwrap_or(0);
     let mut first_seen: Vec<Option<(i64, u32)>> = vec![None; signature_count];
+    // The engine's judgements where it judges in full (`judge`), and each action's ruling of
+    // the setting at hand (what the loop reads).
     let mut judgements: Vec<Judgement> = Vec::new();
+    let mut rulings: Vec<Ruling> = Vec::new();
     // Per posture (in `POSTURES` order), each action's part of `judge` that no learned state
     // changes, worked out once per event for the postures a sharing setting has.
     let mut posed: [Vec<Posed>; 4] = Default::default();
@@ -489,6 +502,7 @@ fn replay_classified(
         }
     }
     let mut approvals_after: Vec<usize> = Vec::new();
+    let mut shared_learned: Vec<(u32, u8)> = Vec::new();
     // The loop's bookkeeping, batched: per setting a flat tally of (period, verdict, class,
     // stake, label source) and per window and day a row of verdicts for every setting, each
     // touched by one increment per setting and event and turned into counts and curves at the end.
@@ -496,6 +510,11 @@ fn replay_classified(
     let mut tallies: Vec<[u64; TALLY]> = vec![[0; TALLY]; setting_count];
     let mut window_rows: Vec<[u32; 3]> = Vec::new();
     let mut day_rows: Vec<[u32; 3]> = Vec::new();
+    // The verdicts of the current run of events with the same window and day, per setting:
+    // one increment per setting and event, added to the window's and the day's rows when the
+    // run ends.
+    let mut run_rows: Vec<[u32; 3]> = vec![[0; 3]; setting_count];
+    let mut run_of: (Option<usize>, Option<usize>) = (None, None);
     for (index, event) in events.iter().enumerate() {
         for envelope in &shared {
             envelope.begin_event();
@@ -569,6 +588,16 @@ fn replay_classified(
         // The class, the evidence and the tally slot of each verdict: the same for every
         // setting, so worked out once per event for each verdict that occurs.
         let mut outcomes: [Option<VerdictOutcome>; 3] = [None; 3];
+        // With many settings, all three at once (a look-up each then); with few, only those
+        // that occur.
+        if setting_count >= MANY_SETTINGS {
+            for (outcome, decision) in outcomes.iter_mut().zip(DECISIONS) {
+                let class = Class::of(decision, label, options.unattended);
+                let (evidence, ran) = counterfactual(decision, label, options.unattended);
+                let slot = tally_slot(period, decision, class, call.risky, source);
+                *outcome = Some((class, evidence, ran, slot));
+            }
+        }
         let window_row = (window < options.max_windows).then(|| {
             let at = window as usize * setting_count;
             if window_rows.len() <= at {
@@ -583,6 +612,11 @@ fn replay_classified(
             }
             at
         });
+        if (window_row, day_row) != run_of {
+            end_run(&mut run_rows, run_of, &mut window_rows, &mut day_rows);
+            run_of = (window_row, day_row);
+        }
+        let counted = window_row.is_some() || day_row.is_some();
         // Once per event, for every sharing setting: the shared familiarity of each action,
         // and the shared evidence.
         let mut shared_learns = (None, false);
@@ -616,28 +650,60 @@ fn replay_classified(
             shared_learns = counterfactual(decision, label, options.unattended);
         }
         let (shared_evidence, shared_ran) = shared_learns;
+        // The signatures and tiers the shared evidence goes to.
+        shared_learned.clear();
+        if let Some(evidence) = shared_evidence {
+            learned_by(call, evidence, &mut shared_learned);
+        }
+        // The shared session state before this event (what a setting without one of its own
+        // reads).
+        let shared_session = shared_sessions.get(session).copied().unwrap_or_default();
         approvals_after.clear();
+        // Per class, what a setting's view reads besides its own statistics.
+        let class_views: Vec<View> = class_keys
+            .iter()
+            .zip(&computed)
+            .filter_map(|((at, computed_for), computed)| {
+                Some(View {
+                    setting: None,
+                    shared: shared.get(*at)?,
+                    call,
+                    computed,
+                    computed_for: *computed_for,
+                })
+            })
+            .collect();
         for (setting_index, (setting, state)) in settings.iter().zip(states.iter_mut()).enumerate()
         {
-            let session_state = state.sessions.get(session).copied().unwrap_or_default();
+            let (session_state, own_session) = match state.sessions.get(session) {
+                Some(Some(own)) => (own, true),
+                _ => (&shared_session, false),
+            };
             let view;
-            let mut shared_view: Option<(&View, &[Posed])> = None;
+            let mut shared_view: Option<(&View, &[Posed], &Gates)> = None;
             let learned: &dyn Learned = match &state.learned {
                 Learning::Own(envelope) => envelope,
                 Learning::Shared {
                     envelope,
                     class,
                     posture,
+                    gates,
                 } => {
-                    let (at, thresholds) = classes.get(*class).copied().unwrap_or_default();
-                    view = View {
-                        setting: Some(envelope),
-                        shared: &shared[at],
-                        call,
-                        computed: computed.get(*class).map_or(&[], Vec::as_slice),
-                        computed_for: (thresholds.half_life_days, thresholds.z),
+                    view = match class_views.get(*class) {
+                        Some(base) => View {
+                            setting: Some(envelope),
+                            ..*base
+                        },
+                        None => View {
+                            setting: Some(envelope),
+                            shared: &shared[envelope.shared],
+                            call,
+                            computed: &[],
+                            computed_for: (f64::NAN, f64::NAN),
+                        },
                     };
-                    shared_view = Some((&view, posed.get(*posture).map_or(&[], Vec::as_slice)));
+                    shared_view =
+                        Some((&view, posed.get(*posture).map_or(&[], Vec::as_slice), gates));
                     &view
                 }
             };
@@ -646,26 +712,31 @@ fn replay_classified(
                 Method::Engine(engine_settings) => match shared_view {
                     // The posture's part computed once per event, the familiarity read
                     // from what the event computed for every setting of its class.
-                    Some((view, posed_for)) => {
+                    Some((view, posed_for, gates)) => {
                         let thresholds = &engine_settings.thresholds;
                         judge_posed(
                             analysis,
                             posed_for,
-                            &session_state,
-                            engine_settings,
+                            session_state,
+                            engine_settings.posture,
+                            gates,
                             |at, tier| view.familiarity_at(at, tier, now, thresholds),
-                            &mut judgements,
+                            &mut rulings,
                         )
                         .0
                     }
                     None => {
                         let situation = Situation {
                             learned,
-                            session: &session_state,
+                            session: session_state,
                             settings: engine_settings,
                             now_us: now,
                         };
-                        judge(analysis, &call.prepared, &situation, &mut judgements).0
+                        let decision =
+                            judge(analysis, &call.prepared, &situation, &mut judgements).0;
+                        rulings.clear();
+                        rulings.extend(judgements.iter().map(|j| Ruling::from(*j)));
+                        decision
                     }
                 },
                 Method::AlwaysAsk => Decision::Ask,
@@ -707,11 +778,8 @@ fn replay_classified(
                 (class, evidence, ran, slot)
             });
             tallies[setting_index][slot] += 1;
-            if let Some(at) = window_row {
-                window_rows[at + setting_index][verdict] += 1;
-            }
-            if let Some(at) = day_row {
-                day_rows[at + setting_index][verdict] += 1;
+            if counted {
+                run_rows[setting_index][verdict] += 1;
             }
             let run = &mut state.run;
             if options.keep_verdicts {
@@ -720,10 +788,10 @@ fn replay_classified(
             let engine = matches!(setting.method, Method::Engine(_));
             if class == Class::Friction {
                 let code = if engine {
-                    judgements
+                    rulings
                         .iter()
                         .find(|j| j.decision == Decision::Ask)
-                        .map_or("engine.empty", Judgement::code)
+                        .map_or("engine.empty", Ruling::code)
                 } else if !native_code.is_empty() {
                     native_code
                 } else {
@@ -741,15 +809,8 @@ fn replay_classified(
                 }
             }
             if class == Class::Miss {
-                let mut record = miss_record(
-                    index,
-                    setting,
-                    call,
-                    learned,
-                    &session_state,
-                    now,
-                    &judgements,
-                );
+                let mut record =
+                    miss_record(index, setting, call, learned, session_state, now, &rulings);
                 if let (Method::Native(_), Some(n)) = (&setting.method, &native) {
                     record.codes = vec![native::MATCHED.to_string()];
                     record.reasons = format!(
@@ -760,16 +821,19 @@ fn replay_classified(
                 run.misses.push(record);
             }
             if engine {
-                for ((judgement, signature), action) in
-                    judgements.iter().zip(signatures).zip(&analysis.actions)
-                {
+                for (at, judgement) in rulings.iter().enumerate() {
+                    if judgement.decision != Decision::Allow || judgement.stage != Stage::Learned {
+                        continue;
+                    }
+                    let (Some(signature), Some(action)) =
+                        (signatures.get(at), analysis.actions.get(at))
+                    else {
+                        continue;
+                    };
                     let Some(promoted) = state.promoted.get_mut(*signature as usize) else {
                         continue;
                     };
-                    if judgement.decision == Decision::Allow
-                        && judgement.stage == Stage::Learned
-                        && !*promoted
-                    {
+                    if !*promoted {
                         *promoted = true;
                         let (first, sightings) = first_seen
                             .get(*signature as usize)
@@ -800,11 +864,12 @@ fn replay_classified(
                 }
                 (Method::Engine(_), Learning::Shared { envelope, .. }) => {
                     if let Some(shared) = shared.get(envelope.shared)
-                        && envelope.learn(
+                        && envelope.learn_event(
                             shared,
                             call,
                             evidence,
                             shared_evidence,
+                            &shared_learned,
                             now,
                             session_hash,
                         )
@@ -817,8 +882,15 @@ fn replay_classified(
                 }
                 _ => {}
             }
-            if ran && let Some(s) = state.sessions.get_mut(session) {
-                s.record(analysis);
+            // Its own session state from the first event it ran where strict did not, or the
+            // reverse.
+            if (ran != shared_ran || own_session)
+                && let Some(slot) = state.sessions.get_mut(session)
+            {
+                let own = slot.get_or_insert(shared_session);
+                if ran {
+                    own.record(analysis);
+                }
             }
         }
         if let Some(evidence) = shared_evidence {
@@ -850,6 +922,7 @@ fn replay_classified(
             }
         }
     }
+    end_run(&mut run_rows, run_of, &mut window_rows, &mut day_rows);
     states
         .into_iter()
         .zip(tallies)
@@ -888,6 +961,28 @@ fn replay_classified(
         .collect()
 }
 
+/// Adds the verdicts of a run of events with the same window and day (`run_of`: their rows,
+/// if kept) to those rows, and empties the run.
+fn end_run(
+    run_rows: &mut [[u32; 3]],
+    run_of: (Option<usize>, Option<usize>),
+    window_rows: &mut [[u32; 3]],
+    day_rows: &mut [[u32; 3]],
+) {
+    for (rows, at) in [(window_rows, run_of.0), (day_rows, run_of.1)] {
+        if let Some(rows) = at.and_then(|at| rows.get_mut(at..)) {
+            for (row, run) in rows.iter_mut().zip(run_rows.iter()) {
+                for (total, n) in row.iter_mut().zip(run) {
+                    *total += n;
+                }
+            }
+        }
+    }
+    for run in run_rows.iter_mut() {
+        *run = [0; 3];
+    }
+}
+
 /// The words behind a miss: the engine's own reasons (misses are rare, so the full `decide`
 /// is affordable here), or what the baseline does.
 fn miss_record(
@@ -897,7 +992,7 @@ fn miss_record(
     envelope: &dyn Learned,
     session: &SessionState,
     now: i64,
-    judgements: &[Judgement],
+    rulings: &[Ruling],
 ) -> MissRecord {
     match &setting.method {
         Method::Engine(engine_settings) => {
@@ -911,7 +1006,7 @@ fn miss_record(
             let verdict = decide_prepared(&call.analysis, &call.prepared, &ctx);
             MissRecord {
                 index,
-                codes: judgements.iter().map(|j| j.code().to_string()).collect(),
+                codes: rulings.iter().map(|j| j.code().to_string()).collect(),
                 reasons: verdict
                     .reasons
                     .iter()
@@ -940,6 +1035,9 @@ const POSTURES: [Posture; 4] = [
     Posture::Autopilot,
     Posture::Strict,
 ];
+
+/// Settings from which each event works out the outcome of all three verdicts beforehand.
+const MANY_SETTINGS: usize = 8;
 
 /// A verdict's class, the evidence it gives, whether the call ran, and its tally slot.
 type VerdictOutcome = (Class, Option<Evidence>, bool, usize);

@@ -70,6 +70,9 @@ fn sighting(evidence: Evidence) -> u8 {
 /// sightings' share only), the tier, and the half-life and z as bits.
 type SeenKey = (*const SignatureStats, *const OwnApprovals, u8, u64, u64);
 
+/// No familiarity kept yet (event stamps start at 1).
+const NO_KEY: (u64, SeenKey) = (0, (std::ptr::null(), std::ptr::null(), 0, 0, 0));
+
 /// One fold of shared approvals this event: the approvals before, the sightings and tier they
 /// learned with, and the approvals after.
 struct ApprovalFold {
@@ -87,11 +90,16 @@ struct ApprovalFold {
 /// computed once per event. One copy for every setting whose approvals are the same (they took
 /// them from the shared statistics at the same event and learned the same since): copied on
 /// write ([`SharedEnvelope::learn_own_approvals`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct OwnApprovals {
     approvals: Approvals,
     /// `(day, tier, refusals, anchor)` and the approvals' share of the familiarity then.
     said: Cell<Option<(Said, ApprovalShare)>>,
+    /// The familiarity this event last computed with these approvals, and for what (the event's
+    /// stamp and the [`SeenKey`]): the settings holding them ask the same in turn, and find it
+    /// here before the event's list ([`View::seen`]).
+    last_key: Cell<(u64, SeenKey)>,
+    last: Cell<Familiarity>,
 }
 
 type Said = (i64, u8, u64, u32, Option<i64>);
@@ -110,6 +118,8 @@ impl OwnApprovals {
         OwnApprovals {
             approvals,
             said: Cell::new(None),
+            last_key: Cell::new(NO_KEY),
+            last: Cell::new(Familiarity::NOVEL),
         }
     }
 }
@@ -130,6 +140,8 @@ pub(crate) struct SharedEnvelope {
     approval_snapshots: RefCell<Vec<(u32, Rc<OwnApprovals>)>>,
     /// This event's folds of approvals of the settings' own.
     approval_folds: RefCell<Vec<ApprovalFold>>,
+    /// The event's stamp (counted by [`SharedEnvelope::begin_event`], from 1).
+    stamp: Cell<u64>,
 }
 
 impl SharedEnvelope {
@@ -142,6 +154,7 @@ impl SharedEnvelope {
             seen: RefCell::new(Vec::new()),
             approval_snapshots: RefCell::new(Vec::new()),
             approval_folds: RefCell::new(Vec::new()),
+            stamp: Cell::new(0),
         }
     }
 
@@ -152,6 +165,7 @@ impl SharedEnvelope {
         self.seen.borrow_mut().clear();
         self.approval_snapshots.borrow_mut().clear();
         self.approval_folds.borrow_mut().clear();
+        self.stamp.set(self.stamp.get() + 1);
     }
 
     /// The approvals of the shared statistics of `signature` as they were before this event,
@@ -397,34 +411,85 @@ impl SettingEnvelope {
         for_each_learned(call, evidence, |signature, tier| {
             folded += 1;
             match own.get_mut(signature as usize) {
-                Some(Stats::Own(sightings, approvals)) => {
-                    shared.fold_diverged(
-                        sightings,
-                        signature,
-                        tier,
-                        evidence,
-                        now_us,
-                        session_hash,
-                    );
-                    // Approvals of its own learn after the sightings folded the sighting.
-                    if evidence == Evidence::Confirmed
-                        && let Some(after) = sightings.as_deref()
-                    {
-                        shared.learn_own_approvals(
-                            approvals,
-                            signature,
-                            after,
-                            tier,
-                            now_us,
-                            session_hash,
-                        );
-                    }
-                }
+                Some(Stats::Own(sightings, own)) => fold_own(
+                    shared,
+                    sightings,
+                    own,
+                    (signature, tier),
+                    evidence,
+                    now_us,
+                    session_hash,
+                ),
                 Some(Stats::Approvals(_)) => approvals |= evidence == Evidence::Confirmed,
                 _ => {}
             }
         });
         self.events += folded;
+        approvals
+    }
+
+    /// [`SettingEnvelope::learn`] given the signatures and tiers the shared evidence goes to
+    /// ([`learned_by`], once per event). When the setting's evidence is the same sighting (the
+    /// same evidence, or `confirmed` against `observed`: most events, since a promoted setting
+    /// allows what strict asks about), it goes to the same signatures, and only those with
+    /// statistics or approvals of its own need anything; otherwise [`SettingEnvelope::learn`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn learn_event(
+        &mut self,
+        shared: &SharedEnvelope,
+        call: &Call,
+        evidence: Option<Evidence>,
+        shared_evidence: Option<Evidence>,
+        learned: &[(u32, u8)],
+        now_us: i64,
+        session_hash: u64,
+    ) -> bool {
+        let approvals_only = evidence != shared_evidence
+            && matches!(
+                (evidence, shared_evidence),
+                (
+                    Some(Evidence::Confirmed | Evidence::Observed),
+                    Some(Evidence::Confirmed | Evidence::Observed)
+                )
+            );
+        if evidence != shared_evidence && !approvals_only {
+            return self.learn(
+                shared,
+                call,
+                evidence,
+                shared_evidence,
+                now_us,
+                session_hash,
+            );
+        }
+        let Some(evidence) = evidence else {
+            return false;
+        };
+        let mut approvals = false;
+        for &(signature, tier) in learned {
+            let slot = self.own.get_mut(signature as usize);
+            if approvals_only && let Some(slot @ Stats::Shared) = slot {
+                // Its approvals part from the shared ones before this event.
+                *slot = Stats::Approvals(shared.approvals_snapshot(signature));
+                approvals |= evidence == Evidence::Confirmed;
+                continue;
+            }
+            match slot {
+                Some(Stats::Own(sightings, own)) => fold_own(
+                    shared,
+                    sightings,
+                    own,
+                    (signature, tier),
+                    evidence,
+                    now_us,
+                    session_hash,
+                ),
+                Some(Stats::Approvals(_)) => approvals |= evidence == Evidence::Confirmed,
+                _ => {}
+            }
+        }
+        self.events += learned.len() as u64;
         approvals
     }
 
@@ -462,6 +527,35 @@ impl SettingEnvelope {
             shared.fold_diverged(sightings, signature, tier, evidence, now_us, session_hash);
         }
     }
+}
+
+/// Folds one piece of evidence for `signature` at `tier` into a setting's statistics of its own:
+/// the sightings, then, for a `confirmed`, the approvals with the sightings after.
+#[inline(never)]
+fn fold_own(
+    shared: &SharedEnvelope,
+    sightings: &mut Option<Rc<SignatureStats>>,
+    approvals: &mut Rc<OwnApprovals>,
+    (signature, tier): (u32, u8),
+    evidence: Evidence,
+    now_us: i64,
+    session_hash: u64,
+) {
+    shared.fold_diverged(sightings, signature, tier, evidence, now_us, session_hash);
+    // Approvals of its own learn after the sightings folded the sighting.
+    if evidence == Evidence::Confirmed
+        && let Some(after) = sightings.as_deref()
+    {
+        shared.learn_own_approvals(approvals, signature, after, tier, now_us, session_hash);
+    }
+}
+
+/// The signatures and tiers `evidence` on `call` goes to ([`for_each_learned`]), into `out`.
+pub(crate) fn learned_by(call: &Call, evidence: Evidence, out: &mut Vec<(u32, u8)>) {
+    out.clear();
+    for_each_learned(call, evidence, |signature, tier| {
+        out.push((signature, tier))
+    });
 }
 
 /// The signatures an event's evidence goes to, as [`leastgrant_engine::Envelope::learn_event`]
@@ -614,6 +708,9 @@ impl View<'_> {
     ) -> (Option<Familiarity>, Option<Familiarity>) {
         let (h, z) = (thresholds.half_life_days.to_bits(), thresholds.z.to_bits());
         let key: SeenKey = (std::ptr::from_ref(sightings), Rc::as_ptr(own), tier, h, z);
+        if own.last_key.get() == (self.shared.stamp.get(), key) {
+            return (Some(own.last.get()), None);
+        }
         let share: SeenKey = (std::ptr::from_ref(sightings), std::ptr::null(), tier, h, z);
         let seen = self.shared.seen.borrow();
         let mut found = (None, None);
@@ -641,8 +738,11 @@ impl View<'_> {
     ) {
         let (h, z) = (thresholds.half_life_days.to_bits(), thresholds.z.to_bits());
         let at = std::ptr::from_ref(sightings);
+        let key: SeenKey = (at, Rc::as_ptr(own), tier, h, z);
+        own.last_key.set((self.shared.stamp.get(), key));
+        own.last.set(fam);
         let mut seen = self.shared.seen.borrow_mut();
-        seen.push(((at, Rc::as_ptr(own), tier, h, z), fam));
+        seen.push((key, fam));
         if share {
             seen.push(((at, std::ptr::null(), tier, h, z), fam));
         }
@@ -650,8 +750,52 @@ impl View<'_> {
 
     /// The familiarity of the event's action `at` (its signature and tier): the statistics of
     /// the setting's own, its approvals with the shared sightings, or the shared familiarity
-    /// computed once for the event.
+    /// computed once for the event. The two answers most settings get — the shared familiarity,
+    /// and what the approvals they hold last gave this event ([`View::seen`]'s first look) —
+    /// here; the rest in [`View::familiarity_of`].
+    #[inline(always)]
     pub(crate) fn familiarity_at(
+        &self,
+        at: usize,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
+        let Some(id) = self.call.action_signatures.get(at).copied() else {
+            return Familiarity::NOVEL;
+        };
+        let (sightings, own) = match self.setting.and_then(|s| s.own.get(id as usize)) {
+            Some(Stats::Own(Some(sightings), own)) => (Rc::as_ptr(sightings), own),
+            Some(Stats::Approvals(own)) => match self.shared.stats.get(id as usize) {
+                Some(Some(stats)) => (std::ptr::from_ref(stats), own),
+                _ => return self.familiarity_of(at, tier, now_us, thresholds),
+            },
+            Some(Stats::Own(None, _)) => return Familiarity::NOVEL,
+            _ => {
+                let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
+                    && self.call.tiers.get(at) == Some(&tier);
+                return match self.computed.get(at) {
+                    Some(fam) if same => *fam,
+                    _ => self.shared.familiarity(id, tier, now_us, thresholds),
+                };
+            }
+        };
+        let key: SeenKey = (
+            sightings,
+            Rc::as_ptr(own),
+            tier,
+            thresholds.half_life_days.to_bits(),
+            thresholds.z.to_bits(),
+        );
+        if own.last_key.get() == (self.shared.stamp.get(), key) {
+            return own.last.get();
+        }
+        self.familiarity_of(at, tier, now_us, thresholds)
+    }
+
+    /// [`View::familiarity_at`] in full.
+    #[inline(never)]
+    fn familiarity_of(
         &self,
         at: usize,
         tier: u8,

@@ -2,7 +2,8 @@
 //! invariants the design names (a thousand approvals of a credential read still ask, …).
 
 use leastgrant_engine::{
-    Envelope, Evidence, Promotion, Settings, Thresholds, ToolCall, can_promote, wilson_lower_bound,
+    Envelope, Evidence, Familiarity, Gates, Promotion, Settings, Thresholds, ToolCall, can_promote,
+    wilson_lower_bound,
 };
 use serde::Deserialize;
 
@@ -176,6 +177,64 @@ fn envelope_arithmetic() {
     let total =
         cases.wilson.len() + cases.needed.len() + cases.required.len() + cases.scenario.len();
     failures.finish("envelope", total);
+}
+
+/// The replay's `Gates` (each tier's required confidence and approvals worked out once) answer
+/// as `can_promote` does, over thresholds of every shape (tiers past the table and past the
+/// gated ones, z, minimums) and familiarities around each gate.
+#[test]
+fn gates_promote_as_can_promote_does() {
+    let mut checked = 0;
+    for (max_tier, confidence, z, min_days, min_sessions, min_observed) in [
+        (2, [0.6, 0.6, 0.8], 1.645, 2, 2, 8.0),
+        (2, [0.5, 0.5, 0.8], 1.0, 1, 1, 3.0),
+        (4, [0.8, 0.7, 0.9], 2.33, 4, 3, 0.5),
+        (12, [0.55, 0.65, 0.75], 1.96, 0, 0, 0.0),
+        (0, [0.99, 0.6, 0.8], 1.645, 3, 1, 20.0),
+    ] {
+        let thresholds = Thresholds {
+            confidence_by_tier: confidence,
+            z,
+            min_sessions,
+            min_days,
+            max_tier,
+            min_observed,
+            ..Thresholds::default()
+        };
+        let gates = Gates::new(&thresholds);
+        for tier in 0..=14u8 {
+            for confirmed in [0.0, 0.4, 0.5, 1.0, 2.49, 2.5, 7.0, 40.0] {
+                for approval_bound in [0.0, 0.5, 0.6, 0.7999, 0.8, 0.95] {
+                    for (days, sessions, seen) in
+                        [(0, 0, 0.0), (1, 1, 3.0), (3, 2, 8.0), (5, 4, 30.0)]
+                    {
+                        for (denied, granted) in [(0, false), (1, false), (0, true)] {
+                            let fam = Familiarity {
+                                confirmed,
+                                seen,
+                                denied,
+                                approval_days: days,
+                                approval_sessions: sessions,
+                                sessions,
+                                approval_bound,
+                                granted,
+                                novel: false,
+                            };
+                            for harmless in [false, true] {
+                                assert_eq!(
+                                    gates.can_promote(&fam, tier, harmless),
+                                    can_promote(&fam, tier, harmless, &thresholds),
+                                    "{thresholds:?} tier {tier} {fam:?} harmless {harmless}"
+                                );
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 80_000, "{checked}");
 }
 
 #[test]
