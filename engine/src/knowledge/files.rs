@@ -1231,13 +1231,15 @@ fn tar(inv: &Invocation<'_>) -> Classification {
             C::FsWriteWorkspace,
             "archive extraction writes whatever the archive holds",
         );
-        j = j.scale(Scale::Many);
+        // Members land below the directory through the links on their way (GNU tar replaces
+        // a member's own link, not a linked directory above it): the links below it are
+        // written through.
+        j = j.scale(Scale::Many).writing_through_links(true);
         if let Some(a) = archive {
             j.targets.push((a, Access::Read));
         }
-        if let Some(d) = dir {
-            j.targets.push((d, Access::Write));
-        }
+        j.targets
+            .push((dir.unwrap_or_else(|| Word::plain(".")), Access::Write));
         return j;
     }
     if has('c', "--create") || has('r', "--append") || has('u', "--update") {
@@ -1333,11 +1335,14 @@ fn extract(inv: &Invocation<'_>) -> Classification {
         C::FsWriteWorkspace,
         "archive extraction writes whatever the archive holds",
     )
-    .scale(Scale::Many);
+    .scale(Scale::Many)
+    .writing_through_links(true);
     j = j.with_paths(inv.positionals(flags!["-d", "-x", "-P"]), Access::Read);
-    if let Some(d) = inv.any_value(flags!["-d"]) {
-        j.targets.push((d, Access::Write));
-    }
+    // Members land below `-d` (or the working directory) through the links on their way.
+    let d = inv
+        .any_value(flags!["-d"])
+        .unwrap_or_else(|| Word::plain("."));
+    j.targets.push((d, Access::Write));
     j
 }
 
