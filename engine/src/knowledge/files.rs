@@ -314,6 +314,20 @@ fn lister(inv: &Invocation<'_>) -> Classification {
     let valued = match inv.program {
         "tree" => flags!["-I", "-L", "-P", "-o", "--filelimit", "-H", "-T"],
         "du" => flags!["-d", "--max-depth", "-B", "-t", "-X", "--exclude"],
+        // `-T` is their tree (a boolean), `-L` its depth.
+        "eza" | "exa" => flags![
+            "-L",
+            "--level",
+            "-I",
+            "--ignore-glob",
+            "-w",
+            "--width",
+            "-s",
+            "--sort",
+            "-t",
+            "--time"
+        ],
+        "lsd" => flags!["--depth", "-I", "--ignore-glob"],
         _ => flags![
             "-I",
             "--ignore",
@@ -332,13 +346,19 @@ fn lister(inv: &Invocation<'_>) -> Classification {
             .with_paths(inv.positionals(valued), Access::Read)
             .with_paths([&out], Access::Write);
     }
-    let recursive =
-        inv.has_any(flags!["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
-    // Into the directories links lead to: `ls -RL`, `du -L`, `tree -l`.
+    let recursive = inv.has_any(flags!["-R", "--recursive"])
+        || inv.program == "tree"
+        || inv.program == "du"
+        || matches!(inv.program, "eza" | "exa") && inv.has_any(flags!["--recurse", "-T", "--tree"])
+        || inv.program == "lsd" && inv.has_any(flags!["--tree"]);
+    // Into the directories links lead to: `ls -RL`, `du -L`, `tree -l`. eza and lsd list a
+    // linked directory as a link; told to dereference (eza's `-X`, lsd's `-L`) they see a
+    // directory there, and are taken to walk into it.
     let follows = match inv.program {
         "tree" => inv.has_any(flags!["-l"]),
         "du" => inv.has_any(flags!["-L", "--dereference"]),
-        "ls" | "dir" | "vdir" => recursive && inv.has_any(flags!["-L", "--dereference"]),
+        "ls" | "dir" | "vdir" | "lsd" => recursive && inv.has_any(flags!["-L", "--dereference"]),
+        "eza" | "exa" => recursive && inv.has_any(flags!["-X", "--dereference"]),
         _ => false,
     };
     let positionals = inv.positionals(valued);
