@@ -223,14 +223,30 @@ fn http(inv: &Invocation<'_>) -> Classification {
     } else {
         Classification::new(C::NetFetch)
     };
-    for flag in [
-        flags!["-o", "--output"],
-        flags!["-c", "--cookie-jar"],
-        flags!["-D", "--dump-header"],
-        flags!["--trace", "--trace-ascii"],
+    for (flag, letter) in [
+        (flags!["-o", "--output"], b'o'),
+        (flags!["-c", "--cookie-jar"], b'c'),
+        (flags!["-D", "--dump-header"], b'D'),
+        (flags!["--trace", "--trace-ascii"], 0),
     ] {
-        if let Some(out) = inv.any_value(flag) {
+        // `-sSo FILE`: the last option of a bundle takes the next word.
+        if let Some(out) = inv
+            .any_value(flag)
+            .or_else(|| bundled_value(inv.args, letter).cloned())
+        {
             j.targets.push((out, Access::Write));
+        }
+    }
+    // `--output-dir` holds what `-o` names too (`curl -o .bashrc --output-dir ~`).
+    if inv.program == "curl"
+        && let Some(dir) = inv.any_value(flags!["--output-dir"])
+    {
+        j.targets.push((dir, Access::Write));
+        if let Some(out) = inv
+            .any_value(flags!["-o", "--output"])
+            .or_else(|| bundled_value(inv.args, b'o').cloned())
+        {
+            j = j.landing(out.text.to_string());
         }
     }
     if inv.has_any(flags![
@@ -243,11 +259,9 @@ fn http(inv: &Invocation<'_>) -> Classification {
         // `curl -O` writes the address's last name in the working directory (or
         // `--output-dir`), through a link if that is one (curl opens it as any file); `-J` a
         // name the server picks.
-        let dir = match inv.any_value(flags!["--output-dir"]) {
-            Some(dir) if inv.program == "curl" => dir,
-            _ => Word::plain("."),
-        };
-        j.targets.push((dir, Access::Write));
+        if inv.program != "curl" || !inv.has("--output-dir") {
+            j.targets.push((Word::plain("."), Access::Write));
+        }
         if inv.program == "curl" {
             let server_names = inv.has_any(flags!["-J", "--remote-header-name"]);
             for url in &urls {
@@ -441,6 +455,23 @@ fn is_remote_spec(text: &str) -> bool {
     let before_slash = text.split('/').next().unwrap_or(text);
     before_slash.contains(':') && !text.starts_with('/') && !text.starts_with('.')
         || text.contains("://")
+}
+
+/// The word after a bundle of short options that ends in `letter` (`-sSo FILE`), before `--`.
+fn bundled_value(args: &[Word], letter: u8) -> Option<&Word> {
+    let mut words = args.iter().take_while(|w| w.text != "--");
+    while let Some(word) = words.next() {
+        let t = word.text.as_bytes();
+        if t.len() > 2
+            && t.first() == Some(&b'-')
+            && t.get(1) != Some(&b'-')
+            && t.last() == Some(&letter)
+            && t.iter().skip(1).all(u8::is_ascii_alphabetic)
+        {
+            return words.next();
+        }
+    }
+    None
 }
 
 /// The last name of a URL's path, which `curl -O` and `wget` save it as; none when the

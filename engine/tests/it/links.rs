@@ -689,6 +689,17 @@ fn a_download_lands_through_the_link_of_the_name_it_picks() {
         );
         assert_eq!(reaches_beyond(&analysis), *reaches, "{command} in {cwd}");
     }
+    // Where curl writes, with no link on the way: a bundle's `-o` (`-sSo FILE`), and `-o`
+    // below `--output-dir`.
+    for (command, reaches) in [
+        (format!("curl -sSo ../../x.txt {url}/y"), true),
+        (format!("curl -sSo x.txt {url}/y"), false),
+        (format!("curl -o x.txt --output-dir {HOME} {url}/y"), true),
+        (format!("curl -o x.txt --output-dir=lib {url}/y"), false),
+    ] {
+        let analysis = analyze(&ToolCall::shell(&command, Some(PROJECT)), &roots());
+        assert_eq!(reaches_beyond(&analysis), reaches, "{command}");
+    }
     // A replay sees no links: placed by their text, in the project.
     for (command, cwd, _) in &cases {
         let cwd = format!("{PROJECT}/{cwd}");
