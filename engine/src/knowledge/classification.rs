@@ -47,8 +47,9 @@ pub struct Classification {
     /// one): each a name or a glob of names in the directory (`*`: any name there, one the
     /// engine cannot know, such as a server's).
     pub lands: Vec<String>,
-    /// Its glob words are matched by the program itself (a structured Grep's `glob` filter), not
-    /// expanded by a shell: they are placed by their text, never expanded on the caller's disk.
+    /// Its glob words are matched by the program itself in a way the caller's disk expansion
+    /// does not cover (a structured Grep's negated `glob` filter, `!*.py`): they are placed by
+    /// their text, never expanded on the caller's disk.
     pub program_globs: bool,
     /// It installs something that runs later (cron, services, login items).
     pub persistence: bool,

@@ -599,6 +599,30 @@ fn a_glob_is_placed_by_what_it_names_on_the_disk() {
         assert_eq!(secret, reaches, "{command}");
         assert!(analysis.understood, "{command}: {:?}", analysis.problems);
     }
+    // A structured Grep's `glob` filter (ripgrep's, any depth below its path) is expanded
+    // the same way; a negated one (every other file) keeps the text's answer.
+    for (filter, path, reaches) in [
+        ("*.py", "src", false),
+        ("*.md", "docs", true),
+        ("!*.py", "src", true),
+        ("*.py", "settings", true),
+    ] {
+        let input = serde_json::json!({
+            "pattern": "TODO", "path": format!("{PROJECT}/{path}"), "glob": filter,
+        });
+        let call = ToolCall {
+            tool: "Grep".to_string(),
+            input,
+            cwd: Some(PROJECT.to_string()),
+            descriptor: None,
+        };
+        let analysis = analyze(&call, &listed);
+        let secret = analysis
+            .actions
+            .iter()
+            .any(|a| a.targets.iter().any(|t| t.placement.secret));
+        assert_eq!(secret, reaches, "Grep {filter} in {path}");
+    }
     // A caller that cannot list (the replay) keeps the text's answer.
     let analysis = analyze(&ToolCall::shell("cat src/*.py", Some(PROJECT)), &roots());
     assert!(
