@@ -100,8 +100,10 @@ pub(crate) fn place_targets(
         // (`chmod -RL`, `cp -r src build` with `build/src/main.py -> ~/.bashrc`): the caller
         // lists them, bounded. A copy's destination is walked where the copy lands (below).
         let copy_into = judgement.copies_into && *access == Access::Write;
+        let lands_into = !judgement.lands.is_empty() && *access == Access::Write;
         if walked
             && !copy_into
+            && !lands_into
             && let Some(dir) = resolved
         {
             walk_unknown |= !widen_by_links_below(dir, word, &mut placement, normalizer, unknowns);
@@ -111,14 +113,54 @@ pub(crate) fn place_targets(
         // through links writes through those below the name (`docs/` as a source: below the
         // directory itself). Only a caller that sees links can tell; by its text the name lies
         // where the directory does.
-        if copy_into
+        if (copy_into || lands_into)
             && roots.links.sees()
             && let Some(dir) = resolved
         {
             let through = judgement.writes_through_links;
             // With no source it knows of (a remote one), the directory itself.
-            let mut walk_dir = !judgement.targets.iter().any(|(_, a)| *a == Access::Read);
-            for (source, _) in judgement.targets.iter().filter(|(_, a)| *a == Access::Read) {
+            let mut walk_dir =
+                copy_into && !judgement.targets.iter().any(|(_, a)| *a == Access::Read);
+            // The names a program picks itself (`curl -O`, `wget`, `scp host:f dir`): each
+            // placed there, a glob of them as the caller's disk expands it (`*`: every entry),
+            // and a recursive write also through the links below each.
+            for name in &judgement.lands {
+                let landing = paths::join(dir, name);
+                let named = if is_glob(name) {
+                    if is_glob(dir) {
+                        None
+                    } else {
+                        roots.links.expand_glob(&landing)
+                    }
+                } else {
+                    Some(vec![landing])
+                };
+                let Some(named) = named else {
+                    unknowns.push(format!(
+                        "`{}` receives files under names the engine cannot list",
+                        redact_text(word.raw())
+                    ));
+                    walk_unknown = true;
+                    continue;
+                };
+                for landing in &named {
+                    placement.widen(&normalizer.place(landing).1);
+                    if through {
+                        walk_unknown |= !widen_by_links_below(
+                            landing,
+                            word,
+                            &mut placement,
+                            normalizer,
+                            unknowns,
+                        );
+                    }
+                }
+            }
+            let sources = judgement
+                .targets
+                .iter()
+                .filter(|(_, a)| copy_into && *a == Access::Read);
+            for (source, _) in sources {
                 let name = source.text.trim_end_matches('/');
                 let name = name.rsplit('/').next().unwrap_or(name);
                 if source.glob || source.text.ends_with('/') || matches!(name, "" | "." | "..") {

@@ -422,7 +422,11 @@ fn search_tool(
         } else {
             std::borrow::Cow::Owned(format!("**/{filter}"))
         };
-        j.program_globs = true;
+        // ripgrep matches it, not a shell: case-sensitive, hidden and ignored files skipped,
+        // links not followed, so what the caller's disk expands it to (case-blind, every
+        // name, into linked directories) is a superset of what it searches. A negation
+        // (`!*.py`: every other file) or an escape is placed by its text.
+        j.program_globs = filter.contains(['\\', '!']);
         let mut word = Word::plain(&crate::paths::join(place, &filter));
         word.glob = true;
         j.targets.push((word, Access::Read));

@@ -42,8 +42,14 @@ pub struct Classification {
     /// Its written path may be a directory its read paths are copied into by name (`cp a.md
     /// docs` writes `docs/a.md`, through a link if that is one).
     pub copies_into: bool,
-    /// Its glob words are matched by the program itself (a structured Grep's `glob` filter), not
-    /// expanded by a shell: they are placed by their text, never expanded on the caller's disk.
+    /// Names it writes into its written directories, names it picks itself (`curl -O
+    /// https://x/a.tgz` writes `a.tgz` in the working directory, through a link if that is
+    /// one): each a name or a glob of names in the directory (`*`: any name there, one the
+    /// engine cannot know, such as a server's).
+    pub lands: Vec<String>,
+    /// Its glob words are matched by the program itself in a way the caller's disk expansion
+    /// does not cover (a structured Grep's negated `glob` filter, `!*.py`): they are placed by
+    /// their text, never expanded on the caller's disk.
     pub program_globs: bool,
     /// It installs something that runs later (cron, services, login items).
     pub persistence: bool,
@@ -68,6 +74,7 @@ impl Classification {
             follows_links: false,
             writes_through_links: false,
             copies_into: false,
+            lands: Vec::new(),
             program_globs: false,
             persistence: false,
             unread_code: false,
@@ -160,6 +167,15 @@ impl Classification {
     /// ([`Classification::writes_through_links`]).
     pub(crate) fn writing_through_links(mut self, yes: bool) -> Classification {
         self.writes_through_links |= yes;
+        self
+    }
+
+    /// It writes `name` (a name or a glob of names, [`Classification::lands`]) into its
+    /// written directories.
+    pub(crate) fn landing(mut self, name: String) -> Classification {
+        if !self.lands.contains(&name) {
+            self.lands.push(name);
+        }
         self
     }
 

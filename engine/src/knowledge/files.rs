@@ -314,6 +314,20 @@ fn lister(inv: &Invocation<'_>) -> Classification {
     let valued = match inv.program {
         "tree" => flags!["-I", "-L", "-P", "-o", "--filelimit", "-H", "-T"],
         "du" => flags!["-d", "--max-depth", "-B", "-t", "-X", "--exclude"],
+        // `-T` is their tree (a boolean), `-L` its depth.
+        "eza" | "exa" => flags![
+            "-L",
+            "--level",
+            "-I",
+            "--ignore-glob",
+            "-w",
+            "--width",
+            "-s",
+            "--sort",
+            "-t",
+            "--time"
+        ],
+        "lsd" => flags!["--depth", "-I", "--ignore-glob"],
         _ => flags![
             "-I",
             "--ignore",
@@ -332,13 +346,19 @@ fn lister(inv: &Invocation<'_>) -> Classification {
             .with_paths(inv.positionals(valued), Access::Read)
             .with_paths([&out], Access::Write);
     }
-    let recursive =
-        inv.has_any(flags!["-R", "--recursive"]) || inv.program == "tree" || inv.program == "du";
-    // Into the directories links lead to: `ls -RL`, `du -L`, `tree -l`.
+    let recursive = inv.has_any(flags!["-R", "--recursive"])
+        || inv.program == "tree"
+        || inv.program == "du"
+        || matches!(inv.program, "eza" | "exa") && inv.has_any(flags!["--recurse", "-T", "--tree"])
+        || inv.program == "lsd" && inv.has_any(flags!["--tree"]);
+    // Into the directories links lead to: `ls -RL`, `du -L`, `tree -l`. eza and lsd list a
+    // linked directory as a link; told to dereference (eza's `-X`, lsd's `-L`) they see a
+    // directory there, and are taken to walk into it.
     let follows = match inv.program {
         "tree" => inv.has_any(flags!["-l"]),
         "du" => inv.has_any(flags!["-L", "--dereference"]),
-        "ls" | "dir" | "vdir" => recursive && inv.has_any(flags!["-L", "--dereference"]),
+        "ls" | "dir" | "vdir" | "lsd" => recursive && inv.has_any(flags!["-L", "--dereference"]),
+        "eza" | "exa" => recursive && inv.has_any(flags!["-X", "--dereference"]),
         _ => false,
     };
     let positionals = inv.positionals(valued);
@@ -1231,13 +1251,15 @@ fn tar(inv: &Invocation<'_>) -> Classification {
             C::FsWriteWorkspace,
             "archive extraction writes whatever the archive holds",
         );
-        j = j.scale(Scale::Many);
+        // Members land below the directory through the links on their way (GNU tar replaces
+        // a member's own link, not a linked directory above it): the links below it are
+        // written through.
+        j = j.scale(Scale::Many).writing_through_links(true);
         if let Some(a) = archive {
             j.targets.push((a, Access::Read));
         }
-        if let Some(d) = dir {
-            j.targets.push((d, Access::Write));
-        }
+        j.targets
+            .push((dir.unwrap_or_else(|| Word::plain(".")), Access::Write));
         return j;
     }
     if has('c', "--create") || has('r', "--append") || has('u', "--update") {
@@ -1333,11 +1355,14 @@ fn extract(inv: &Invocation<'_>) -> Classification {
         C::FsWriteWorkspace,
         "archive extraction writes whatever the archive holds",
     )
-    .scale(Scale::Many);
+    .scale(Scale::Many)
+    .writing_through_links(true);
     j = j.with_paths(inv.positionals(flags!["-d", "-x", "-P"]), Access::Read);
-    if let Some(d) = inv.any_value(flags!["-d"]) {
-        j.targets.push((d, Access::Write));
-    }
+    // Members land below `-d` (or the working directory) through the links on their way.
+    let d = inv
+        .any_value(flags!["-d"])
+        .unwrap_or_else(|| Word::plain("."));
+    j.targets.push((d, Access::Write));
     j
 }
 

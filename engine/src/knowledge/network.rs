@@ -118,6 +118,7 @@ fn http(inv: &Invocation<'_>) -> Classification {
     let urls: Vec<&Word> = inv.positionals(flags![
         "-o",
         "--output",
+        "--output-dir",
         "-H",
         "--header",
         "-X",
@@ -222,14 +223,30 @@ fn http(inv: &Invocation<'_>) -> Classification {
     } else {
         Classification::new(C::NetFetch)
     };
-    for flag in [
-        flags!["-o", "--output"],
-        flags!["-c", "--cookie-jar"],
-        flags!["-D", "--dump-header"],
-        flags!["--trace", "--trace-ascii"],
+    for (flag, letter) in [
+        (flags!["-o", "--output"], b'o'),
+        (flags!["-c", "--cookie-jar"], b'c'),
+        (flags!["-D", "--dump-header"], b'D'),
+        (flags!["--trace", "--trace-ascii"], 0),
     ] {
-        if let Some(out) = inv.any_value(flag) {
+        // `-sSo FILE`: the last option of a bundle takes the next word.
+        if let Some(out) = inv
+            .any_value(flag)
+            .or_else(|| bundled_value(inv.args, letter).cloned())
+        {
             j.targets.push((out, Access::Write));
+        }
+    }
+    // `--output-dir` holds what `-o` names too (`curl -o .bashrc --output-dir ~`).
+    if inv.program == "curl"
+        && let Some(dir) = inv.any_value(flags!["--output-dir"])
+    {
+        j.targets.push((dir, Access::Write));
+        if let Some(out) = inv
+            .any_value(flags!["-o", "--output"])
+            .or_else(|| bundled_value(inv.args, b'o').cloned())
+        {
+            j = j.landing(out.text.to_string());
         }
     }
     if inv.has_any(flags![
@@ -239,7 +256,19 @@ fn http(inv: &Invocation<'_>) -> Classification {
         "--remote-header-name",
         "--remote-name-all",
     ]) {
-        j.targets.push((Word::plain("."), Access::Write));
+        // `curl -O` writes the address's last name in the working directory (or
+        // `--output-dir`), through a link if that is one (curl opens it as any file); `-J` a
+        // name the server picks.
+        if inv.program != "curl" || !inv.has("--output-dir") {
+            j.targets.push((Word::plain("."), Access::Write));
+        }
+        if inv.program == "curl" {
+            let server_names = inv.has_any(flags!["-J", "--remote-header-name"]);
+            for url in &urls {
+                let name = remote_name(&url.text).filter(|_| !server_names);
+                j = j.landing(name.unwrap_or_else(|| "*".to_string()));
+            }
+        }
     }
     if let Some(file) = inv.any_value(flags![
         "-b",
@@ -290,22 +319,98 @@ fn wget(inv: &Invocation<'_>) -> Classification {
     } else {
         Classification::new(C::NetFetch)
     };
-    match inv.any_value(flags![
-        "-O",
-        "--output-document",
-        "-P",
-        "--directory-prefix",
-        "-o",
-        "--output-file",
-        "-a",
-        "--append-output",
-    ]) {
-        Some(out) if out.text != "-" => j.targets.push((out, Access::Write)),
-        Some(_) => {}
-        None => j.targets.push((Word::plain("."), Access::Write)),
+    let document = inv.any_value(flags!["-O", "--output-document"]);
+    match &document {
+        Some(out) if out.text != "-" => j.targets.push((out.clone(), Access::Write)),
+        _ => {}
     }
-    if inv.has_any(flags!["-r", "--recursive", "-m", "--mirror"]) {
+    for log in [
+        flags!["-o", "--output-file"],
+        flags!["-a", "--append-output"],
+    ] {
+        if let Some(out) = inv.any_value(log).filter(|o| o.text != "-") {
+            j.targets.push((out, Access::Write));
+        }
+    }
+    let recursive = inv.has_any(flags![
+        "-r",
+        "--recursive",
+        "-m",
+        "--mirror",
+        "-p",
+        "--page-requisites"
+    ]);
+    if recursive {
         j = j.recursive(true);
+    }
+    if document.is_none() {
+        // Without `-O`, wget writes the address's last name in the working directory (or
+        // `-P`), through a link if that is one (with `-c` and `-N` it opens the existing file;
+        // otherwise a taken name becomes `name.1`, `name.2`…, which may be links too: every
+        // entry the name begins). A recursive fetch, a name from the server or from a
+        // redirection writes names it picks, below directories it makes or finds.
+        let dir = inv
+            .any_value(flags!["-P", "--directory-prefix"])
+            .unwrap_or_else(|| Word::plain("."));
+        j.targets.push((dir, Access::Write));
+        let server_names = recursive
+            || inv.has_any(flags![
+                "--content-disposition",
+                "--trust-server-names",
+                "-x",
+                "--force-directories"
+            ]);
+        let urls = inv.positionals(flags![
+            "-P",
+            "--directory-prefix",
+            "-o",
+            "--output-file",
+            "-a",
+            "--append-output",
+            "-U",
+            "--user-agent",
+            "--header",
+            "-t",
+            "--tries",
+            "-T",
+            "--timeout",
+            "-l",
+            "--level",
+            "-A",
+            "--accept",
+            "-R",
+            "--reject",
+            "-D",
+            "--domains",
+            "--user",
+            "--password",
+            "--http-user",
+            "--http-password",
+            "-e",
+            "--execute",
+            "-i",
+            "--input-file",
+            "--config",
+            "--post-file",
+            "--post-data",
+            "--body-file",
+            "--body-data",
+            "--method",
+            "--load-cookies",
+            "--save-cookies",
+            "-w",
+            "--wait",
+            "--limit-rate",
+            "-Q",
+            "--quota"
+        ]);
+        for url in urls {
+            let name = remote_name(&url.text)
+                .filter(|n| !server_names && !crate::glob::is_glob(n))
+                .map_or_else(|| "*".to_string(), |n| format!("{n}*"));
+            j = j.landing(name);
+        }
+        j = j.writing_through_links(recursive);
     }
     if inv.has_any(flags!["-i", "--input-file", "-e", "--execute", "--config"]) {
         j.opaque = Some("options or addresses come from elsewhere".to_string());
@@ -352,6 +457,36 @@ fn is_remote_spec(text: &str) -> bool {
         || text.contains("://")
 }
 
+/// The word after a bundle of short options that ends in `letter` (`-sSo FILE`), before `--`.
+fn bundled_value(args: &[Word], letter: u8) -> Option<&Word> {
+    let mut words = args.iter().take_while(|w| w.text != "--");
+    while let Some(word) = words.next() {
+        let t = word.text.as_bytes();
+        if t.len() > 2
+            && t.first() == Some(&b'-')
+            && t.get(1) != Some(&b'-')
+            && t.last() == Some(&letter)
+            && t.iter().skip(1).all(u8::is_ascii_alphabetic)
+        {
+            return words.next();
+        }
+    }
+    None
+}
+
+/// The last name of a URL's path, which `curl -O` and `wget` save it as; none when the
+/// program's versions differ on it or it could be a path (a query or fragment, an escape, no
+/// name, `.`/`..`, a glob of curl's).
+fn remote_name(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    if rest.contains(['?', '#', '%', '\\', '[', ']', '{', '}', '*']) {
+        return None;
+    }
+    let (_, path) = rest.split_once('/')?;
+    let name = path.rsplit('/').next()?;
+    (!matches!(name, "" | "." | "..")).then(|| name.to_string())
+}
+
 fn remote_copy(inv: &Invocation<'_>) -> Classification {
     let positionals = inv.positionals(flags![
         "-P", "-i", "-o", "-F", "-l", "-c", "-J", "-S", "-b", "-D"
@@ -378,7 +513,22 @@ fn remote_copy(inv: &Invocation<'_>) -> Classification {
     } else {
         let mut j = Classification::new(C::NetFetch).reversibility(Reversibility::Easy);
         j.targets.push(((*dest).clone(), Access::Write));
-        j
+        // Into a directory, each remote file lands by its name, through a link if that is
+        // one (scp opens it as any file), and `-r` through the links below it; a remote glob
+        // lands names the engine cannot list.
+        let recursive = inv.has("-r");
+        for source in sources {
+            let path = source.text.split_once(':').map_or("", |(_, path)| path);
+            let path = path.trim_end_matches('/');
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let known = !matches!(name, "" | "." | "..") && !crate::glob::is_glob(name);
+            j = j.landing(if known {
+                name.to_string()
+            } else {
+                "*".to_string()
+            });
+        }
+        j.writing_through_links(recursive)
     }
 }
 

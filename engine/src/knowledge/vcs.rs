@@ -311,6 +311,24 @@ fn git(inv: &Invocation<'_>) -> Classification {
                     .filter(|w| !is_remote(&w.text))
                     .collect();
                 j = j.with_paths(urlish, Access::Write);
+                if let [source] = rest.as_slice() {
+                    // With no directory, git clones into one named after the repository
+                    // (`.git` dropped; `--bare` adds it), which may be a link to an empty
+                    // directory elsewhere.
+                    let text = source.text.trim_end_matches('/');
+                    let text = text.strip_suffix("/.git").unwrap_or(text);
+                    let name = text.rsplit(['/', ':']).next().unwrap_or(text);
+                    let name = name.strip_suffix(".git").unwrap_or(name);
+                    let known = !matches!(name, "" | "." | "..") && !crate::glob::is_glob(name);
+                    j.targets.push((Word::plain("."), Access::Write));
+                    j = match known {
+                        true if inv.has_any(flags!["--bare", "--mirror"]) => {
+                            j.landing(format!("{name}.git"))
+                        }
+                        true => j.landing(name.to_string()),
+                        false => j.landing("*".to_string()),
+                    };
+                }
             }
             j
         }

@@ -434,6 +434,15 @@ fn copies_archives_and_mode_changes_that_follow_links_reach_where_they_lead() {
         ("ls -L docs", false),
         ("tree -l docs", true),
         ("tree docs", false),
+        ("eza -RX docs", true),
+        ("eza -T --dereference docs", true),
+        ("exa --recurse -X docs", true),
+        ("eza -R docs", false),
+        ("eza -T docs", false),
+        ("eza -X docs", false),
+        ("lsd -RL docs", true),
+        ("lsd --tree --dereference docs", true),
+        ("lsd -R docs", false),
         ("chmod -RL u+w docs", true),
         ("chmod -R -L u+w docs", true),
         ("chmod -R u+w docs", false),
@@ -590,6 +599,30 @@ fn a_glob_is_placed_by_what_it_names_on_the_disk() {
         assert_eq!(secret, reaches, "{command}");
         assert!(analysis.understood, "{command}: {:?}", analysis.problems);
     }
+    // A structured Grep's `glob` filter (ripgrep's, any depth below its path) is expanded
+    // the same way; a negated one (every other file) keeps the text's answer.
+    for (filter, path, reaches) in [
+        ("*.py", "src", false),
+        ("*.md", "docs", true),
+        ("!*.py", "src", true),
+        ("*.py", "settings", true),
+    ] {
+        let input = serde_json::json!({
+            "pattern": "TODO", "path": format!("{PROJECT}/{path}"), "glob": filter,
+        });
+        let call = ToolCall {
+            tool: "Grep".to_string(),
+            input,
+            cwd: Some(PROJECT.to_string()),
+            descriptor: None,
+        };
+        let analysis = analyze(&call, &listed);
+        let secret = analysis
+            .actions
+            .iter()
+            .any(|a| a.targets.iter().any(|t| t.placement.secret));
+        assert_eq!(secret, reaches, "Grep {filter} in {path}");
+    }
     // A caller that cannot list (the replay) keeps the text's answer.
     let analysis = analyze(&ToolCall::shell("cat src/*.py", Some(PROJECT)), &roots());
     assert!(
@@ -598,4 +631,109 @@ fn a_glob_is_placed_by_what_it_names_on_the_disk() {
             .iter()
             .any(|a| a.targets.iter().any(|t| t.placement.secret))
     );
+}
+
+/// A program that writes into a directory under a name it picks writes through the link of
+/// that name: `curl -O`, `wget`, `scp host:f dir` (and `-r` through the links below), and
+/// `tar -x`/`unzip` through the links below where they extract. A name the engine cannot know
+/// (a server's, a remote glob's) is any entry of the directory; a directory without such a
+/// link stays in the project.
+#[test]
+fn a_download_lands_through_the_link_of_the_name_it_picks() {
+    let mut disk = roots();
+    disk.see_links(Arc::new(GlobDisk {
+        links: MapLinks(vec![
+            (
+                format!("{PROJECT}/site/README.md"),
+                format!("{HOME}/.bashrc"),
+            ),
+            (
+                format!("{PROJECT}/site/src/main.py"),
+                format!("{HOME}/.bashrc"),
+            ),
+        ]),
+        dirs: vec![
+            (format!("{PROJECT}/site"), vec!["README.md", "src", "a.txt"]),
+            (format!("{PROJECT}/site/src"), vec!["main.py"]),
+            (format!("{PROJECT}/lib"), vec!["x.py"]),
+        ],
+    }));
+    let url = "https://x.example/a";
+    let cases = [
+        (format!("curl -O {url}/README.md"), "site", true),
+        (format!("curl -sSLO {url}/README.md"), "site", true),
+        (format!("curl -O {url}/y.tgz"), "site", false),
+        (format!("curl -O {url}/README.md"), "lib", false),
+        (
+            format!("curl -O --output-dir site {url}/README.md"),
+            "",
+            true,
+        ),
+        (
+            format!("curl -O --output-dir lib {url}/README.md"),
+            "",
+            false,
+        ),
+        (format!("curl -OJ {url}/y.tgz"), "site", true),
+        (format!("curl -OJ {url}/y.tgz"), "lib", false),
+        (format!("curl -O '{url}/y.tgz?raw=1'"), "site", true),
+        (
+            format!("curl --remote-name-all {url}/y {url}/README.md"),
+            "site",
+            true,
+        ),
+        (format!("curl -o y.tgz {url}/README.md"), "site", false),
+        (format!("wget {url}/README.md"), "site", true),
+        (format!("wget -c {url}/README"), "site", true),
+        (format!("wget {url}/y.tgz"), "site", false),
+        (format!("wget -P site {url}/README.md"), "", true),
+        (format!("wget -P lib {url}/README.md"), "", false),
+        (format!("wget -O y.tgz {url}/README.md"), "site", false),
+        (format!("wget -r {url}/"), "site", true),
+        (format!("wget -r {url}/"), "lib", false),
+        ("scp h:out/README.md site".to_string(), "", true),
+        ("scp h:out/README.md .".to_string(), "site", true),
+        ("scp h:out/y.tgz site".to_string(), "", false),
+        ("scp 'h:out/*.md' site".to_string(), "", true),
+        ("scp 'h:out/*.md' lib".to_string(), "", false),
+        ("scp -r h:out/src site".to_string(), "", true),
+        ("scp -r h:out/lib site".to_string(), "", false),
+        ("scp h:out/src site".to_string(), "", false),
+        (format!("git clone {url}/README.md.git"), "site", true),
+        (format!("git clone {url}/y.git"), "site", false),
+        (format!("git clone {url}/README.md.git"), "lib", false),
+        ("tar -xf a.tar -C site".to_string(), "", true),
+        ("tar -xf a.tar".to_string(), "site", true),
+        ("tar -xf a.tar -C lib".to_string(), "", false),
+        ("unzip a.zip -d site".to_string(), "", true),
+        ("unzip a.zip -d lib".to_string(), "", false),
+    ];
+    for (command, cwd, reaches) in &cases {
+        let cwd = format!("{PROJECT}/{cwd}");
+        let analysis = analyze(
+            &ToolCall::shell(command, Some(cwd.trim_end_matches('/'))),
+            &disk,
+        );
+        assert_eq!(reaches_beyond(&analysis), *reaches, "{command} in {cwd}");
+    }
+    // Where curl writes, with no link on the way: a bundle's `-o` (`-sSo FILE`), and `-o`
+    // below `--output-dir`.
+    for (command, reaches) in [
+        (format!("curl -sSo ../../x.txt {url}/y"), true),
+        (format!("curl -sSo x.txt {url}/y"), false),
+        (format!("curl -o x.txt --output-dir {HOME} {url}/y"), true),
+        (format!("curl -o x.txt --output-dir=lib {url}/y"), false),
+    ] {
+        let analysis = analyze(&ToolCall::shell(&command, Some(PROJECT)), &roots());
+        assert_eq!(reaches_beyond(&analysis), reaches, "{command}");
+    }
+    // A replay sees no links: placed by their text, in the project.
+    for (command, cwd, _) in &cases {
+        let cwd = format!("{PROJECT}/{cwd}");
+        let analysis = analyze(
+            &ToolCall::shell(command, Some(cwd.trim_end_matches('/'))),
+            &roots(),
+        );
+        assert!(!reaches_beyond(&analysis), "{command} in {cwd}");
+    }
 }
