@@ -410,19 +410,13 @@ impl SettingEnvelope {
         let mut approvals = false;
         for_each_learned(call, evidence, |signature, tier| {
             folded += 1;
-            match own.get_mut(signature as usize) {
-                Some(Stats::Own(sightings, own)) => fold_own(
-                    shared,
-                    sightings,
-                    own,
-                    (signature, tier),
-                    evidence,
-                    now_us,
-                    session_hash,
-                ),
-                Some(Stats::Approvals(_)) => approvals |= evidence == Evidence::Confirmed,
-                _ => {}
-            }
+            approvals |= fold_slot(
+                shared,
+                own.get_mut(signature as usize),
+                (signature, tier),
+                evidence,
+                (now_us, session_hash),
+            );
         });
         self.events += folded;
         approvals
@@ -475,19 +469,13 @@ impl SettingEnvelope {
                 approvals |= evidence == Evidence::Confirmed;
                 continue;
             }
-            match slot {
-                Some(Stats::Own(sightings, own)) => fold_own(
-                    shared,
-                    sightings,
-                    own,
-                    (signature, tier),
-                    evidence,
-                    now_us,
-                    session_hash,
-                ),
-                Some(Stats::Approvals(_)) => approvals |= evidence == Evidence::Confirmed,
-                _ => {}
-            }
+            approvals |= fold_slot(
+                shared,
+                slot,
+                (signature, tier),
+                evidence,
+                (now_us, session_hash),
+            );
         }
         self.events += learned.len() as u64;
         approvals
@@ -526,6 +514,35 @@ impl SettingEnvelope {
         if let Some(Stats::Own(sightings, _)) = self.own.get_mut(signature as usize) {
             shared.fold_diverged(sightings, signature, tier, evidence, now_us, session_hash);
         }
+    }
+}
+
+/// One learned signature's slot folds the event: statistics of its own fold it (`fold_own`);
+/// approvals of their own alone learn later (`learn_approvals`, after the shared sightings), and
+/// the answer says whether a `confirmed` went to them; a shared slot has nothing of its own.
+#[inline]
+fn fold_slot(
+    shared: &SharedEnvelope,
+    slot: Option<&mut Stats>,
+    learned: (u32, u8),
+    evidence: Evidence,
+    (now_us, session_hash): (i64, u64),
+) -> bool {
+    match slot {
+        Some(Stats::Own(sightings, own)) => {
+            fold_own(
+                shared,
+                sightings,
+                own,
+                learned,
+                evidence,
+                now_us,
+                session_hash,
+            );
+            false
+        }
+        Some(Stats::Approvals(_)) => evidence == Evidence::Confirmed,
+        _ => false,
     }
 }
 
