@@ -788,14 +788,7 @@ impl View<'_> {
                 _ => return self.familiarity_of(at, tier, now_us, thresholds),
             },
             Some(Stats::Own(None, _)) => return Familiarity::NOVEL,
-            _ => {
-                let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
-                    && self.call.tiers.get(at) == Some(&tier);
-                return match self.computed.get(at) {
-                    Some(fam) if same => *fam,
-                    _ => self.shared.familiarity(id, tier, now_us, thresholds),
-                };
-            }
+            _ => return self.shared_familiarity(at, id, tier, now_us, thresholds),
         };
         let key: SeenKey = (
             sightings,
@@ -858,6 +851,20 @@ impl View<'_> {
             }
             _ => {}
         }
+        self.shared_familiarity(at, id, tier, now_us, thresholds)
+    }
+
+    /// The shared statistics' familiarity of action `at` (signature `id`): the one computed
+    /// once for the event when it was computed for these thresholds and tier, else computed now.
+    #[inline(always)]
+    fn shared_familiarity(
+        &self,
+        at: usize,
+        id: u32,
+        tier: u8,
+        now_us: i64,
+        thresholds: &Thresholds,
+    ) -> Familiarity {
         let same = (thresholds.half_life_days, thresholds.z) == self.computed_for
             && self.call.tiers.get(at) == Some(&tier);
         match self.computed.get(at) {
