@@ -964,6 +964,7 @@ const CRATES: &[Rules] = &[
             &["rules"],
             &["rules::lint", "rules::compiled"],
             &["grants"],
+            &["decide::floors"],
             &["answers", "decide"],
             &["frozen::layout", "frozen::record"],
             &["frozen::shared", "frozen::table"],
